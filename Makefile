@@ -1,0 +1,23 @@
+# make test: formatting check, vet, and every test with the race detector.
+GO ?= go
+PKGS ?= ./...
+
+.PHONY: test fmt-check vet unit cover bench fuzz
+
+test: fmt-check vet unit
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+unit:
+	$(GO) test -race -count=1 $(PKGS)
+
+cover:
+	$(GO) test -cover ./framework/... ./plugins/... ./config/...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

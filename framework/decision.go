@@ -1,0 +1,387 @@
+package framework
+
+import (
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vsched/vsched"
+)
+
+// StateKey names a value a plugin stores in a Decision.
+type StateKey string
+
+// Decision is the state of one decision about one source: the cluster it is
+// made against, the source's vreplicas per pod, node and zone (updated by the
+// runtime after every change), and whatever plugins stored in Prepare.
+//
+// A Decision belongs to one goroutine. Plugins read it; only the runtime
+// changes it.
+type Decision struct {
+	mode          Mode
+	cluster       Cluster
+	key           types.NamespacedName
+	vpod          vsched.VPod
+	resourceCount int32
+
+	onPod    map[int32]int32            // ordinal -> the source's vreplicas, entries > 0 only
+	podNames map[int32]vsched.Placement // where each pod was, as base or the cluster first said
+	onNode   []int32
+	onZone   []int32
+	delta    map[int32]int32 // changes made by this decision, per ordinal
+	total    int32
+	// nonHolderFree counts candidates with free capacity holding none of
+	// the source; they all count 0 towards the pod spread.
+	nonHolderFree int
+
+	gen                 uint64
+	podGen, nodeGen     uint64
+	zoneGen             uint64
+	podStats, nodeStats DomainStats
+	zoneStats           DomainStats
+	holdersGen          uint64
+	holders             []int32
+	state               map[StateKey]any
+	changes             int32
+}
+
+// NewDecision starts a decision for vpod against cluster, from the source's
+// current placements base (which the cluster's free capacity already
+// counts). base may differ from vpod.GetPlacements(), for example when the
+// scheduler has dropped placements it is about to move. vpod may be nil in
+// tests that only need a key.
+func NewDecision(mode Mode, cluster Cluster, vpod vsched.VPod, base []vsched.Placement) (*Decision, error) {
+	d := &Decision{
+		mode:     mode,
+		cluster:  cluster,
+		vpod:     vpod,
+		onPod:    make(map[int32]int32, len(base)+4),
+		podNames: make(map[int32]vsched.Placement, len(base)+4),
+		onNode:   make([]int32, cluster.NumNodes()),
+		onZone:   make([]int32, cluster.NumZones()),
+		gen:      1,
+	}
+	if vpod != nil {
+		d.key = vpod.GetKey()
+		d.resourceCount = vsched.ResourceCount(vpod)
+	}
+	for i, p := range base {
+		if p.VReplicas < 0 {
+			return nil, fmt.Errorf("%s: placements[%d] (pod %q): vreplicas is negative (%d)", d.key, i, p.PodName, p.VReplicas)
+		}
+		if p.VReplicas == 0 {
+			continue
+		}
+		ord, err := vsched.OrdinalFromPodName(p.PodName)
+		if err != nil {
+			return nil, fmt.Errorf("%s: placements[%d]: %w", d.key, i, err)
+		}
+		if _, dup := d.onPod[ord]; dup {
+			return nil, fmt.Errorf("%s: placements[%d]: pod %q is listed twice", d.key, i, p.PodName)
+		}
+		d.onPod[ord] = p.VReplicas
+		d.podNames[ord] = vsched.Placement{PodName: p.PodName, NodeName: p.NodeName, ZoneName: p.ZoneName}
+		d.total += p.VReplicas
+		if info, ok := cluster.Pod(ord); ok {
+			if info.NodeIndex >= 0 && int(info.NodeIndex) < len(d.onNode) {
+				d.onNode[info.NodeIndex] += p.VReplicas
+			}
+			if info.ZoneIndex >= 0 && int(info.ZoneIndex) < len(d.onZone) {
+				d.onZone[info.ZoneIndex] += p.VReplicas
+			}
+		}
+	}
+	d.nonHolderFree = cluster.FreeCandidates()
+	for ord := range d.onPod {
+		if info, ok := cluster.Pod(ord); ok && info.Candidate && cluster.Free(ord) > 0 {
+			d.nonHolderFree--
+		}
+	}
+	return d, nil
+}
+
+// Mode says whether the decision places or removes.
+func (d *Decision) Mode() Mode { return d.mode }
+
+// Cluster is the cluster the decision is made against.
+func (d *Decision) Cluster() Cluster { return d.cluster }
+
+// Key is the source's key.
+func (d *Decision) Key() types.NamespacedName { return d.key }
+
+// VPod is the source, possibly nil in tests.
+func (d *Decision) VPod() vsched.VPod { return d.vpod }
+
+// ResourceCount is the source's own resource count (vsched.ResourceCounter),
+// 0 when it reports none.
+func (d *Decision) ResourceCount() int32 { return d.resourceCount }
+
+// OnPod is the source's vreplicas on the pod, this decision's changes
+// included.
+func (d *Decision) OnPod(ordinal int32) int32 { return d.onPod[ordinal] }
+
+// OnNode is the source's vreplicas on the node with the index.
+func (d *Decision) OnNode(index int32) int32 {
+	if index < 0 || int(index) >= len(d.onNode) {
+		return 0
+	}
+	return d.onNode[index]
+}
+
+// OnZone is the source's vreplicas in the zone with the index.
+func (d *Decision) OnZone(index int32) int32 {
+	if index < 0 || int(index) >= len(d.onZone) {
+		return 0
+	}
+	return d.onZone[index]
+}
+
+// Total is the source's vreplicas over all pods.
+func (d *Decision) Total() int32 { return d.total }
+
+// PodsHeld is how many distinct pods hold at least one of the source's
+// vreplicas.
+func (d *Decision) PodsHeld() int { return len(d.onPod) }
+
+// Holders lists, ascending, the ordinals of the pods holding the source.
+// Callers must not modify the slice.
+func (d *Decision) Holders() []int32 {
+	if d.holdersGen != d.gen {
+		d.holders = d.holders[:0]
+		for ord := range d.onPod {
+			d.holders = append(d.holders, ord)
+		}
+		sort.Slice(d.holders, func(i, j int) bool { return d.holders[i] < d.holders[j] })
+		d.holdersGen = d.gen
+	}
+	return d.holders
+}
+
+// Free is the pod's free capacity with this decision's changes applied.
+func (d *Decision) Free(ordinal int32) int32 {
+	return d.cluster.Free(ordinal) - d.delta[ordinal]
+}
+
+// Changed is how many vreplicas this decision has placed or removed so far.
+func (d *Decision) Changed() int32 { return d.changes }
+
+// NonHolderFreeCandidates is how many candidate pods have free capacity and
+// hold none of the source's vreplicas.
+func (d *Decision) NonHolderFreeCandidates() int { return d.nonHolderFree }
+
+// Store keeps a plugin's per-decision value under key.
+func (d *Decision) Store(key StateKey, value any) {
+	if d.state == nil {
+		d.state = make(map[StateKey]any, 2)
+	}
+	d.state[key] = value
+}
+
+// Load returns the value stored under key.
+func (d *Decision) Load(key StateKey) (any, bool) {
+	v, ok := d.state[key]
+	return v, ok
+}
+
+// DomainStats summarises the source's vreplicas over a set of domains (pods,
+// nodes or zones). With no domains every field is 0.
+type DomainStats struct {
+	// Domains is how many domains were counted.
+	Domains int
+	// Min and Max are the lowest and highest counts.
+	Min, Max int32
+	// AtMin and AtMax are how many domains have exactly Min (Max).
+	AtMin, AtMax int
+	// NextMin is the lowest count above Min (Max when there is none);
+	// NextMax is the highest count below Max (Min when there is none).
+	NextMin, NextMax int32
+}
+
+// Skew is Max - Min.
+func (s DomainStats) Skew() int32 { return s.Max - s.Min }
+
+// SkewAfterAdd is the skew once one domain now holding current gets one more.
+func (s DomainStats) SkewAfterAdd(current int32) int32 {
+	if s.Domains == 0 {
+		return 0
+	}
+	newMax := s.Max
+	if current+1 > newMax {
+		newMax = current + 1
+	}
+	newMin := s.Min
+	if current == s.Min && s.AtMin == 1 {
+		newMin = current + 1
+		if s.Domains > 1 && s.NextMin < newMin {
+			newMin = s.NextMin
+		}
+	}
+	return newMax - newMin
+}
+
+// SkewAfterRemove is the skew once one domain now holding current (> 0) gets
+// one fewer.
+func (s DomainStats) SkewAfterRemove(current int32) int32 {
+	if s.Domains == 0 {
+		return 0
+	}
+	newMin := s.Min
+	if current-1 < newMin {
+		newMin = current - 1
+	}
+	newMax := s.Max
+	if current == s.Max && s.AtMax == 1 {
+		newMax = current - 1
+		if s.Domains > 1 && s.NextMax > newMax {
+			newMax = s.NextMax
+		}
+	}
+	return newMax - newMin
+}
+
+type statsAcc struct{ s DomainStats }
+
+func (a *statsAcc) addN(v int32, n int) {
+	if n <= 0 {
+		return
+	}
+	s := &a.s
+	if s.Domains == 0 {
+		*s = DomainStats{Domains: n, Min: v, Max: v, AtMin: n, AtMax: n, NextMin: v, NextMax: v}
+		return
+	}
+	s.Domains += n
+	switch {
+	case v < s.Min:
+		s.NextMin, s.Min, s.AtMin = s.Min, v, n
+	case v == s.Min:
+		s.AtMin += n
+	case v < s.NextMin || s.NextMin == s.Min:
+		s.NextMin = v
+	}
+	switch {
+	case v > s.Max:
+		s.NextMax, s.Max, s.AtMax = s.Max, v, n
+	case v == s.Max:
+		s.AtMax += n
+	case v > s.NextMax || s.NextMax == s.Max:
+		s.NextMax = v
+	}
+}
+
+func (a *statsAcc) done() DomainStats {
+	s := a.s
+	if s.NextMin == s.Min {
+		s.NextMin = s.Max
+	}
+	if s.NextMax == s.Max {
+		s.NextMax = s.Min
+	}
+	return s
+}
+
+// PodStats summarises the source's vreplicas over its eligible pods: the
+// candidates that have free capacity or already hold the source. Every
+// eligible pod not holding the source counts as 0.
+func (d *Decision) PodStats() DomainStats {
+	if d.podGen != d.gen {
+		var acc statsAcc
+		acc.addN(0, d.nonHolderFree)
+		for _, ord := range d.Holders() {
+			if info, ok := d.cluster.Pod(ord); ok && info.Candidate {
+				acc.addN(d.onPod[ord], 1)
+			}
+		}
+		d.podStats = acc.done()
+		d.podGen = d.gen
+	}
+	return d.podStats
+}
+
+// NodeStats summarises the source's vreplicas over Cluster.SchedulableNodes.
+func (d *Decision) NodeStats() DomainStats {
+	if d.nodeGen != d.gen {
+		var acc statsAcc
+		for _, n := range d.cluster.SchedulableNodes() {
+			acc.addN(d.OnNode(n), 1)
+		}
+		d.nodeStats = acc.done()
+		d.nodeGen = d.gen
+	}
+	return d.nodeStats
+}
+
+// ZoneStats summarises the source's vreplicas over Cluster.SchedulableZones.
+func (d *Decision) ZoneStats() DomainStats {
+	if d.zoneGen != d.gen {
+		var acc statsAcc
+		for _, z := range d.cluster.SchedulableZones() {
+			acc.addN(d.OnZone(z), 1)
+		}
+		d.zoneStats = acc.done()
+		d.zoneGen = d.gen
+	}
+	return d.zoneStats
+}
+
+// apply records one change of delta (+1 or -1) on the pod.
+func (d *Decision) apply(ordinal int32, delta int32) {
+	info, known := d.cluster.Pod(ordinal)
+	before := d.onPod[ordinal]
+	freeBefore := d.Free(ordinal)
+	after := before + delta
+	if after > 0 {
+		d.onPod[ordinal] = after
+	} else {
+		delete(d.onPod, ordinal)
+	}
+	if known {
+		if _, ok := d.podNames[ordinal]; !ok {
+			d.podNames[ordinal] = vsched.Placement{PodName: info.Name}
+		}
+		if info.NodeIndex >= 0 && int(info.NodeIndex) < len(d.onNode) {
+			d.onNode[info.NodeIndex] += delta
+		}
+		if info.ZoneIndex >= 0 && int(info.ZoneIndex) < len(d.onZone) {
+			d.onZone[info.ZoneIndex] += delta
+		}
+	}
+	if d.delta == nil {
+		d.delta = make(map[int32]int32, 8)
+	}
+	d.delta[ordinal] += delta
+	d.total += delta
+	d.changes++
+	// Keep nonHolderFree exact: a candidate counts there while it has free
+	// capacity and holds none of the source.
+	if known && info.Candidate {
+		wasNonHolderFree := before == 0 && freeBefore > 0
+		isNonHolderFree := after <= 0 && d.Free(ordinal) > 0
+		if wasNonHolderFree && !isNonHolderFree {
+			d.nonHolderFree--
+		} else if !wasNonHolderFree && isNonHolderFree {
+			d.nonHolderFree++
+		}
+	}
+	d.gen++
+}
+
+// Placements returns the source's placements as the decision leaves them,
+// sorted by ordinal, with each pod's node and zone as the cluster knows them
+// now (or as base recorded them, for pods the cluster does not know).
+func (d *Decision) Placements() []vsched.Placement {
+	out := make([]vsched.Placement, 0, len(d.onPod))
+	for _, ord := range d.Holders() {
+		p := d.podNames[ord]
+		p.VReplicas = d.onPod[ord]
+		if info, ok := d.cluster.Pod(ord); ok {
+			if p.PodName == "" {
+				p.PodName = info.Name
+			}
+			p.NodeName, p.ZoneName = info.Node, info.Zone
+		}
+		out = append(out, p)
+	}
+	return out
+}

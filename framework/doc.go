@@ -1,0 +1,20 @@
+// Package framework is vsched's plugin API and the runtime that drives a
+// profile of plugins.
+//
+// A decision places (or removes) a source's vreplicas one at a time. For each
+// vreplica the runtime runs the profile's filters on every candidate pod (the
+// first rejection wins), scores the survivors with every score plugin, each
+// score in [0, MaxScore], multiplies each by its plugin's weight, sums in
+// int64 and picks the highest total. Ties go to the lowest ordinal when
+// placing and to the highest when removing: there is no randomness anywhere.
+//
+// Plugins never see client-go: they read the cluster through the Cluster
+// interface (implemented by package state) and the source's own spread
+// through the Decision, which the runtime keeps up to date as each vreplica is
+// placed. A plugin that needs more may precompute it once per decision
+// (PreparePlugin) and keep it current (ChangeObserver).
+//
+// The same interfaces serve the scheduler profile (placing) and the
+// descheduler profile (choosing which vreplicas to remove); Decision.Mode says
+// which is running.
+package framework

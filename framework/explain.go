@@ -1,0 +1,89 @@
+package framework
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Explanation records a decision: per vreplica, every candidate pod, the
+// filter that rejected it or each plugin's score, and the winner. Ask for one
+// by passing a non-nil *Explanation to Profile.Run.
+type Explanation struct {
+	Mode    Mode                 `json:"-"`
+	Key     types.NamespacedName `json:"-"`
+	Skipped []string             `json:"skipped,omitempty"`
+	Steps   []StepExplanation    `json:"steps"`
+}
+
+// StepExplanation is the choice for one vreplica.
+type StepExplanation struct {
+	// VReplica counts the vreplicas of this decision from 1.
+	VReplica   int32                  `json:"vreplica"`
+	Winner     int32                  `json:"winner"`
+	WinnerPod  string                 `json:"winnerPod,omitempty"`
+	Reason     string                 `json:"reason,omitempty"`
+	Candidates []CandidateExplanation `json:"candidates"`
+}
+
+// CandidateExplanation is one pod's fate in a step.
+type CandidateExplanation struct {
+	Ordinal  int32         `json:"ordinal"`
+	Pod      string        `json:"pod"`
+	Rejected *Rejection    `json:"rejected,omitempty"`
+	Feasible bool          `json:"feasible"`
+	Scores   []PluginScore `json:"scores,omitempty"`
+	Total    int64         `json:"total"`
+}
+
+// Rejection names the filter that rejected a pod, and why.
+type Rejection struct {
+	Plugin  string   `json:"plugin"`
+	Code    string   `json:"code"`
+	Reasons []string `json:"reasons"`
+}
+
+// PluginScore is one plugin's score for one pod.
+type PluginScore struct {
+	Plugin   string `json:"plugin"`
+	Score    int64  `json:"score"`
+	Weight   int32  `json:"weight"`
+	Weighted int64  `json:"weighted"`
+}
+
+// WriteText writes the explanation for people: a block per vreplica, a line
+// per candidate.
+func (e *Explanation) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s decision", e.Key, e.Mode)
+	if len(e.Skipped) > 0 {
+		fmt.Fprintf(&b, " (skipped plugins: %s)", strings.Join(e.Skipped, ", "))
+	}
+	b.WriteString("\n")
+	for _, s := range e.Steps {
+		if s.Winner >= 0 {
+			fmt.Fprintf(&b, "vreplica %d -> %s\n", s.VReplica, s.WinnerPod)
+		} else {
+			fmt.Fprintf(&b, "vreplica %d -> not placed: %s\n", s.VReplica, s.Reason)
+		}
+		for _, c := range s.Candidates {
+			mark := " "
+			if c.Ordinal == s.Winner {
+				mark = "*"
+			}
+			if c.Rejected != nil {
+				fmt.Fprintf(&b, "  %s %-24s rejected by %s: %s\n", mark, c.Pod, c.Rejected.Plugin, strings.Join(c.Rejected.Reasons, ", "))
+				continue
+			}
+			parts := make([]string, len(c.Scores))
+			for i, sc := range c.Scores {
+				parts[i] = fmt.Sprintf("%s %d x%d", sc.Plugin, sc.Score, sc.Weight)
+			}
+			fmt.Fprintf(&b, "  %s %-24s total %-5d %s\n", mark, c.Pod, c.Total, strings.Join(parts, ", "))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

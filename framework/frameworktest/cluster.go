@@ -1,0 +1,233 @@
+package frameworktest
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/framework"
+)
+
+// StatefulSetName is the name the fixture gives its StatefulSet's pods.
+const StatefulSetName = "adapter"
+
+type node struct {
+	name, zone  string
+	zoneIndex   int32
+	unscheduled bool
+}
+
+type pod struct {
+	node     string // "" when unbound
+	used     int32  // vreplicas of all sources, committed or reserved
+	draining bool
+	missing  bool
+}
+
+// Cluster is a framework.Cluster built by chained calls:
+//
+//	c := frameworktest.NewCluster(10).
+//		Node("n0", "zone-a").Node("n1", "zone-b").
+//		Pods("n0", "n1", "n0") // ordinals 0, 1, 2
+//	c.Use(0, 7)              // other sources hold 7 vreplicas on pod 0
+//
+// It is not safe for concurrent mutation; reads are safe once built.
+type Cluster struct {
+	capacity int32
+	nodes    []node
+	nodeIdx  map[string]int32
+	zones    []string
+	zoneIdx  map[string]int32
+	pods     []pod
+
+	dirty      bool
+	candidates []int32
+	freeCands  int
+	schedNodes []int32
+	schedZones []int32
+}
+
+var _ framework.Cluster = &Cluster{}
+
+// NewCluster returns an empty cluster whose pods hold capacity vreplicas.
+func NewCluster(capacity int32) *Cluster {
+	return &Cluster{capacity: capacity, nodeIdx: map[string]int32{}, zoneIdx: map[string]int32{}, dirty: true}
+}
+
+// Node adds a schedulable node in zone ("" for no zone label).
+func (c *Cluster) Node(name, zone string) *Cluster {
+	if _, dup := c.nodeIdx[name]; dup {
+		panic(fmt.Sprintf("frameworktest: node %q added twice", name))
+	}
+	zi := int32(-1)
+	if zone != "" {
+		var ok bool
+		if zi, ok = c.zoneIdx[zone]; !ok {
+			zi = int32(len(c.zones))
+			c.zoneIdx[zone] = zi
+			c.zones = append(c.zones, zone)
+		}
+	}
+	c.nodeIdx[name] = int32(len(c.nodes))
+	c.nodes = append(c.nodes, node{name: name, zone: zone, zoneIndex: zi})
+	c.dirty = true
+	return c
+}
+
+// Pods appends one pod per argument, bound to that node ("" = unbound).
+func (c *Cluster) Pods(nodes ...string) *Cluster {
+	for _, n := range nodes {
+		if n != "" {
+			if _, ok := c.nodeIdx[n]; !ok {
+				panic(fmt.Sprintf("frameworktest: pod on unknown node %q", n))
+			}
+		}
+		c.pods = append(c.pods, pod{node: n})
+	}
+	c.dirty = true
+	return c
+}
+
+// Use sets the vreplicas all sources hold on the pod.
+func (c *Cluster) Use(ordinal int32, vreplicas int32) *Cluster {
+	c.pods[ordinal].used = vreplicas
+	c.dirty = true
+	return c
+}
+
+// UsePlacements adds the placements' vreplicas to the pods they name.
+func (c *Cluster) UsePlacements(ps []vsched.Placement) *Cluster {
+	for _, p := range ps {
+		ord, err := vsched.OrdinalFromPodName(p.PodName)
+		if err != nil {
+			panic(err)
+		}
+		if int(ord) < len(c.pods) {
+			c.pods[ord].used += p.VReplicas
+		}
+	}
+	c.dirty = true
+	return c
+}
+
+// Cordon marks the node unschedulable.
+func (c *Cluster) Cordon(name string) *Cluster {
+	c.nodes[c.nodeIdx[name]].unscheduled = true
+	c.dirty = true
+	return c
+}
+
+// Drain marks the pod draining.
+func (c *Cluster) Drain(ordinal int32) *Cluster {
+	c.pods[ordinal].draining = true
+	c.dirty = true
+	return c
+}
+
+// Remove makes the pod not exist (its ordinal stays below Replicas).
+func (c *Cluster) Remove(ordinal int32) *Cluster {
+	c.pods[ordinal].missing = true
+	c.dirty = true
+	return c
+}
+
+func (c *Cluster) ensure() {
+	if !c.dirty {
+		return
+	}
+	c.candidates = c.candidates[:0]
+	c.freeCands = 0
+	nodes := map[int32]bool{}
+	zones := map[int32]bool{}
+	for i := range c.pods {
+		info, _ := c.podInfo(int32(i))
+		if !info.Candidate {
+			continue
+		}
+		c.candidates = append(c.candidates, int32(i))
+		if c.capacity-c.pods[i].used > 0 {
+			c.freeCands++
+		}
+		nodes[info.NodeIndex] = true
+		if info.ZoneIndex >= 0 {
+			zones[info.ZoneIndex] = true
+		}
+	}
+	c.schedNodes = sortedKeys(nodes)
+	c.schedZones = sortedKeys(zones)
+	c.dirty = false
+}
+
+func sortedKeys(m map[int32]bool) []int32 {
+	out := make([]int32, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func (c *Cluster) podInfo(ordinal int32) (framework.PodInfo, bool) {
+	if ordinal < 0 || int(ordinal) >= len(c.pods) || c.pods[ordinal].missing {
+		return framework.PodInfo{}, false
+	}
+	p := c.pods[ordinal]
+	info := framework.PodInfo{Ordinal: ordinal, Name: vsched.PodName(StatefulSetName, ordinal), NodeIndex: -1, ZoneIndex: -1}
+	switch {
+	case p.node == "":
+		info.Reason = "pod is not bound to a node"
+	default:
+		n := c.nodes[c.nodeIdx[p.node]]
+		info.Node, info.NodeIndex, info.Zone, info.ZoneIndex = n.name, c.nodeIdx[p.node], n.zone, n.zoneIndex
+		switch {
+		case p.draining:
+			info.Reason = "pod is draining"
+		case n.unscheduled:
+			info.Reason = "node " + n.name + " is unschedulable"
+		default:
+			info.Candidate = true
+		}
+	}
+	return info, true
+}
+
+// Capacity implements framework.Cluster.
+func (c *Cluster) Capacity() int32 { return c.capacity }
+
+// Replicas implements framework.Cluster.
+func (c *Cluster) Replicas() int32 { return int32(len(c.pods)) }
+
+// Pod implements framework.Cluster.
+func (c *Cluster) Pod(ordinal int32) (framework.PodInfo, bool) { return c.podInfo(ordinal) }
+
+// Free implements framework.Cluster.
+func (c *Cluster) Free(ordinal int32) int32 {
+	if ordinal < 0 || int(ordinal) >= len(c.pods) || c.pods[ordinal].missing {
+		return 0
+	}
+	return c.capacity - c.pods[ordinal].used
+}
+
+// Candidates implements framework.Cluster.
+func (c *Cluster) Candidates() []int32 { c.ensure(); return c.candidates }
+
+// FreeCandidates implements framework.Cluster.
+func (c *Cluster) FreeCandidates() int { c.ensure(); return c.freeCands }
+
+// NumNodes implements framework.Cluster.
+func (c *Cluster) NumNodes() int { return len(c.nodes) }
+
+// NumZones implements framework.Cluster.
+func (c *Cluster) NumZones() int { return len(c.zones) }
+
+// NodeName implements framework.Cluster.
+func (c *Cluster) NodeName(i int32) string { return c.nodes[i].name }
+
+// ZoneName implements framework.Cluster.
+func (c *Cluster) ZoneName(i int32) string { return c.zones[i] }
+
+// SchedulableNodes implements framework.Cluster.
+func (c *Cluster) SchedulableNodes() []int32 { c.ensure(); return c.schedNodes }
+
+// SchedulableZones implements framework.Cluster.
+func (c *Cluster) SchedulableZones() []int32 { c.ensure(); return c.schedZones }

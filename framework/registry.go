@@ -1,0 +1,297 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Kind is what a plugin can be used as.
+type Kind uint8
+
+const (
+	// KindFilter: the plugin implements FilterPlugin.
+	KindFilter Kind = 1 << iota
+	// KindScore: the plugin implements ScorePlugin.
+	KindScore
+)
+
+// Modes says which profiles may use a plugin.
+type Modes uint8
+
+const (
+	// ForPlace: scheduler profiles (config-scheduler).
+	ForPlace Modes = 1 << iota
+	// ForRemove: descheduler profiles (config-descheduler).
+	ForRemove
+)
+
+// Has reports whether m includes mode.
+func (m Modes) Has(mode Mode) bool {
+	if mode == Remove {
+		return m&ForRemove != 0
+	}
+	return m&ForPlace != 0
+}
+
+// Registration is everything the framework knows about one plugin: how to
+// decode, default and validate its args and how to build it. With it alone a
+// configuration can be checked without building anything, out-of-tree
+// plugins included. Build one with Spec[A].Registration.
+type Registration struct {
+	// Name is the name used in configuration.
+	Name string
+	// Aliases are other accepted names (older spellings).
+	Aliases []string
+	// Kinds and Modes say where the plugin may be configured.
+	Kinds Kind
+	Modes Modes
+
+	// TakesArgs is false for plugins without arguments; configuring Args
+	// for them is an error.
+	TakesArgs bool
+	// DecodeArgs decodes raw (JSON; empty means none) strictly, applies
+	// defaults and validates, reporting problems under path.
+	DecodeArgs func(raw []byte, path *field.Path) (any, field.ErrorList)
+	// New builds the plugin from args returned by DecodeArgs.
+	New func(ctx context.Context, args any) (Plugin, error)
+}
+
+// NoArgs is the args type of a plugin without arguments.
+type NoArgs struct{}
+
+// Spec is the typed description of a plugin with args of type A. Every
+// in-tree plugin package exports one (as `Spec`) and the registry is built
+// from them; out-of-tree plugins do the same.
+type Spec[A any] struct {
+	Name    string
+	Aliases []string
+	Kinds   Kind
+	Modes   Modes
+	// Defaults fills unset fields of args. Optional.
+	Defaults func(args *A)
+	// Validate checks defaulted args, reporting under path (the field path
+	// of the Args value). Optional.
+	Validate func(args *A, path *field.Path) field.ErrorList
+	// New builds the plugin. args has been defaulted and validated.
+	New func(ctx context.Context, args *A) (Plugin, error)
+}
+
+// Registration erases the args type.
+func (s Spec[A]) Registration() Registration {
+	_, noArgs := any((*A)(nil)).(*NoArgs)
+	return Registration{
+		Name:      s.Name,
+		Aliases:   s.Aliases,
+		Kinds:     s.Kinds,
+		Modes:     s.Modes,
+		TakesArgs: !noArgs,
+		DecodeArgs: func(raw []byte, path *field.Path) (any, field.ErrorList) {
+			args := new(A)
+			if err := DecodeStrict(raw, args); err != nil {
+				return nil, field.ErrorList{field.Invalid(path, string(raw), err.Error())}
+			}
+			if s.Defaults != nil {
+				s.Defaults(args)
+			}
+			if s.Validate != nil {
+				if errs := s.Validate(args, path); len(errs) > 0 {
+					return nil, errs
+				}
+			}
+			return args, nil
+		},
+		New: func(ctx context.Context, args any) (Plugin, error) {
+			a, ok := args.(*A)
+			if !ok {
+				return nil, fmt.Errorf("plugin %s: args of type %T, want %T", s.Name, args, a)
+			}
+			return s.New(ctx, a)
+		},
+	}
+}
+
+// DecodeStrict decodes the JSON object in raw into out, rejecting unknown
+// fields (the error names the field) and anything after the object. Empty or
+// all-blank input, and JSON null, leave out untouched. Field names match
+// case-insensitively, as encoding/json does, so "MaxSkew" and "maxSkew" both
+// work.
+func DecodeStrict(raw []byte, out any) error {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return nil
+	}
+	if trimmed[0] != '{' {
+		return fmt.Errorf("must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(out); err != nil {
+		return describeJSONError(trimmed, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("unexpected data after the JSON object at offset %d", dec.InputOffset())
+	}
+	return nil
+}
+
+// describeJSONError turns encoding/json's errors into ones that say where.
+func describeJSONError(raw []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case asErr(err, &syn):
+		line, col := position(raw, syn.Offset)
+		return fmt.Errorf("malformed JSON at line %d, column %d (offset %d): %v", line, col, syn.Offset, syn)
+	case asErr(err, &typ):
+		name := typ.Field
+		if name == "" {
+			name = "value"
+		}
+		return fmt.Errorf("field %s: cannot use JSON %s as %s", name, typ.Value, typ.Type)
+	case err == io.ErrUnexpectedEOF:
+		return fmt.Errorf("malformed JSON: unexpected end of input")
+	}
+	return err
+}
+
+// position converts a byte offset to a 1-based line and column.
+func position(raw []byte, offset int64) (line, col int) {
+	if offset > int64(len(raw)) {
+		offset = int64(len(raw))
+	}
+	line, col = 1, 1
+	for _, b := range raw[:offset] {
+		if b == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// Registry maps plugin names (and aliases) to registrations.
+type Registry struct {
+	byName map[string]*Registration
+}
+
+// NewRegistry returns a registry holding regs, or an error if two share a
+// name or alias.
+func NewRegistry(regs ...Registration) (*Registry, error) {
+	r := &Registry{byName: map[string]*Registration{}}
+	for _, reg := range regs {
+		if err := r.Register(reg); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Register adds reg. A name or alias already present is an error.
+func (r *Registry) Register(reg Registration) error {
+	if r.byName == nil {
+		r.byName = map[string]*Registration{}
+	}
+	if reg.Name == "" {
+		return fmt.Errorf("plugin registration without a name")
+	}
+	if reg.New == nil || reg.DecodeArgs == nil {
+		return fmt.Errorf("plugin %q: registration has no builder (use Spec.Registration)", reg.Name)
+	}
+	if reg.Kinds == 0 || reg.Modes == 0 {
+		return fmt.Errorf("plugin %q: registration says neither kind nor mode", reg.Name)
+	}
+	names := append([]string{reg.Name}, reg.Aliases...)
+	for _, n := range names {
+		if _, dup := r.byName[n]; dup {
+			return fmt.Errorf("plugin %q is already registered", n)
+		}
+	}
+	stored := reg
+	for _, n := range names {
+		r.byName[n] = &stored
+	}
+	return nil
+}
+
+// Merge adds every registration of other. Any name already present is an
+// error and nothing is added.
+func (r *Registry) Merge(other *Registry) error {
+	if other == nil {
+		return nil
+	}
+	for n := range other.byName {
+		if _, dup := r.byName[n]; dup {
+			return fmt.Errorf("plugin %q is already registered", n)
+		}
+	}
+	for _, reg := range other.Registrations() {
+		if err := r.Register(reg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Clone returns an independent copy, for adding plugins to a shared default.
+func (r *Registry) Clone() *Registry {
+	c := &Registry{byName: make(map[string]*Registration, len(r.byName))}
+	for k, v := range r.byName {
+		c.byName[k] = v
+	}
+	return c
+}
+
+// Lookup returns the registration for name or one of its aliases.
+func (r *Registry) Lookup(name string) (Registration, bool) {
+	if r == nil {
+		return Registration{}, false
+	}
+	reg, ok := r.byName[name]
+	if !ok {
+		return Registration{}, false
+	}
+	return *reg, true
+}
+
+// Registrations returns every registration once, sorted by name.
+func (r *Registry) Registrations() []Registration {
+	seen := map[*Registration]bool{}
+	var out []Registration
+	for _, reg := range r.byName {
+		if !seen[reg] {
+			seen[reg] = true
+			out = append(out, *reg)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Names returns the registered names usable as kind in mode, sorted; aliases
+// are left out.
+func (r *Registry) Names(kind Kind, mode Mode) []string {
+	var out []string
+	for _, reg := range r.Registrations() {
+		if reg.Kinds&kind != 0 && reg.Modes.Has(mode) {
+			out = append(out, reg.Name)
+		}
+	}
+	return out
+}
+
+// knownList formats names for an "unknown plugin" error.
+func knownList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,378 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+type scorer struct {
+	plugin     ScorePlugin
+	weight     int64
+	normalizer ScoreNormalizer
+}
+
+// Profile is a built, immutable list of plugins. It is safe for concurrent
+// use: all per-decision state lives in the Decision.
+type Profile struct {
+	mode      Mode
+	filters   []FilterPlugin
+	scores    []scorer
+	preparers []PreparePlugin
+	observers []ChangeObserver
+	grouped   bool
+	plugins   int
+}
+
+// Mode is the mode the profile was built for.
+func (p *Profile) Mode() Mode { return p.mode }
+
+// Grouped reports whether the runtime evaluates one pod per class of
+// equivalent candidates (see EquivalenceAware).
+func (p *Profile) Grouped() bool { return p.grouped }
+
+// FilterNames and ScoreNames list the profile's plugins in order.
+func (p *Profile) FilterNames() []string {
+	out := make([]string, len(p.filters))
+	for i, f := range p.filters {
+		out[i] = f.Name()
+	}
+	return out
+}
+
+// ScoreNames lists the score plugins with their weights, in order.
+func (p *Profile) ScoreNames() []string {
+	out := make([]string, len(p.scores))
+	for i, s := range p.scores {
+		out[i] = fmt.Sprintf("%s(weight %d)", s.plugin.Name(), s.weight)
+	}
+	return out
+}
+
+// Result is what Run did.
+type Result struct {
+	// Changed is how many vreplicas were placed (removed).
+	Changed int32
+	// Reason says why Run stopped before n, naming the plugins that
+	// rejected pods and how many; "" when it did not.
+	Reason string
+}
+
+// run is the per-call working set, kept off the Profile so calls can run
+// concurrently.
+type run struct {
+	p       *Profile
+	d       *Decision
+	filters []FilterPlugin
+	scores  []scorer
+	skipped map[string]bool
+
+	cands    []int32
+	feasible []int32
+	totals   []int64
+	buf      []PodScore
+	queues   [][]int32 // per node: non-holder candidates with free capacity
+}
+
+// Run places (for a Place profile) or removes (Remove) up to n vreplicas of
+// the decision's source, one at a time, applying each choice to d before the
+// next. It stops early when no pod passes the filters (or, removing, when no
+// pod holds the source); Result.Reason then says why. An error from a plugin
+// (an Error status, a score out of range) aborts with an error naming the
+// plugin; the changes already applied to d stay there, and callers should
+// drop d. When ex is non-nil every candidate's filter result and scores are
+// appended to it; nil costs nothing.
+func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation) (Result, error) {
+	if d.mode != p.mode {
+		return Result{}, fmt.Errorf("a %s profile cannot run a %s decision", p.mode, d.mode)
+	}
+	if n <= 0 {
+		return Result{}, nil
+	}
+	r := run{p: p, d: d, filters: p.filters, scores: p.scores}
+	for _, pp := range p.preparers {
+		st := pp.Prepare(ctx, d)
+		switch {
+		case st.Code() == Skip:
+			if r.skipped == nil {
+				r.skipped = map[string]bool{}
+			}
+			r.skipped[pp.Name()] = true
+		case !st.IsSuccess():
+			return Result{}, st.WithPlugin(pp.Name()).AsError()
+		}
+	}
+	if r.skipped != nil {
+		r.filters = nil
+		for _, f := range p.filters {
+			if !r.skipped[f.Name()] {
+				r.filters = append(r.filters, f)
+			}
+		}
+		r.scores = nil
+		for _, s := range p.scores {
+			if !r.skipped[s.plugin.Name()] {
+				r.scores = append(r.scores, s)
+			}
+		}
+	}
+	if ex != nil {
+		ex.Mode = p.mode
+		ex.Key = d.Key()
+		for name := range r.skipped {
+			ex.Skipped = append(ex.Skipped, name)
+		}
+		sort.Strings(ex.Skipped)
+	}
+	fast := p.grouped && ex == nil
+	if fast {
+		r.buildQueues(n)
+	}
+	delta := int32(1)
+	if p.mode == Remove {
+		delta = -1
+	}
+	var res Result
+	for res.Changed < n {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		var step *StepExplanation
+		if ex != nil {
+			ex.Steps = append(ex.Steps, StepExplanation{VReplica: res.Changed + 1, Winner: -1})
+			step = &ex.Steps[len(ex.Steps)-1]
+		}
+		var cands []int32
+		if fast {
+			cands = r.fastCandidates()
+		} else {
+			cands = r.allCandidates()
+		}
+		best, err := r.choose(ctx, cands, step)
+		if err != nil {
+			return res, err
+		}
+		if best < 0 {
+			res.Reason = r.whyNone(ctx)
+			if step != nil {
+				step.Reason = res.Reason
+			}
+			return res, nil
+		}
+		if step != nil {
+			step.Winner = best
+			if info, ok := d.cluster.Pod(best); ok {
+				step.WinnerPod = info.Name
+			}
+		}
+		d.apply(best, delta)
+		for _, o := range p.observers {
+			if r.skipped == nil || !r.skipped[o.Name()] {
+				o.Changed(d, best, delta)
+			}
+		}
+		res.Changed++
+	}
+	return res, nil
+}
+
+// allCandidates is every pod that may be chosen: candidates when placing,
+// holders when removing.
+func (r *run) allCandidates() []int32 {
+	if r.p.mode == Remove {
+		return r.d.Holders()
+	}
+	return r.d.cluster.Candidates()
+}
+
+// buildQueues lists, per node, the first n candidates that have free capacity
+// and hold none of the source: each vreplica takes at most one of them.
+func (r *run) buildQueues(n int32) {
+	c := r.d.cluster
+	r.queues = make([][]int32, c.NumNodes())
+	for _, ord := range c.Candidates() {
+		if r.d.onPod[ord] > 0 || r.d.Free(ord) <= 0 {
+			continue
+		}
+		info, ok := c.Pod(ord)
+		if !ok || info.NodeIndex < 0 || int(info.NodeIndex) >= len(r.queues) {
+			continue
+		}
+		if q := r.queues[info.NodeIndex]; int32(len(q)) < n {
+			r.queues[info.NodeIndex] = append(q, ord)
+		}
+	}
+}
+
+// fastCandidates is one representative per class: every candidate holder
+// with free capacity, and per node the lowest non-holder with free capacity.
+func (r *run) fastCandidates() []int32 {
+	out := r.cands[:0]
+	for _, ord := range r.d.Holders() {
+		if r.d.Free(ord) <= 0 {
+			continue
+		}
+		if info, ok := r.d.cluster.Pod(ord); ok && info.Candidate {
+			out = append(out, ord)
+		}
+	}
+	for i, q := range r.queues {
+		for len(q) > 0 && (r.d.onPod[q[0]] > 0 || r.d.Free(q[0]) <= 0) {
+			q = q[1:]
+		}
+		r.queues[i] = q
+		if len(q) > 0 {
+			out = append(out, q[0])
+		}
+	}
+	r.cands = out
+	return out
+}
+
+// better reports whether candidate a (total ta) beats b (total tb).
+func (r *run) better(a int32, ta int64, b int32, tb int64) bool {
+	if ta != tb {
+		return ta > tb
+	}
+	if r.p.mode == Remove {
+		return a > b
+	}
+	return a < b
+}
+
+// choose filters and scores cands and returns the winner, -1 when none passes.
+func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) (int32, error) {
+	d := r.d
+	feasible := r.feasible[:0]
+	var rows []int // index into step.Candidates per feasible pod
+	for _, ord := range cands {
+		var rejected *Status
+		for _, f := range r.filters {
+			st := f.Filter(ctx, d, ord)
+			if st.IsSuccess() {
+				continue
+			}
+			if st.Code() == Error || !st.IsRejected() {
+				return -1, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(f.Name()).AsError())
+			}
+			rejected = st.WithPlugin(f.Name())
+			break
+		}
+		if step != nil {
+			c := CandidateExplanation{Ordinal: ord, Pod: podName(d, ord)}
+			if rejected != nil {
+				c.Rejected = &Rejection{Plugin: rejected.Plugin(), Code: rejected.Code().String(), Reasons: rejected.Reasons()}
+			}
+			step.Candidates = append(step.Candidates, c)
+			if rejected == nil {
+				rows = append(rows, len(step.Candidates)-1)
+			}
+		}
+		if rejected == nil {
+			feasible = append(feasible, ord)
+		}
+	}
+	r.feasible = feasible
+	if len(feasible) == 0 {
+		return -1, nil
+	}
+	if cap(r.totals) < len(feasible) {
+		r.totals = make([]int64, len(feasible))
+	}
+	totals := r.totals[:len(feasible)]
+	for i := range totals {
+		totals[i] = 0
+	}
+	for _, s := range r.scores {
+		if s.weight == 0 && step == nil {
+			continue
+		}
+		if cap(r.buf) < len(feasible) {
+			r.buf = make([]PodScore, len(feasible))
+		}
+		buf := r.buf[:len(feasible)]
+		for i, ord := range feasible {
+			sc, st := s.plugin.Score(ctx, d, ord)
+			if !st.IsSuccess() {
+				return -1, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(s.plugin.Name()).AsError())
+			}
+			buf[i] = PodScore{Ordinal: ord, Score: sc}
+		}
+		if s.normalizer != nil {
+			if st := s.normalizer.NormalizeScores(ctx, d, buf); !st.IsSuccess() {
+				return -1, fmt.Errorf("%s: %w", d.Key(), st.WithPlugin(s.plugin.Name()).AsError())
+			}
+		}
+		for i := range buf {
+			sc := buf[i].Score
+			if sc < MinScore || sc > MaxScore {
+				return -1, fmt.Errorf("%s: pod ordinal %d: plugin %s returned score %d, outside [%d, %d]",
+					d.Key(), buf[i].Ordinal, s.plugin.Name(), sc, MinScore, MaxScore)
+			}
+			// |sc*weight| <= 100*10 per plugin: the int64 sum cannot
+			// overflow for any number of plugins that fits in memory.
+			totals[i] += sc * s.weight
+			if step != nil {
+				c := &step.Candidates[rows[i]]
+				c.Scores = append(c.Scores, PluginScore{Plugin: s.plugin.Name(), Score: sc, Weight: int32(s.weight), Weighted: sc * s.weight})
+			}
+		}
+	}
+	best := 0
+	for i := 1; i < len(feasible); i++ {
+		if r.better(feasible[i], totals[i], feasible[best], totals[best]) {
+			best = i
+		}
+	}
+	if step != nil {
+		for i := range rows {
+			step.Candidates[rows[i]].Total = totals[i]
+			step.Candidates[rows[i]].Feasible = true
+		}
+	}
+	return feasible[best], nil
+}
+
+// whyNone evaluates every pod to say which plugins rejected how many. It
+// runs only when nothing could be chosen, so its cost does not matter.
+func (r *run) whyNone(ctx context.Context) string {
+	cands := r.allCandidates()
+	if len(cands) == 0 {
+		if r.p.mode == Remove {
+			return "the source holds no vreplicas"
+		}
+		return "no candidate pods (none exist, or all are unbound, draining or on unschedulable nodes)"
+	}
+	counts := map[string]int{}
+	first := map[string]string{}
+	var order []string
+	for _, ord := range cands {
+		for _, f := range r.filters {
+			st := f.Filter(ctx, r.d, ord)
+			if st.IsRejected() {
+				if counts[f.Name()] == 0 {
+					order = append(order, f.Name())
+					first[f.Name()] = st.Message()
+				}
+				counts[f.Name()]++
+				break
+			}
+		}
+	}
+	parts := make([]string, 0, len(order))
+	for _, name := range order {
+		parts = append(parts, fmt.Sprintf("%s rejected %d pod(s) (e.g. %q)", name, counts[name], first[name]))
+	}
+	return fmt.Sprintf("%d candidate pod(s): %s", len(cands), strings.Join(parts, "; "))
+}
+
+func podName(d *Decision, ord int32) string {
+	if p, ok := d.podNames[ord]; ok && p.PodName != "" {
+		return p.PodName
+	}
+	if info, ok := d.cluster.Pod(ord); ok {
+		return info.Name
+	}
+	return ""
+}

@@ -1,0 +1,116 @@
+package vsched
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Placement says how many of a source's vreplicas run on one pod. It is the
+// shape sources keep in status.placements. ZoneName and NodeName record where
+// the pod was when the vreplicas were placed, for people reading the status;
+// scheduling decisions always use the live cluster instead.
+type Placement struct {
+	PodName   string `json:"podName"`
+	ZoneName  string `json:"zoneName,omitempty"`
+	NodeName  string `json:"nodeName,omitempty"`
+	VReplicas int32  `json:"vreplicas"`
+}
+
+// PlacementForPod returns the placement on podName, or nil.
+func PlacementForPod(placements []Placement, podName string) *Placement {
+	for i := range placements {
+		if placements[i].PodName == podName {
+			return &placements[i]
+		}
+	}
+	return nil
+}
+
+// PodCount returns how many distinct pods hold at least one vreplica.
+func PodCount(placements []Placement) int {
+	seen := make(map[string]struct{}, len(placements))
+	for _, p := range placements {
+		if p.VReplicas > 0 {
+			seen[p.PodName] = struct{}{}
+		}
+	}
+	return len(seen)
+}
+
+// TotalVReplicas returns the sum of vreplicas over placements.
+func TotalVReplicas(placements []Placement) int32 {
+	var n int32
+	for _, p := range placements {
+		n += p.VReplicas
+	}
+	return n
+}
+
+// PodName returns the name of the StatefulSet pod with the given ordinal.
+func PodName(statefulSetName string, ordinal int32) string {
+	return statefulSetName + "-" + strconv.FormatInt(int64(ordinal), 10)
+}
+
+// OrdinalFromPodName parses the ordinal of a StatefulSet pod name
+// ("<statefulset>-<ordinal>"). It never panics: a name without a numeric
+// suffix, or with a negative or out-of-range one, is an error naming it.
+func OrdinalFromPodName(podName string) (int32, error) {
+	i := strings.LastIndexByte(podName, '-')
+	if i < 0 || i == len(podName)-1 {
+		return -1, fmt.Errorf("pod name %q has no ordinal suffix", podName)
+	}
+	suffix := podName[i+1:]
+	if suffix[0] == '+' || (len(suffix) > 1 && suffix[0] == '0') {
+		return -1, fmt.Errorf("pod name %q has a malformed ordinal %q", podName, suffix)
+	}
+	n, err := strconv.ParseInt(suffix, 10, 32)
+	if err != nil || n < 0 {
+		return -1, fmt.Errorf("pod name %q has a malformed ordinal %q", podName, suffix)
+	}
+	return int32(n), nil
+}
+
+// SortPlacements sorts placements by pod ordinal, in place. Names without a
+// valid ordinal sort after every valid one, by name, so the order is total
+// and deterministic even for bad input.
+func SortPlacements(placements []Placement) {
+	sort.SliceStable(placements, func(i, j int) bool {
+		oi, ei := OrdinalFromPodName(placements[i].PodName)
+		oj, ej := OrdinalFromPodName(placements[j].PodName)
+		switch {
+		case ei == nil && ej == nil:
+			if oi != oj {
+				return oi < oj
+			}
+			return placements[i].PodName < placements[j].PodName
+		case ei == nil:
+			return true
+		case ej == nil:
+			return false
+		default:
+			return placements[i].PodName < placements[j].PodName
+		}
+	})
+}
+
+// ValidatePlacements reports the first problem that would make placements
+// unsafe to build on: a negative count, a pod listed twice, or a pod name
+// without an ordinal. Zero-count entries are allowed (and ignored).
+func ValidatePlacements(placements []Placement) error {
+	seen := make(map[string]int, len(placements))
+	for i, p := range placements {
+		if p.VReplicas < 0 {
+			return fmt.Errorf("placements[%d] (pod %q): vreplicas is negative (%d)", i, p.PodName, p.VReplicas)
+		}
+		if j, dup := seen[p.PodName]; dup {
+			return fmt.Errorf("placements[%d]: pod %q already listed at placements[%d]", i, p.PodName, j)
+		}
+		seen[p.PodName] = i
+		if _, err := OrdinalFromPodName(p.PodName); err != nil {
+			return fmt.Errorf("placements[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
