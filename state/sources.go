@@ -1,0 +1,361 @@
+package state
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vsched/vsched"
+)
+
+// Outcome says what observing a source did to its reservation.
+type Outcome int
+
+const (
+	// NoReservation: the source had no reservation; its committed
+	// placements were recorded.
+	NoReservation Outcome = iota
+	// Waiting: the source is at the version the reservation was based on
+	// (or older); the reservation still counts.
+	Waiting
+	// Committed: a newer version shows exactly the reserved placements.
+	Committed
+	// Overridden: a newer version shows other placements; the lister wins
+	// and the reservation is dropped.
+	Overridden
+	// Stale: the version is older than one already seen; ignored.
+	Stale
+)
+
+var outcomeNames = [...]string{"NoReservation", "Waiting", "Committed", "Overridden", "Stale"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Normalize turns placements into the canonical form the state counts: one
+// entry per pod of this StatefulSet, positive counts only, sorted by
+// ordinal. Problems (a pod listed twice, a negative count, a name that is not
+// "<statefulset>-<ordinal>") are returned as messages naming the entry; the
+// duplicates are summed and the rest dropped, so the caller can re-place
+// what was dropped instead of panicking or losing track of it.
+func (s *State) Normalize(ps []vsched.Placement) ([]vsched.Placement, []string) {
+	var problems []string
+	byOrd := make(map[int32]int, len(ps))
+	out := make([]vsched.Placement, 0, len(ps))
+	prefix := s.opts.StatefulSetName + "-"
+	for i, p := range ps {
+		if p.VReplicas < 0 {
+			problems = append(problems, fmt.Sprintf("placements[%d] (pod %q): negative vreplicas %d dropped", i, p.PodName, p.VReplicas))
+			continue
+		}
+		if p.VReplicas == 0 {
+			continue
+		}
+		ord, err := vsched.OrdinalFromPodName(p.PodName)
+		if err != nil || !strings.HasPrefix(p.PodName, prefix) || p.PodName != vsched.PodName(s.opts.StatefulSetName, ord) {
+			problems = append(problems, fmt.Sprintf("placements[%d]: pod %q is not a pod of StatefulSet %q; its %d vreplica(s) will be placed again", i, p.PodName, s.opts.StatefulSetName, p.VReplicas))
+			continue
+		}
+		if j, dup := byOrd[ord]; dup {
+			problems = append(problems, fmt.Sprintf("placements[%d]: pod %q listed twice; counts summed", i, p.PodName))
+			out[j].VReplicas += p.VReplicas
+			continue
+		}
+		byOrd[ord] = len(out)
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		oi, _ := vsched.OrdinalFromPodName(out[i].PodName)
+		oj, _ := vsched.OrdinalFromPodName(out[j].PodName)
+		return oi < oj
+	})
+	return out, problems
+}
+
+func (s *State) entries(ps []vsched.Placement) []entry {
+	out := make([]entry, 0, len(ps))
+	for _, p := range ps {
+		if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil && p.VReplicas > 0 {
+			out = append(out, entry{ord: ord, n: p.VReplicas})
+		}
+	}
+	return out
+}
+
+// setEffective replaces what the source counts against capacity.
+func (s *State) setEffective(src *source, ps []vsched.Placement) {
+	for _, e := range src.effective {
+		s.addUsed(e.ord, -e.n)
+	}
+	src.effective = s.entries(ps)
+	for _, e := range src.effective {
+		s.addUsed(e.ord, e.n)
+	}
+}
+
+// olderRV reports whether resource version a is known to be older than b.
+// Kubernetes resource versions are opaque, but every API server in use
+// issues increasing integers; when both parse, the comparison protects a
+// reservation from a lagging lister. Otherwise only equality is known.
+func olderRV(a, b string) bool {
+	x, err1 := strconv.ParseUint(a, 10, 64)
+	y, err2 := strconv.ParseUint(b, 10, 64)
+	return err1 == nil && err2 == nil && x < y
+}
+
+func samePlacements(a, b []vsched.Placement) bool {
+	count := func(ps []vsched.Placement) map[string]int32 {
+		m := make(map[string]int32, len(ps))
+		for _, p := range ps {
+			if p.VReplicas > 0 {
+				m[p.PodName] += p.VReplicas
+			}
+		}
+		return m
+	}
+	ma, mb := count(a), count(b)
+	if len(ma) != len(mb) {
+		return false
+	}
+	for k, v := range ma {
+		if mb[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Observe records what a source's object shows now (from the lister, an
+// informer event or a Schedule call) and resolves its reservation:
+// a newer version with the reserved placements commits it, a newer version
+// with other placements overrides it, and the same or an older version
+// leaves it counting.
+func (s *State) Observe(vpod vsched.VPod, now time.Time) Outcome {
+	key := vpod.GetKey()
+	src := s.sources[key]
+	if src == nil {
+		src = &source{}
+		s.sources[key] = src
+	}
+	rv := vpod.GetResourceVersion()
+	if src.committedRV != "" && olderRV(rv, src.committedRV) {
+		return Stale
+	}
+	committed, _ := s.Normalize(vpod.GetPlacements())
+	src.committed, src.committedRV = committed, rv
+	src.vreplicas = vpod.GetVReplicas()
+	out := NoReservation
+	if r := src.reservation; r != nil {
+		switch {
+		case rv == r.BasedOn || olderRV(rv, r.BasedOn):
+			out = Waiting
+		case samePlacements(committed, r.Placements):
+			src.reservation, out = nil, Committed
+		default:
+			src.reservation, out = nil, Overridden
+		}
+	}
+	if src.reservation != nil {
+		s.setEffective(src, src.reservation.Placements)
+	} else {
+		s.setEffective(src, src.committed)
+	}
+	return out
+}
+
+// Reserve records the scheduler's decision for a source, made from the
+// source at resource version basedOn. It counts against capacity at once.
+func (s *State) Reserve(key types.NamespacedName, vreplicas int32, basedOn string, ps []vsched.Placement, now time.Time) {
+	src := s.sources[key]
+	if src == nil {
+		src = &source{}
+		s.sources[key] = src
+	}
+	src.vreplicas = vreplicas
+	cp := append([]vsched.Placement(nil), ps...)
+	src.reservation = &Reservation{Placements: cp, BasedOn: basedOn, At: now}
+	s.setEffective(src, cp)
+}
+
+// Placements returns the source's placements as they count now: its
+// reservation when it has one, else what its status showed last.
+func (s *State) Placements(key types.NamespacedName) ([]vsched.Placement, bool) {
+	src := s.sources[key]
+	if src == nil {
+		return nil, false
+	}
+	if src.reservation != nil {
+		return src.reservation.Placements, true
+	}
+	return src.committed, true
+}
+
+// ReservationOf returns the source's reservation, if any.
+func (s *State) ReservationOf(key types.NamespacedName) (Reservation, bool) {
+	if src := s.sources[key]; src != nil && src.reservation != nil {
+		return *src.reservation, true
+	}
+	return Reservation{}, false
+}
+
+// Forget drops everything known of a source (it was deleted), freeing its
+// capacity at once. It reports whether the source was known.
+func (s *State) Forget(key types.NamespacedName) bool {
+	src := s.sources[key]
+	if src == nil {
+		return false
+	}
+	s.setEffective(src, nil)
+	delete(s.sources, key)
+	return true
+}
+
+// ExpireReservations drops reservations made before now-ttl, so a status
+// write that never happened cannot hold capacity forever. The source falls
+// back to its committed placements. It returns the affected sources, sorted.
+func (s *State) ExpireReservations(now time.Time, ttl time.Duration) []types.NamespacedName {
+	var out []types.NamespacedName
+	for key, src := range s.sources {
+		if r := src.reservation; r != nil && now.Sub(r.At) >= ttl {
+			src.reservation = nil
+			s.setEffective(src, src.committed)
+			out = append(out, key)
+		}
+	}
+	sortKeys(out)
+	return out
+}
+
+// ResyncResult says what a resync changed.
+type ResyncResult struct {
+	// Forgotten are sources no longer listed (and without a live
+	// reservation).
+	Forgotten []types.NamespacedName
+	// Overridden are sources whose reservation another writer replaced.
+	Overridden []types.NamespacedName
+	// Committed counts reservations the list showed written.
+	Committed int
+}
+
+// Resync reconciles the state with a full list of sources. A source absent
+// from the list is forgotten unless it holds a reservation younger than ttl
+// (it may be new and not listed yet).
+func (s *State) Resync(vpods []vsched.VPod, now time.Time, ttl time.Duration) ResyncResult {
+	var res ResyncResult
+	seen := make(map[types.NamespacedName]bool, len(vpods))
+	for _, v := range vpods {
+		if v == nil {
+			continue
+		}
+		seen[v.GetKey()] = true
+		switch s.Observe(v, now) {
+		case Committed:
+			res.Committed++
+		case Overridden:
+			res.Overridden = append(res.Overridden, v.GetKey())
+		}
+	}
+	for key, src := range s.sources {
+		if seen[key] {
+			continue
+		}
+		if r := src.reservation; r != nil && now.Sub(r.At) < ttl {
+			continue
+		}
+		res.Forgotten = append(res.Forgotten, key)
+	}
+	for _, key := range res.Forgotten {
+		s.Forget(key)
+	}
+	sortKeys(res.Forgotten)
+	sortKeys(res.Overridden)
+	return res
+}
+
+// SetPending records how many of the source's vreplicas could not be placed.
+func (s *State) SetPending(key types.NamespacedName, n int32) {
+	if src := s.sources[key]; src != nil {
+		src.pending = n
+	}
+}
+
+// PendingOf is the source's pending count.
+func (s *State) PendingOf(key types.NamespacedName) int32 {
+	if src := s.sources[key]; src != nil {
+		return src.pending
+	}
+	return 0
+}
+
+// Pending returns every source with pending vreplicas and their sum.
+func (s *State) Pending() (map[types.NamespacedName]int32, int64) {
+	out := map[types.NamespacedName]int32{}
+	var total int64
+	for k, src := range s.sources {
+		if src.pending > 0 {
+			out[k] = src.pending
+			total += int64(src.pending)
+		}
+	}
+	return out, total
+}
+
+// Sources lists every known source, sorted.
+func (s *State) Sources() []types.NamespacedName {
+	out := make([]types.NamespacedName, 0, len(s.sources))
+	for k := range s.sources {
+		out = append(out, k)
+	}
+	sortKeys(out)
+	return out
+}
+
+// SourcesOn lists, sorted, the sources with vreplicas counted on the pod.
+func (s *State) SourcesOn(ord int32) []types.NamespacedName {
+	var out []types.NamespacedName
+	for k, src := range s.sources {
+		for _, e := range src.effective {
+			if e.ord == ord {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	sortKeys(out)
+	return out
+}
+
+// TotalVReplicas is the sum of every known source's desired vreplicas.
+func (s *State) TotalVReplicas() int64 {
+	var n int64
+	for _, src := range s.sources {
+		n += int64(src.vreplicas)
+	}
+	return n
+}
+
+func sortKeys(keys []types.NamespacedName) {
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].Namespace != keys[j].Namespace {
+			return keys[i].Namespace < keys[j].Namespace
+		}
+		return keys[i].Name < keys[j].Name
+	})
+}
+
+// ExpireOne drops one source's reservation, falling back to its committed
+// placements.
+func (s *State) ExpireOne(key types.NamespacedName) {
+	if src := s.sources[key]; src != nil && src.reservation != nil {
+		src.reservation = nil
+		s.setEffective(src, src.committed)
+	}
+}

@@ -1,0 +1,397 @@
+package state
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/framework"
+)
+
+const (
+	// DefaultDrainingAnnotation marks a pod whose vreplicas must move away.
+	// Any value other than "false" counts.
+	DefaultDrainingAnnotation = "vsched.dev/draining"
+	// DefaultZoneLabel is the node label read as the node's zone.
+	DefaultZoneLabel = "topology.kubernetes.io/zone"
+)
+
+// Options configure a State.
+type Options struct {
+	// StatefulSetName prefixes pod names: pods are "<name>-<ordinal>".
+	StatefulSetName string
+	// Capacity is the most vreplicas a pod may hold (>= 1).
+	Capacity int32
+	// DrainingAnnotation defaults to DefaultDrainingAnnotation.
+	DrainingAnnotation string
+	// ZoneLabel defaults to DefaultZoneLabel.
+	ZoneLabel string
+}
+
+type podState struct {
+	exists      bool
+	terminating bool
+	draining    bool // from the pod's annotation
+	node        int32
+	used        int32
+	candidate   bool
+	reason      string
+}
+
+type nodeState struct {
+	name        string
+	zone        int32
+	exists      bool
+	schedulable bool
+	reason      string
+	// unavailableSince is when the node was first seen NotReady or
+	// unreachable; zero while it is available.
+	unavailableSince time.Time
+}
+
+type entry struct {
+	ord int32
+	n   int32
+}
+
+// Reservation is the scheduler's latest decision for a source, not yet seen
+// in the source's status.
+type Reservation struct {
+	Placements []vsched.Placement
+	// BasedOn is the resource version of the source the decision was made
+	// from.
+	BasedOn string
+	// At is when the decision was made.
+	At time.Time
+}
+
+type source struct {
+	committed   []vsched.Placement
+	committedRV string
+	reservation *Reservation
+	effective   []entry // what counts against capacity
+	pending     int32
+	vreplicas   int32
+}
+
+// State is the cluster for one StatefulSet. See the package doc for locking.
+type State struct {
+	sync.Mutex
+
+	opts     Options
+	replicas int32
+	pods     []podState
+	nodes    []nodeState
+	nodeIdx  map[string]int32
+	zones    []string
+	zoneIdx  map[string]int32
+	sources  map[types.NamespacedName]*source
+	// drainMemory keeps pods draining that the scheduler itself marked,
+	// so a pod recreated without the annotation stays draining.
+	drainMemory map[int32]bool
+	// outside counts placements whose pod name is not one of this
+	// StatefulSet's; they take no capacity.
+	outside int
+
+	dirty      bool
+	candidates []int32
+	freeCands  int
+	schedNodes []int32
+	schedZones []int32
+	totalUsed  int64
+}
+
+var _ framework.Cluster = &State{}
+
+// New returns an empty State.
+func New(opts Options) (*State, error) {
+	if opts.StatefulSetName == "" {
+		return nil, fmt.Errorf("state: StatefulSetName is required")
+	}
+	if opts.Capacity < 1 {
+		return nil, fmt.Errorf("state: Capacity must be at least 1, got %d", opts.Capacity)
+	}
+	if opts.DrainingAnnotation == "" {
+		opts.DrainingAnnotation = DefaultDrainingAnnotation
+	}
+	if opts.ZoneLabel == "" {
+		opts.ZoneLabel = DefaultZoneLabel
+	}
+	return &State{
+		opts:        opts,
+		nodeIdx:     map[string]int32{},
+		zoneIdx:     map[string]int32{},
+		sources:     map[types.NamespacedName]*source{},
+		drainMemory: map[int32]bool{},
+		dirty:       true,
+	}, nil
+}
+
+// Options returns the options the state was built with, defaults applied.
+func (s *State) Options() Options { return s.opts }
+
+// SetCapacity changes the pods' capacity. Pods may end up over capacity;
+// they keep their vreplicas (the evictor drains the excess).
+func (s *State) SetCapacity(c int32) error {
+	if c < 1 {
+		return fmt.Errorf("state: capacity must be at least 1, got %d", c)
+	}
+	s.opts.Capacity = c
+	s.dirty = true
+	return nil
+}
+
+// SetReplicas records the StatefulSet's spec.replicas.
+func (s *State) SetReplicas(n int32) {
+	if n < 0 {
+		n = 0
+	}
+	if n != s.replicas {
+		s.replicas = n
+		s.grow(n - 1)
+		s.dirty = true
+	}
+}
+
+func (s *State) grow(ord int32) {
+	for int32(len(s.pods)) <= ord {
+		s.pods = append(s.pods, podState{node: -1})
+	}
+}
+
+// ensure recomputes what derives from pods and nodes. It runs after pod,
+// node or replica changes, which are rare next to decisions.
+func (s *State) ensure() {
+	if !s.dirty {
+		return
+	}
+	s.candidates = s.candidates[:0]
+	s.freeCands = 0
+	nodeHas := make([]bool, len(s.nodes))
+	zoneHas := make([]bool, len(s.zones))
+	for i := range s.pods {
+		p := &s.pods[i]
+		p.candidate, p.reason = s.judge(int32(i))
+		if !p.candidate {
+			continue
+		}
+		s.candidates = append(s.candidates, int32(i))
+		if s.opts.Capacity-p.used > 0 {
+			s.freeCands++
+		}
+		nodeHas[p.node] = true
+		if z := s.nodes[p.node].zone; z >= 0 {
+			zoneHas[z] = true
+		}
+	}
+	s.schedNodes = s.schedNodes[:0]
+	for i, ok := range nodeHas {
+		if ok {
+			s.schedNodes = append(s.schedNodes, int32(i))
+		}
+	}
+	s.schedZones = s.schedZones[:0]
+	for i, ok := range zoneHas {
+		if ok {
+			s.schedZones = append(s.schedZones, int32(i))
+		}
+	}
+	s.dirty = false
+}
+
+// judge says whether the pod may receive new vreplicas, and why not.
+func (s *State) judge(ord int32) (bool, string) {
+	p := &s.pods[ord]
+	switch {
+	case ord >= s.replicas:
+		return false, fmt.Sprintf("ordinal %d is at or above the StatefulSet's %d replicas", ord, s.replicas)
+	case !p.exists:
+		return false, "pod does not exist"
+	case p.terminating:
+		return false, "pod is terminating"
+	case p.node < 0:
+		return false, "pod is not bound to a node"
+	case p.draining || s.drainMemory[ord]:
+		return false, "pod is draining"
+	}
+	n := &s.nodes[p.node]
+	switch {
+	case !n.exists:
+		return false, "node " + n.name + " does not exist"
+	case !n.schedulable:
+		return false, "node " + n.name + ": " + n.reason
+	}
+	return true, ""
+}
+
+// Capacity implements framework.Cluster.
+func (s *State) Capacity() int32 { return s.opts.Capacity }
+
+// Replicas implements framework.Cluster.
+func (s *State) Replicas() int32 { return s.replicas }
+
+// Pod implements framework.Cluster.
+func (s *State) Pod(ord int32) (framework.PodInfo, bool) {
+	if ord < 0 || int(ord) >= len(s.pods) || !s.pods[ord].exists {
+		return framework.PodInfo{}, false
+	}
+	s.ensure()
+	p := &s.pods[ord]
+	info := framework.PodInfo{
+		Ordinal:   ord,
+		Name:      vsched.PodName(s.opts.StatefulSetName, ord),
+		NodeIndex: -1,
+		ZoneIndex: -1,
+		Candidate: p.candidate,
+		Reason:    p.reason,
+	}
+	if p.node >= 0 {
+		n := &s.nodes[p.node]
+		info.Node, info.NodeIndex, info.ZoneIndex = n.name, p.node, n.zone
+		if n.zone >= 0 {
+			info.Zone = s.zones[n.zone]
+		}
+	}
+	return info, true
+}
+
+// Free implements framework.Cluster.
+func (s *State) Free(ord int32) int32 {
+	if ord < 0 || int(ord) >= len(s.pods) || !s.pods[ord].exists {
+		return 0
+	}
+	return s.opts.Capacity - s.pods[ord].used
+}
+
+// Candidates implements framework.Cluster.
+func (s *State) Candidates() []int32 { s.ensure(); return s.candidates }
+
+// FreeCandidates implements framework.Cluster.
+func (s *State) FreeCandidates() int { s.ensure(); return s.freeCands }
+
+// NumNodes implements framework.Cluster.
+func (s *State) NumNodes() int { return len(s.nodes) }
+
+// NumZones implements framework.Cluster.
+func (s *State) NumZones() int { return len(s.zones) }
+
+// NodeName implements framework.Cluster.
+func (s *State) NodeName(i int32) string {
+	if i < 0 || int(i) >= len(s.nodes) {
+		return ""
+	}
+	return s.nodes[i].name
+}
+
+// ZoneName implements framework.Cluster.
+func (s *State) ZoneName(i int32) string {
+	if i < 0 || int(i) >= len(s.zones) {
+		return ""
+	}
+	return s.zones[i]
+}
+
+// SchedulableNodes implements framework.Cluster.
+func (s *State) SchedulableNodes() []int32 { s.ensure(); return s.schedNodes }
+
+// SchedulableZones implements framework.Cluster.
+func (s *State) SchedulableZones() []int32 { s.ensure(); return s.schedZones }
+
+// Used is the vreplicas every source holds on the pod, committed or reserved.
+func (s *State) Used(ord int32) int32 {
+	if ord < 0 || int(ord) >= len(s.pods) {
+		return 0
+	}
+	return s.pods[ord].used
+}
+
+// TotalUsed is the vreplicas held over all pods.
+func (s *State) TotalUsed() int64 { return s.totalUsed }
+
+// HighestUsedOrdinal is the highest ordinal holding any vreplica, -1 when
+// none does. The StatefulSet must not shrink past it.
+func (s *State) HighestUsedOrdinal() int32 {
+	for i := len(s.pods) - 1; i >= 0; i-- {
+		if s.pods[i].used > 0 {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// NumPods is the size of the ordinal space known (existing or not).
+func (s *State) NumPods() int32 { return int32(len(s.pods)) }
+
+// PodExists reports whether the pod with the ordinal exists.
+func (s *State) PodExists(ord int32) bool {
+	return ord >= 0 && int(ord) < len(s.pods) && s.pods[ord].exists
+}
+
+// Draining reports whether the pod is draining, by annotation or memory.
+func (s *State) Draining(ord int32) bool {
+	if ord < 0 || int(ord) >= len(s.pods) {
+		return s.drainMemory[ord]
+	}
+	return s.pods[ord].draining || s.drainMemory[ord]
+}
+
+// SetDraining remembers (or forgets) that the scheduler marked the pod
+// draining, independently of the pod object's annotation.
+func (s *State) SetDraining(ord int32, draining bool) {
+	if draining {
+		s.drainMemory[ord] = true
+	} else {
+		delete(s.drainMemory, ord)
+	}
+	s.dirty = true
+}
+
+// DrainingOrdinals lists, ascending, every pod marked draining.
+func (s *State) DrainingOrdinals() []int32 {
+	set := map[int32]bool{}
+	for o := range s.drainMemory {
+		set[o] = true
+	}
+	for i := range s.pods {
+		if s.pods[i].draining {
+			set[int32(i)] = true
+		}
+	}
+	out := make([]int32, 0, len(set))
+	for o := range set {
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// NodeUnavailableSince is when the pod's node was first seen NotReady or
+// unreachable; zero when it is available or unknown.
+func (s *State) NodeUnavailableSince(ord int32) time.Time {
+	if ord < 0 || int(ord) >= len(s.pods) || s.pods[ord].node < 0 {
+		return time.Time{}
+	}
+	return s.nodes[s.pods[ord].node].unavailableSince
+}
+
+// setUsed adjusts one pod's used count, keeping the free-candidate count
+// exact without a full recomputation.
+func (s *State) addUsed(ord int32, delta int32) {
+	s.grow(ord)
+	p := &s.pods[ord]
+	wasFree := s.opts.Capacity-p.used > 0
+	p.used += delta
+	s.totalUsed += int64(delta)
+	if !s.dirty && p.candidate {
+		isFree := s.opts.Capacity-p.used > 0
+		if wasFree && !isFree {
+			s.freeCands--
+		} else if !wasFree && isFree {
+			s.freeCands++
+		}
+	}
+}

@@ -1,0 +1,11 @@
+// Package statefulset is the scheduler source controllers embed: it places
+// the vreplicas of many sources onto the pods of one StatefulSet, reading the
+// cluster through client-go informers and deciding with the profiles built
+// by package config.
+//
+// One Scheduler serves one StatefulSet; a controller may run several. The
+// scheduler keeps every source's placements in memory (package state):
+// committed ones, read from the sources' status, and reserved ones, decided
+// but not yet seen written. Each Schedule call therefore costs what its own
+// source needs, however many other sources share the StatefulSet.
+package statefulset

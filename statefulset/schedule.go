@@ -1,0 +1,181 @@
+package statefulset
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"knative.dev/pkg/logging"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/state"
+)
+
+// Schedule returns the source's new placements, sorted by ordinal.
+//
+// Existing placements stay where they are (running vreplicas are never
+// rebalanced), even on pods that became unschedulable; only placements on
+// ordinals at or above the StatefulSet's replicas, or on draining pods, are
+// moved, and in the same result as their
+// replacements, so the source's status never lacks them. When a draining
+// pod's vreplicas find no room elsewhere they stay where they are. New
+// vreplicas go through the scheduler profile one at a time; surplus ones are
+// removed through the descheduler profile.
+//
+// When vreplicas are left pending it returns the partial placements with a
+// *vsched.PendingError. A follower returns vsched.ErrNotLeader, and a
+// scheduler not yet loaded an error wrapping ErrNotReady; both are
+// retryable. The decision counts against capacity (as a reservation) from
+// the moment Schedule returns.
+func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Placement, error) {
+	if vpod == nil {
+		return nil, fmt.Errorf("statefulset scheduler: nil source")
+	}
+	key := vpod.GetKey()
+	if !s.leader.Load() {
+		return nil, fmt.Errorf("%s: %w", key, vsched.ErrNotLeader)
+	}
+	desired := vpod.GetVReplicas()
+	if desired < 0 {
+		return nil, fmt.Errorf("%s: vreplicas is negative (%d)", key, desired)
+	}
+	ex, _ := ctx.Value(explainKey{}).(*framework.Explanation)
+	log := logging.FromContext(ctx)
+	profiles := s.cfg.Profiles()
+	if profiles.Place == nil || profiles.Remove == nil {
+		return nil, fmt.Errorf("%s: no scheduling profile configured", key)
+	}
+
+	// Capacity freed by a shrinking source, or pending left for the
+	// autoscaler, is announced after the lock is released.
+	var freed, pendingLeft bool
+	defer func() {
+		if freed {
+			s.requeuePending()
+		}
+		if pendingLeft && s.cfg.OnPending != nil {
+			s.cfg.OnPending()
+		}
+	}()
+	s.st.Lock()
+	defer s.st.Unlock()
+	if err := s.ensureLoaded(ctx); err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	now := s.cfg.Clock.Now()
+	if _, problems := s.st.Normalize(vpod.GetPlacements()); len(problems) > 0 {
+		log.Warnw("vsched: source's placements needed repair", "source", key.String(), "problems", strings.Join(problems, "; "))
+	}
+	if s.st.Observe(vpod, now) == state.Overridden {
+		log.Infow("vsched: source's status differs from the scheduler's reservation; the status wins", "source", key.String())
+	}
+	if r, ok := s.st.ReservationOf(key); ok && now.Sub(r.At) >= s.cfg.ReservationTTL {
+		// The status write for the last decision never showed up; the
+		// status is the truth again.
+		s.st.ExpireOne(key)
+	}
+	base, _ := s.st.Placements(key)
+
+	// Split what stays from what must move.
+	kept := make([]vsched.Placement, 0, len(base))
+	var fromDraining []vsched.Placement
+	var lost int32
+	replicas := s.st.Replicas()
+	for _, p := range base {
+		ord, _ := s.st.OrdinalOf(p.PodName)
+		switch {
+		case ord >= replicas:
+			lost += p.VReplicas
+		case s.st.Draining(ord):
+			fromDraining = append(fromDraining, p)
+		default:
+			kept = append(kept, p)
+		}
+	}
+	keptTotal := vsched.TotalVReplicas(kept)
+	var placements []vsched.Placement
+	var reason string
+	switch {
+	case desired > keptTotal:
+		d, err := framework.NewDecision(framework.Place, s.st, vpod, kept)
+		if err != nil {
+			return nil, err
+		}
+		res, err := profiles.Place.Run(ctx, d, desired-keptTotal, ex)
+		if err != nil {
+			return nil, err
+		}
+		reason = res.Reason
+		placements = d.Placements()
+		// Vreplicas that could not leave a draining pod keep running
+		// there rather than going pending.
+		short := desired - vsched.TotalVReplicas(placements)
+		for _, p := range fromDraining {
+			if short <= 0 {
+				break
+			}
+			n := min(p.VReplicas, short)
+			p.VReplicas = n
+			placements = append(placements, p)
+			short -= n
+		}
+		vsched.SortPlacements(placements)
+	case desired < keptTotal:
+		d, err := framework.NewDecision(framework.Remove, s.st, vpod, kept)
+		if err != nil {
+			return nil, err
+		}
+		res, err := profiles.Remove.Run(ctx, d, keptTotal-desired, ex)
+		if err != nil {
+			return nil, err
+		}
+		reason = res.Reason
+		placements = d.Placements()
+	default:
+		placements = s.refresh(kept)
+	}
+	pending := desired - vsched.TotalVReplicas(placements)
+	freed = vsched.TotalVReplicas(placements) < vsched.TotalVReplicas(base)
+	pendingLeft = pending > 0
+	if !samePlacements(base, placements) || len(base) != len(placements) {
+		s.st.Reserve(key, desired, vpod.GetResourceVersion(), placements, now)
+	}
+	s.st.SetPending(key, pending)
+	if lost > 0 || len(fromDraining) > 0 {
+		log.Debugw("vsched: moved vreplicas off pods that are draining or beyond the StatefulSet's replicas", "source", key.String(), "beyondReplicas", lost, "drainingPods", len(fromDraining))
+	}
+	out := make([]vsched.Placement, len(placements))
+	copy(out, placements)
+	if pending > 0 {
+		log.Debugw("vsched: vreplicas pending", "source", key.String(), "pending", pending, "reason", reason)
+		return out, &vsched.PendingError{Key: key, Pending: pending, Reason: reason}
+	}
+	return out, nil
+}
+
+// refresh fills in each kept placement's current node and zone.
+func (s *Scheduler) refresh(ps []vsched.Placement) []vsched.Placement {
+	out := make([]vsched.Placement, len(ps))
+	for i, p := range ps {
+		out[i] = p
+		if ord, ok := s.st.OrdinalOf(p.PodName); ok {
+			if info, ok := s.st.Pod(ord); ok {
+				out[i].NodeName, out[i].ZoneName = info.Node, info.Zone
+			}
+		}
+	}
+	return out
+}
+
+func samePlacements(a, b []vsched.Placement) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].PodName != b[i].PodName || a[i].VReplicas != b[i].VReplicas {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,436 @@
+package statefulset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+	"knative.dev/pkg/logging"
+	"knative.dev/pkg/reconciler"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/state"
+)
+
+const (
+	// DefaultResyncPeriod is how often the state is reconciled with the
+	// sources' lister when Config.ResyncPeriod is 0.
+	DefaultResyncPeriod = 5 * time.Minute
+	// DefaultReservationTTL bounds how long a decision counts against
+	// capacity without being seen in the source's status.
+	DefaultReservationTTL = 2 * time.Minute
+)
+
+// ErrNotReady is returned (wrapped) while the scheduler cannot decide safely:
+// informers not synced, or the sources' committed placements not loaded yet.
+// It is retryable.
+var ErrNotReady = errors.New("scheduler state is not loaded yet")
+
+// Profiles are the scheduler and descheduler profiles in force.
+type Profiles struct {
+	Place  *framework.Profile
+	Remove *framework.Profile
+}
+
+// ProfileSource returns the profiles for the next decision. It is called once
+// per Schedule call, so live-reloaded configuration takes effect at once.
+type ProfileSource func() Profiles
+
+// Config configures a Scheduler.
+type Config struct {
+	// Namespace and Name identify the StatefulSet.
+	Namespace, Name string
+	// Capacity is the most vreplicas one pod holds.
+	Capacity int32
+	// Lister lists every source this scheduler places. Required.
+	Lister vsched.VPodLister
+	// InformerFactory provides the pod, node and StatefulSet informers.
+	// The scheduler registers its handlers; the caller starts the factory.
+	// A factory limited to the StatefulSet's namespace is enough (nodes are
+	// cluster-scoped either way).
+	InformerFactory informers.SharedInformerFactory
+	// Profiles supplies the profiles. Required (see ProfilesFrom).
+	Profiles ProfileSource
+	// Requeue is called, outside any lock, for each source with pending
+	// vreplicas when capacity may have appeared. It must not block.
+	Requeue func(types.NamespacedName)
+	// OnPending is called, outside any lock, after a Schedule call that
+	// left vreplicas pending: the autoscaler hooks in here to act at once
+	// rather than at its next refresh. It must not block.
+	OnPending func()
+	// ResyncPeriod is how often the state is reconciled with Lister;
+	// 0 means DefaultResyncPeriod; negative is an error.
+	ResyncPeriod time.Duration
+	// ReservationTTL: 0 means DefaultReservationTTL; negative is an error.
+	ReservationTTL time.Duration
+	// DrainingAnnotation and ZoneLabel default to the state package's.
+	DrainingAnnotation string
+	ZoneLabel          string
+	// AlwaysLeader makes the scheduler lead from the start, for controllers
+	// that elect a leader some other way (or run one replica). Otherwise it
+	// leads only while promoted for a bucket that holds the StatefulSet's
+	// key (knative.dev/pkg/reconciler.LeaderAware).
+	AlwaysLeader bool
+	// Clock defaults to the real clock.
+	Clock clock.PassiveClock
+}
+
+// Scheduler places sources' vreplicas on one StatefulSet's pods.
+type Scheduler struct {
+	cfg    Config
+	key    types.NamespacedName
+	st     *state.State
+	synced []cache.InformerSynced
+
+	leader atomic.Bool
+	// loaded is true once the committed placements of every source have
+	// been read since this replica last became leader.
+	loaded atomic.Bool
+
+	bucketsMu sync.Mutex
+	buckets   map[string]bool
+}
+
+var (
+	_ vsched.Scheduler     = &Scheduler{}
+	_ reconciler.LeaderAware = &Scheduler{}
+)
+
+// New builds a scheduler and registers its informer handlers.
+func New(ctx context.Context, cfg Config) (*Scheduler, error) {
+	switch {
+	case cfg.Namespace == "" || cfg.Name == "":
+		return nil, fmt.Errorf("statefulset scheduler: Namespace and Name of the StatefulSet are required")
+	case cfg.Capacity < 1:
+		return nil, fmt.Errorf("statefulset scheduler: Capacity must be at least 1, got %d", cfg.Capacity)
+	case cfg.Lister == nil:
+		return nil, fmt.Errorf("statefulset scheduler: Lister is required")
+	case cfg.Profiles == nil:
+		return nil, fmt.Errorf("statefulset scheduler: Profiles is required")
+	case cfg.ResyncPeriod < 0:
+		return nil, fmt.Errorf("statefulset scheduler: ResyncPeriod must not be negative, got %v", cfg.ResyncPeriod)
+	case cfg.ReservationTTL < 0:
+		return nil, fmt.Errorf("statefulset scheduler: ReservationTTL must not be negative, got %v", cfg.ReservationTTL)
+	}
+	if cfg.ResyncPeriod == 0 {
+		cfg.ResyncPeriod = DefaultResyncPeriod
+	}
+	if cfg.ReservationTTL == 0 {
+		cfg.ReservationTTL = DefaultReservationTTL
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	st, err := state.New(state.Options{
+		StatefulSetName:    cfg.Name,
+		Capacity:           cfg.Capacity,
+		DrainingAnnotation: cfg.DrainingAnnotation,
+		ZoneLabel:          cfg.ZoneLabel,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &Scheduler{cfg: cfg, key: types.NamespacedName{Namespace: cfg.Namespace, Name: cfg.Name}, st: st, buckets: map[string]bool{}}
+	s.leader.Store(cfg.AlwaysLeader)
+	if cfg.InformerFactory != nil {
+		if err := s.watch(cfg.InformerFactory); err != nil {
+			return nil, err
+		}
+	}
+	logging.FromContext(ctx).Infow("vsched scheduler created", "statefulset", s.key.String(), "capacity", cfg.Capacity, "alwaysLeader", cfg.AlwaysLeader)
+	return s, nil
+}
+
+// State runs f with the scheduler's state locked, for the autoscaler, the
+// evictor and tests. f must not keep the pointer.
+func (s *Scheduler) State(f func(*state.State)) {
+	s.st.Lock()
+	defer s.st.Unlock()
+	f(s.st)
+}
+
+// StatefulSet is the StatefulSet's key.
+func (s *Scheduler) StatefulSet() types.NamespacedName { return s.key }
+
+func (s *Scheduler) watch(f informers.SharedInformerFactory) error {
+	pods := f.Core().V1().Pods().Informer()
+	nodes := f.Core().V1().Nodes().Informer()
+	sets := f.Apps().V1().StatefulSets().Informer()
+	s.synced = []cache.InformerSynced{pods.HasSynced, nodes.HasSynced, sets.HasSynced}
+	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { s.podChanged(obj) },
+		UpdateFunc: func(_, obj any) { s.podChanged(obj) },
+		DeleteFunc: s.podDeleted,
+	}); err != nil {
+		return err
+	}
+	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { s.nodeChanged(obj) },
+		UpdateFunc: func(_, obj any) { s.nodeChanged(obj) },
+		DeleteFunc: s.nodeDeleted,
+	}); err != nil {
+		return err
+	}
+	_, err := sets.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { s.setChanged(obj) },
+		UpdateFunc: func(_, obj any) { s.setChanged(obj) },
+		DeleteFunc: func(obj any) { s.setDeleted(obj) },
+	})
+	return err
+}
+
+func tombstone(obj any) any {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return t.Obj
+	}
+	return obj
+}
+
+func (s *Scheduler) podChanged(obj any) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok || pod.Namespace != s.cfg.Namespace {
+		return
+	}
+	s.st.Lock()
+	grew := s.st.UpsertPod(pod)
+	s.st.Unlock()
+	if grew {
+		s.requeuePending()
+	}
+}
+
+func (s *Scheduler) podDeleted(obj any) {
+	pod, ok := tombstone(obj).(*corev1.Pod)
+	if !ok || pod.Namespace != s.cfg.Namespace {
+		return
+	}
+	s.st.Lock()
+	s.st.DeletePod(pod.Name)
+	s.st.Unlock()
+}
+
+func (s *Scheduler) nodeChanged(obj any) {
+	node, ok := obj.(*corev1.Node)
+	if !ok {
+		return
+	}
+	s.st.Lock()
+	grew := s.st.UpsertNode(node, s.cfg.Clock.Now())
+	s.st.Unlock()
+	if grew {
+		s.requeuePending()
+	}
+}
+
+func (s *Scheduler) nodeDeleted(obj any) {
+	node, ok := tombstone(obj).(*corev1.Node)
+	if !ok {
+		return
+	}
+	s.st.Lock()
+	s.st.DeleteNode(node.Name)
+	s.st.Unlock()
+}
+
+func (s *Scheduler) setChanged(obj any) {
+	set, ok := obj.(*appsv1.StatefulSet)
+	if !ok || set.Namespace != s.cfg.Namespace || set.Name != s.cfg.Name {
+		return
+	}
+	replicas := int32(1) // the API server's default for an unset field
+	if set.Spec.Replicas != nil {
+		replicas = *set.Spec.Replicas
+	}
+	s.st.Lock()
+	before := s.st.Replicas()
+	s.st.SetReplicas(replicas)
+	s.st.Unlock()
+	if replicas > before {
+		s.requeuePending()
+	}
+}
+
+func (s *Scheduler) setDeleted(obj any) {
+	set, ok := tombstone(obj).(*appsv1.StatefulSet)
+	if !ok || set.Namespace != s.cfg.Namespace || set.Name != s.cfg.Name {
+		return
+	}
+	s.st.Lock()
+	s.st.SetReplicas(0)
+	s.st.Unlock()
+}
+
+// requeuePending asks the controller to schedule again every source with
+// pending vreplicas.
+func (s *Scheduler) requeuePending() {
+	if s.cfg.Requeue == nil || !s.leader.Load() {
+		return
+	}
+	s.st.Lock()
+	pending, _ := s.st.Pending()
+	s.st.Unlock()
+	keys := make([]types.NamespacedName, 0, len(pending))
+	for k := range pending {
+		keys = append(keys, k)
+	}
+	sortKeys(keys)
+	for _, k := range keys {
+		s.cfg.Requeue(k)
+	}
+}
+
+// Promote implements reconciler.LeaderAware. The scheduler leads while it
+// holds any bucket that owns the StatefulSet's key; on becoming leader it
+// reloads every source's committed placements before its first decision.
+func (s *Scheduler) Promote(b reconciler.Bucket, _ func(reconciler.Bucket, types.NamespacedName)) error {
+	if !b.Has(s.key) {
+		return nil
+	}
+	s.bucketsMu.Lock()
+	s.buckets[b.Name()] = true
+	s.bucketsMu.Unlock()
+	if !s.leader.Swap(true) {
+		s.loaded.Store(false)
+	}
+	return nil
+}
+
+// Demote implements reconciler.LeaderAware.
+func (s *Scheduler) Demote(b reconciler.Bucket) {
+	if !b.Has(s.key) {
+		return
+	}
+	s.bucketsMu.Lock()
+	delete(s.buckets, b.Name())
+	still := len(s.buckets) > 0
+	s.bucketsMu.Unlock()
+	if !still && !s.cfg.AlwaysLeader {
+		s.leader.Store(false)
+		s.loaded.Store(false)
+	}
+}
+
+// IsLeader reports whether this replica currently schedules.
+func (s *Scheduler) IsLeader() bool { return s.leader.Load() }
+
+func (s *Scheduler) hasSynced() bool {
+	for _, f := range s.synced {
+		if !f() {
+			return false
+		}
+	}
+	return true
+}
+
+// ensureLoaded reads every source's committed placements once per
+// leadership, so no decision is made against a partial picture. Called with
+// the state locked.
+func (s *Scheduler) ensureLoaded(ctx context.Context) error {
+	if s.loaded.Load() {
+		return nil
+	}
+	if !s.hasSynced() {
+		return fmt.Errorf("%w: informers have not synced", ErrNotReady)
+	}
+	vpods, err := s.cfg.Lister()
+	if err != nil {
+		return fmt.Errorf("%w: listing sources: %v", ErrNotReady, err)
+	}
+	res := s.st.Resync(vpods, s.cfg.Clock.Now(), s.cfg.ReservationTTL)
+	s.loaded.Store(true)
+	logging.FromContext(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(vpods), "forgotten", len(res.Forgotten))
+	return nil
+}
+
+// Resync reconciles the state with the lister: it picks up status writes
+// missed, forgets deleted sources, and expires old reservations. A lister
+// error changes nothing.
+func (s *Scheduler) Resync(ctx context.Context) error {
+	vpods, err := s.cfg.Lister()
+	if err != nil {
+		logging.FromContext(ctx).Warnw("vsched resync: listing sources failed; state kept as it is", "statefulset", s.key.String(), "error", err)
+		return err
+	}
+	now := s.cfg.Clock.Now()
+	s.st.Lock()
+	res := s.st.Resync(vpods, now, s.cfg.ReservationTTL)
+	expired := s.st.ExpireReservations(now, s.cfg.ReservationTTL)
+	s.loaded.Store(true)
+	s.st.Unlock()
+	log := logging.FromContext(ctx)
+	for _, k := range res.Overridden {
+		log.Infow("vsched resync: source's status differs from the reservation; the status wins", "source", k.String())
+	}
+	if len(res.Forgotten)+len(expired) > 0 {
+		log.Infow("vsched resync", "statefulset", s.key.String(), "forgotten", len(res.Forgotten), "expiredReservations", len(expired))
+	}
+	if len(res.Forgotten)+len(expired) > 0 {
+		s.requeuePending()
+	}
+	return nil
+}
+
+// Run resyncs every ResyncPeriod until ctx is done.
+func (s *Scheduler) Run(ctx context.Context) {
+	t := time.NewTicker(s.cfg.ResyncPeriod)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if s.leader.Load() {
+				_ = s.Resync(ctx)
+			}
+		}
+	}
+}
+
+// Observe tells the scheduler what a source's object shows now, for
+// controllers that forward their source informer's events. It is optional:
+// Schedule and Resync observe too.
+func (s *Scheduler) Observe(vpod vsched.VPod) {
+	s.st.Lock()
+	s.st.Observe(vpod, s.cfg.Clock.Now())
+	s.st.Unlock()
+}
+
+// Forget tells the scheduler a source was deleted, freeing its capacity at
+// once.
+func (s *Scheduler) Forget(key types.NamespacedName) {
+	s.st.Lock()
+	known := s.st.Forget(key)
+	s.st.Unlock()
+	if known {
+		s.requeuePending()
+	}
+}
+
+type explainKey struct{}
+
+// WithExplanation asks Schedule to record its decision in ex.
+func WithExplanation(ctx context.Context, ex *framework.Explanation) context.Context {
+	return context.WithValue(ctx, explainKey{}, ex)
+}
+
+func sortKeys(keys []types.NamespacedName) {
+	sort.Slice(keys, func(i, j int) bool { return less(keys[i], keys[j]) })
+}
+
+func less(a, b types.NamespacedName) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
+}
