@@ -1,6 +1,7 @@
 package vsched
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -58,15 +59,29 @@ func PodName(statefulSetName string, ordinal int32) string {
 // suffix, or with a negative or out-of-range one, is an error naming it.
 func OrdinalFromPodName(podName string) (int32, error) {
 	i := strings.LastIndexByte(podName, '-')
-	if i < 0 || i == len(podName)-1 {
+	switch {
+	case i < 0 || i == len(podName)-1:
 		return -1, fmt.Errorf("pod name %q has no ordinal suffix", podName)
+	case i == 0:
+		return -1, fmt.Errorf("pod name %q has no StatefulSet name before its ordinal", podName)
+	case podName[i-1] == '-':
+		// A StatefulSet name cannot end in '-', so "web--1" can only be a
+		// negative ordinal, not pod 1 of "web-".
+		return -1, fmt.Errorf("pod name %q has a negative ordinal", podName)
 	}
 	suffix := podName[i+1:]
-	if suffix[0] == '+' || (len(suffix) > 1 && suffix[0] == '0') {
+	// StatefulSet pods are named with strconv's canonical form; accepting
+	// "01" too would let two names denote one pod.
+	if len(suffix) > 1 && suffix[0] == '0' {
 		return -1, fmt.Errorf("pod name %q has a malformed ordinal %q", podName, suffix)
 	}
-	n, err := strconv.ParseInt(suffix, 10, 32)
-	if err != nil || n < 0 {
+	// ParseUint rejects signs, so "+1" is malformed; bitSize 31 keeps the
+	// result within int32.
+	n, err := strconv.ParseUint(suffix, 10, 31)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return -1, fmt.Errorf("pod name %q has an ordinal %q out of range", podName, suffix)
+		}
 		return -1, fmt.Errorf("pod name %q has a malformed ordinal %q", podName, suffix)
 	}
 	return int32(n), nil
@@ -96,21 +111,28 @@ func SortPlacements(placements []Placement) {
 }
 
 // ValidatePlacements reports the first problem that would make placements
-// unsafe to build on: a negative count, a pod listed twice, or a pod name
-// without an ordinal. Zero-count entries are allowed (and ignored).
+// unsafe to build on: a negative count, a pod name without an ordinal, or a
+// pod listed twice (two names with one ordinal count as the same pod, since
+// placements all name pods of one StatefulSet). Zero-count entries are
+// allowed and ignored, whatever their name, as framework.NewDecision ignores
+// them.
 func ValidatePlacements(placements []Placement) error {
-	seen := make(map[string]int, len(placements))
+	seen := make(map[int32]int, len(placements))
 	for i, p := range placements {
 		if p.VReplicas < 0 {
 			return fmt.Errorf("placements[%d] (pod %q): vreplicas is negative (%d)", i, p.PodName, p.VReplicas)
 		}
-		if j, dup := seen[p.PodName]; dup {
-			return fmt.Errorf("placements[%d]: pod %q already listed at placements[%d]", i, p.PodName, j)
+		if p.VReplicas == 0 {
+			continue
 		}
-		seen[p.PodName] = i
-		if _, err := OrdinalFromPodName(p.PodName); err != nil {
+		ord, err := OrdinalFromPodName(p.PodName)
+		if err != nil {
 			return fmt.Errorf("placements[%d]: %w", i, err)
 		}
+		if j, dup := seen[ord]; dup {
+			return fmt.Errorf("placements[%d]: pod %q already listed at placements[%d] (%q)", i, p.PodName, j, placements[j].PodName)
+		}
+		seen[ord] = i
 	}
 	return nil
 }

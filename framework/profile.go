@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 
@@ -72,7 +73,7 @@ func BuildProfile(ctx context.Context, reg *Registry, cfg ProfileConfig, filters
 					errs = append(errs, field.Invalid(ip.Child("Weight"), weight, fmt.Sprintf("must be between %d and %d", MinWeight, MaxWeight)))
 				}
 			}
-			if !r.TakesArgs && len(trimJSON(pc.Args)) > 0 && string(trimJSON(pc.Args)) != "{}" && string(trimJSON(pc.Args)) != "null" {
+			if !r.TakesArgs && !emptyArgs(pc.Args) {
 				errs = append(errs, field.Forbidden(ip.Child("Args"), fmt.Sprintf("plugin %s takes no args", r.Name)))
 				continue
 			}
@@ -110,6 +111,14 @@ func BuildProfile(ctx context.Context, reg *Registry, cfg ProfileConfig, filters
 	return p, nil
 }
 
+// emptyArgs reports whether raw configures nothing: blank, null, or an
+// object without members however it is spaced.
+func emptyArgs(raw []byte) bool {
+	var m map[string]json.RawMessage
+	return len(trimJSON(raw)) == 0 || (DecodeStrict(raw, &m) == nil && len(m) == 0)
+}
+
+// trimJSON trims JSON whitespace, which is narrower than unicode.IsSpace.
 func trimJSON(b []byte) []byte {
 	i, j := 0, len(b)
 	for i < j && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
@@ -194,7 +203,9 @@ func (p *Profile) finish() error {
 	capacity := false
 	grouped := true
 	add := func(pl Plugin) {
-		if reflect.TypeOf(pl).Comparable() {
+		// Value.Comparable also looks inside interface-typed fields,
+		// whose dynamic values would make the map panic.
+		if reflect.ValueOf(pl).Comparable() {
 			if seen[pl] {
 				return
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -108,6 +109,9 @@ func (s Spec[A]) Registration() Registration {
 			return args, nil
 		},
 		New: func(ctx context.Context, args any) (Plugin, error) {
+			if s.New == nil {
+				return nil, fmt.Errorf("plugin %s: Spec has no New", s.Name)
+			}
 			a, ok := args.(*A)
 			if !ok {
 				return nil, fmt.Errorf("plugin %s: args of type %T, want %T", s.Name, args, a)
@@ -121,34 +125,40 @@ func (s Spec[A]) Registration() Registration {
 // fields (the error names the field) and anything after the object. Empty or
 // all-blank input, and JSON null, leave out untouched. Field names match
 // case-insensitively, as encoding/json does, so "MaxSkew" and "maxSkew" both
-// work.
+// work. Errors give positions as 1-based line and column in raw.
 func DecodeStrict(raw []byte, out any) error {
-	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+	body := trimJSON(raw)
+	if len(body) == 0 || bytes.Equal(body, []byte("null")) {
 		return nil
 	}
-	if trimmed[0] != '{' {
+	// Offsets below are into body; lead maps them back to raw.
+	lead := int64(len(raw) - len(bytes.TrimLeft(raw, " \t\r\n")))
+	if body[0] != '{' {
 		return fmt.Errorf("must be a JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(out); err != nil {
-		return describeJSONError(trimmed, err)
+		return describeJSONError(raw, lead, err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("unexpected data after the JSON object at offset %d", dec.InputOffset())
+	// body ends in non-blank, so anything after the object is data.
+	if end := dec.InputOffset(); end < int64(len(body)) {
+		next := end + int64(len(body[end:])-len(bytes.TrimLeft(body[end:], " \t\r\n")))
+		line, col := position(raw, lead+next)
+		return fmt.Errorf("unexpected data after the JSON object at line %d, column %d", line, col)
 	}
 	return nil
 }
 
 // describeJSONError turns encoding/json's errors into ones that say where.
-func describeJSONError(raw []byte, err error) error {
+func describeJSONError(raw []byte, lead int64, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case asErr(err, &syn):
-		line, col := position(raw, syn.Offset)
-		return fmt.Errorf("malformed JSON at line %d, column %d (offset %d): %v", line, col, syn.Offset, syn)
+		// Offset counts the bytes read, the offending one included.
+		line, col := position(raw, lead+max(syn.Offset-1, 0))
+		return fmt.Errorf("malformed JSON at line %d, column %d: %v", line, col, syn)
 	case asErr(err, &typ):
 		name := typ.Field
 		if name == "" {
@@ -161,7 +171,7 @@ func describeJSONError(raw []byte, err error) error {
 	return err
 }
 
-// position converts a byte offset to a 1-based line and column.
+// position returns the 1-based line and column of the byte at offset.
 func position(raw []byte, offset int64) (line, col int) {
 	if offset > int64(len(raw)) {
 		offset = int64(len(raw))
@@ -210,12 +220,20 @@ func (r *Registry) Register(reg Registration) error {
 		return fmt.Errorf("plugin %q: registration says neither kind nor mode", reg.Name)
 	}
 	names := append([]string{reg.Name}, reg.Aliases...)
-	for _, n := range names {
+	for i, n := range names {
+		if n == "" {
+			return fmt.Errorf("plugin %q: empty alias", reg.Name)
+		}
 		if _, dup := r.byName[n]; dup {
 			return fmt.Errorf("plugin %q is already registered", n)
 		}
+		if slices.Contains(names[:i], n) {
+			return fmt.Errorf("plugin %q: name %q given twice", reg.Name, n)
+		}
 	}
 	stored := reg
+	// The caller keeps its slice; the registry must not change with it.
+	stored.Aliases = slices.Clone(reg.Aliases)
 	for _, n := range names {
 		r.byName[n] = &stored
 	}
@@ -243,6 +261,9 @@ func (r *Registry) Merge(other *Registry) error {
 
 // Clone returns an independent copy, for adding plugins to a shared default.
 func (r *Registry) Clone() *Registry {
+	if r == nil {
+		return &Registry{byName: map[string]*Registration{}}
+	}
 	c := &Registry{byName: make(map[string]*Registration, len(r.byName))}
 	for k, v := range r.byName {
 		c.byName[k] = v
@@ -264,6 +285,9 @@ func (r *Registry) Lookup(name string) (Registration, bool) {
 
 // Registrations returns every registration once, sorted by name.
 func (r *Registry) Registrations() []Registration {
+	if r == nil {
+		return nil
+	}
 	seen := map[*Registration]bool{}
 	var out []Registration
 	for _, reg := range r.byName {

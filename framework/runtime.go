@@ -125,7 +125,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 		}
 		sort.Strings(ex.Skipped)
 	}
-	fast := p.grouped && ex == nil
+	fast := p.grouped && ex == nil && r.capacityEnforced()
 	if fast {
 		r.buildQueues(n)
 	}
@@ -177,6 +177,22 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 	return res, nil
 }
 
+// capacityEnforced reports whether a filter still rejects full pods after
+// Prepare skipped plugins. The fast path drops full pods without asking the
+// filters, which only gives the filters' answer while one of them enforces
+// capacity.
+func (r *run) capacityEnforced() bool {
+	if r.skipped == nil {
+		return true // finish required one
+	}
+	for _, f := range r.filters {
+		if c, ok := f.(CapacityEnforcer); ok && c.EnforcesCapacity() {
+			return true
+		}
+	}
+	return false
+}
+
 // allCandidates is every pod that may be chosen: candidates when placing,
 // holders when removing.
 func (r *run) allCandidates() []int32 {
@@ -191,7 +207,9 @@ func (r *run) allCandidates() []int32 {
 func (r *run) buildQueues(n int32) {
 	c := r.d.cluster
 	r.queues = make([][]int32, c.NumNodes())
-	for _, ord := range c.Candidates() {
+	cs := c.Candidates()
+	for i := len(cs) - 1; i >= 0; i-- {
+		ord := cs[i]
 		if r.d.onPod[ord] > 0 || r.d.Free(ord) <= 0 {
 			continue
 		}
@@ -248,21 +266,24 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 	var rows []int // index into step.Candidates per feasible pod
 	for _, ord := range cands {
 		var rejected *Status
+		var rejectedBy string
 		for _, f := range r.filters {
 			st := f.Filter(ctx, d, ord)
 			if st.IsSuccess() {
 				continue
 			}
-			if st.Code() == Error || !st.IsRejected() {
+			if !st.IsRejected() {
 				return -1, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(f.Name()).AsError())
 			}
-			rejected = st.WithPlugin(f.Name())
+			// Naming the plugin through WithPlugin would copy the status
+			// for every rejected pod; the name is all that is needed.
+			rejected, rejectedBy = st, f.Name()
 			break
 		}
 		if step != nil {
 			c := CandidateExplanation{Ordinal: ord, Pod: podName(d, ord)}
 			if rejected != nil {
-				c.Rejected = &Rejection{Plugin: rejected.Plugin(), Code: rejected.Code().String(), Reasons: rejected.Reasons()}
+				c.Rejected = &Rejection{Plugin: rejectedBy, Code: rejected.Code().String(), Reasons: rejected.Reasons()}
 			}
 			step.Candidates = append(step.Candidates, c)
 			if rejected == nil {
@@ -285,31 +306,26 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 		totals[i] = 0
 	}
 	for _, s := range r.scores {
-		if s.weight == 0 && step == nil {
+		// A weight-0 plugin cannot change the decision, so it is only
+		// evaluated for an explanation, and its failure is recorded there
+		// rather than aborting: asking why must not change the answer.
+		informational := s.weight == 0
+		if informational && step == nil {
 			continue
 		}
-		if cap(r.buf) < len(feasible) {
-			r.buf = make([]PodScore, len(feasible))
-		}
-		buf := r.buf[:len(feasible)]
-		for i, ord := range feasible {
-			sc, st := s.plugin.Score(ctx, d, ord)
-			if !st.IsSuccess() {
-				return -1, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(s.plugin.Name()).AsError())
+		buf, err := r.score(ctx, s, feasible)
+		if err != nil {
+			if !informational {
+				return -1, err
 			}
-			buf[i] = PodScore{Ordinal: ord, Score: sc}
-		}
-		if s.normalizer != nil {
-			if st := s.normalizer.NormalizeScores(ctx, d, buf); !st.IsSuccess() {
-				return -1, fmt.Errorf("%s: %w", d.Key(), st.WithPlugin(s.plugin.Name()).AsError())
+			for i := range rows {
+				c := &step.Candidates[rows[i]]
+				c.Scores = append(c.Scores, PluginScore{Plugin: s.plugin.Name(), Error: err.Error()})
 			}
+			continue
 		}
 		for i := range buf {
 			sc := buf[i].Score
-			if sc < MinScore || sc > MaxScore {
-				return -1, fmt.Errorf("%s: pod ordinal %d: plugin %s returned score %d, outside [%d, %d]",
-					d.Key(), buf[i].Ordinal, s.plugin.Name(), sc, MinScore, MaxScore)
-			}
 			// |sc*weight| <= 100*10 per plugin: the int64 sum cannot
 			// overflow for any number of plugins that fits in memory.
 			totals[i] += sc * s.weight
@@ -332,6 +348,36 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 		}
 	}
 	return feasible[best], nil
+}
+
+// score runs one score plugin (and its normalizer) over the feasible pods and
+// checks every score is in range. The returned slice is reused by the next
+// call.
+func (r *run) score(ctx context.Context, s scorer, feasible []int32) ([]PodScore, error) {
+	d := r.d
+	if cap(r.buf) < len(feasible) {
+		r.buf = make([]PodScore, len(feasible))
+	}
+	buf := r.buf[:len(feasible)]
+	for i, ord := range feasible {
+		sc, st := s.plugin.Score(ctx, d, ord)
+		if !st.IsSuccess() {
+			return nil, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(s.plugin.Name()).AsError())
+		}
+		buf[i] = PodScore{Ordinal: ord, Score: sc}
+	}
+	if s.normalizer != nil {
+		if st := s.normalizer.NormalizeScores(ctx, d, buf); !st.IsSuccess() {
+			return nil, fmt.Errorf("%s: %w", d.Key(), st.WithPlugin(s.plugin.Name()).AsError())
+		}
+	}
+	for i := range buf {
+		if sc := buf[i].Score; sc < MinScore || sc > MaxScore {
+			return nil, fmt.Errorf("%s: pod ordinal %d: plugin %s returned score %d, outside [%d, %d]",
+				d.Key(), buf[i].Ordinal, s.plugin.Name(), sc, MinScore, MaxScore)
+		}
+	}
+	return buf, nil
 }
 
 // whyNone evaluates every pod to say which plugins rejected how many. It

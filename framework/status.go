@@ -2,6 +2,7 @@ package framework
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -36,7 +37,7 @@ func (c Code) String() string {
 	if c >= 0 && int(c) < len(codeNames) {
 		return codeNames[c]
 	}
-	return "Code(" + itoa(int64(c)) + ")"
+	return "Code(" + strconv.Itoa(int(c)) + ")"
 }
 
 // Status is the result of a plugin call. A nil *Status is Success and every
@@ -88,14 +89,17 @@ func (s *Status) Plugin() string {
 	return s.plugin
 }
 
-// WithPlugin returns s with the plugin name set. The runtime calls it so that
-// plugins need not name themselves.
+// WithPlugin returns a copy of s naming the plugin (s itself when it already
+// does). The runtime calls it so that plugins need not name themselves. s is
+// never modified, so a plugin may return one preallocated Status from
+// concurrent decisions.
 func (s *Status) WithPlugin(name string) *Status {
-	if s == nil {
-		return nil
+	if s == nil || s.plugin == name {
+		return s
 	}
-	s.plugin = name
-	return s
+	c := *s
+	c.plugin = name
+	return &c
 }
 
 // Reasons returns the reasons given.
@@ -143,7 +147,13 @@ func (s *Status) String() string {
 
 type statusError struct{ s *Status }
 
-func (e *statusError) Error() string { return "plugin " + e.s.String() }
+func (e *statusError) Error() string {
+	if e.s.plugin == "" {
+		return e.s.String()
+	}
+	return "plugin " + e.s.String()
+}
+
 func (e *statusError) Unwrap() error { return e.s.err }
 
 // StatusFromError returns the Status an error from AsError carries, if any.
@@ -153,26 +163,4 @@ func StatusFromError(err error) (*Status, bool) {
 		return se.s, true
 	}
 	return nil, false
-}
-
-func itoa(v int64) string {
-	if v == 0 {
-		return "0"
-	}
-	neg := v < 0
-	if neg {
-		v = -v
-	}
-	var buf [20]byte
-	i := len(buf)
-	for v > 0 {
-		i--
-		buf[i] = byte('0' + v%10)
-		v /= 10
-	}
-	if neg {
-		i--
-		buf[i] = '-'
-	}
-	return string(buf[i:])
 }

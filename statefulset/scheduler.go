@@ -103,7 +103,7 @@ type Scheduler struct {
 }
 
 var (
-	_ vsched.Scheduler     = &Scheduler{}
+	_ vsched.Scheduler       = &Scheduler{}
 	_ reconciler.LeaderAware = &Scheduler{}
 )
 

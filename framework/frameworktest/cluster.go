@@ -3,6 +3,7 @@ package frameworktest
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
@@ -31,7 +32,8 @@ type pod struct {
 //		Pods("n0", "n1", "n0") // ordinals 0, 1, 2
 //	c.Use(0, 7)              // other sources hold 7 vreplicas on pod 0
 //
-// It is not safe for concurrent mutation; reads are safe once built.
+// It is not safe for concurrent mutation; reads are safe once built, from
+// any number of goroutines.
 type Cluster struct {
 	capacity int32
 	nodes    []node
@@ -40,6 +42,9 @@ type Cluster struct {
 	zoneIdx  map[string]int32
 	pods     []pod
 
+	// mu guards the lazily derived fields below: the first read after a
+	// change computes them, and concurrent decisions may be that read.
+	mu         sync.Mutex
 	dirty      bool
 	candidates []int32
 	freeCands  int
@@ -112,7 +117,11 @@ func (c *Cluster) UsePlacements(ps []vsched.Placement) *Cluster {
 
 // Cordon marks the node unschedulable.
 func (c *Cluster) Cordon(name string) *Cluster {
-	c.nodes[c.nodeIdx[name]].unscheduled = true
+	i, ok := c.nodeIdx[name]
+	if !ok {
+		panic(fmt.Sprintf("frameworktest: cordon of unknown node %q", name))
+	}
+	c.nodes[i].unscheduled = true
 	c.dirty = true
 	return c
 }
@@ -132,6 +141,8 @@ func (c *Cluster) Remove(ordinal int32) *Cluster {
 }
 
 func (c *Cluster) ensure() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if !c.dirty {
 		return
 	}
@@ -220,11 +231,21 @@ func (c *Cluster) NumNodes() int { return len(c.nodes) }
 // NumZones implements framework.Cluster.
 func (c *Cluster) NumZones() int { return len(c.zones) }
 
-// NodeName implements framework.Cluster.
-func (c *Cluster) NodeName(i int32) string { return c.nodes[i].name }
+// NodeName implements framework.Cluster; "" for an index out of range.
+func (c *Cluster) NodeName(i int32) string {
+	if i < 0 || int(i) >= len(c.nodes) {
+		return ""
+	}
+	return c.nodes[i].name
+}
 
-// ZoneName implements framework.Cluster.
-func (c *Cluster) ZoneName(i int32) string { return c.zones[i] }
+// ZoneName implements framework.Cluster; "" for an index out of range.
+func (c *Cluster) ZoneName(i int32) string {
+	if i < 0 || int(i) >= len(c.zones) {
+		return ""
+	}
+	return c.zones[i]
+}
 
 // SchedulableNodes implements framework.Cluster.
 func (c *Cluster) SchedulableNodes() []int32 { c.ensure(); return c.schedNodes }
