@@ -207,9 +207,20 @@ func (r *run) allCandidates() []int32 {
 func (r *run) buildQueues(n int32) {
 	c := r.d.cluster
 	r.queues = make([][]int32, c.NumNodes())
-	cs := c.Candidates()
-	for i := len(cs) - 1; i >= 0; i-- {
-		ord := cs[i]
+	if idx, ok := c.(FreeCandidateIndex); ok {
+		for node := range r.queues {
+			var q []int32
+			idx.EachFreeCandidate(int32(node), func(ord int32) bool {
+				if r.d.onPod[ord] == 0 && r.d.Free(ord) > 0 {
+					q = append(q, ord)
+				}
+				return int32(len(q)) < n
+			})
+			r.queues[node] = q
+		}
+		return
+	}
+	for _, ord := range c.Candidates() {
 		if r.d.onPod[ord] > 0 || r.d.Free(ord) <= 0 {
 			continue
 		}
@@ -309,20 +320,15 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 		// A weight-0 plugin cannot change the decision, so it is only
 		// evaluated for an explanation, and its failure is recorded there
 		// rather than aborting: asking why must not change the answer.
-		informational := s.weight == 0
-		if informational && step == nil {
+		if s.weight == 0 {
+			if step != nil {
+				r.explainUncounted(ctx, s, feasible, step, rows)
+			}
 			continue
 		}
 		buf, err := r.score(ctx, s, feasible)
 		if err != nil {
-			if !informational {
-				return -1, err
-			}
-			for i := range rows {
-				c := &step.Candidates[rows[i]]
-				c.Scores = append(c.Scores, PluginScore{Plugin: s.plugin.Name(), Error: err.Error()})
-			}
-			continue
+			return -1, err
 		}
 		for i := range buf {
 			sc := buf[i].Score
@@ -378,6 +384,40 @@ func (r *run) score(ctx context.Context, s scorer, feasible []int32) ([]PodScore
 		}
 	}
 	return buf, nil
+}
+
+// explainUncounted records a weight-0 plugin's scores in step. A failure is
+// recorded against the pods it concerns instead of aborting, since the
+// plugin cannot change the decision.
+func (r *run) explainUncounted(ctx context.Context, s scorer, feasible []int32, step *StepExplanation, rows []int) {
+	name := s.plugin.Name()
+	scores := make([]PodScore, len(feasible))
+	failed := make([]string, len(feasible))
+	for i, ord := range feasible {
+		sc, st := s.plugin.Score(ctx, r.d, ord)
+		if !st.IsSuccess() {
+			failed[i] = st.Code().String() + ": " + st.Message()
+		}
+		scores[i] = PodScore{Ordinal: ord, Score: sc}
+	}
+	if s.normalizer != nil {
+		if st := s.normalizer.NormalizeScores(ctx, r.d, scores); !st.IsSuccess() {
+			for i := range failed {
+				failed[i] = "NormalizeScores: " + st.Code().String() + ": " + st.Message()
+			}
+		}
+	}
+	for i := range scores {
+		ps := PluginScore{Plugin: name, Score: scores[i].Score}
+		switch {
+		case failed[i] != "":
+			ps.Score, ps.Error = 0, failed[i]
+		case ps.Score < MinScore || ps.Score > MaxScore:
+			ps.Score, ps.Error = 0, fmt.Sprintf("score %d is outside [%d, %d]", scores[i].Score, MinScore, MaxScore)
+		}
+		c := &step.Candidates[rows[i]]
+		c.Scores = append(c.Scores, ps)
+	}
 }
 
 // whyNone evaluates every pod to say which plugins rejected how many. It

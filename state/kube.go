@@ -28,16 +28,14 @@ func (s *State) OrdinalOf(podName string) (int32, bool) {
 	return ord, true
 }
 
-func (s *State) snapshotCandidates() (int, int) {
-	s.ensure()
-	return len(s.candidates), s.freeCands
-}
-
-// capacityGrew compares candidate counts before and after a change: new
-// candidates, or more of them with free room, may take pending vreplicas.
-func (s *State) capacityGrew(beforeCands, beforeFree int) bool {
-	after, afterFree := s.snapshotCandidates()
-	return after > beforeCands || afterFree > beforeFree
+// freeCandidate judges one pod afresh: a candidate with room. Used to tell
+// whether an event made room without recomputing every pod.
+func (s *State) freeCandidate(ord int32) bool {
+	if ord < 0 || int(ord) >= len(s.pods) {
+		return false
+	}
+	ok, _ := s.judge(ord)
+	return ok && s.opts.Capacity-s.pods[ord].used > 0
 }
 
 // UpsertPod records a pod of the StatefulSet (others are ignored). It
@@ -47,8 +45,8 @@ func (s *State) UpsertPod(pod *corev1.Pod) bool {
 	if !ok {
 		return false
 	}
-	bc, bf := s.snapshotCandidates()
 	s.grow(ord)
+	before := s.freeCandidate(ord)
 	p := &s.pods[ord]
 	p.exists = true
 	p.terminating = pod.DeletionTimestamp != nil
@@ -59,7 +57,7 @@ func (s *State) UpsertPod(pod *corev1.Pod) bool {
 		p.node = s.nodeIndex(pod.Spec.NodeName)
 	}
 	s.dirty = true
-	return s.capacityGrew(bc, bf)
+	return !before && s.freeCandidate(ord)
 }
 
 // DeletePod records that a pod is gone. Its vreplicas stay counted on the
@@ -127,9 +125,9 @@ func NodeAvailability(node *corev1.Node) (schedulable bool, unavailable bool, re
 
 // UpsertNode records a node. It reports whether capacity may have appeared.
 func (s *State) UpsertNode(node *corev1.Node, now time.Time) bool {
-	bc, bf := s.snapshotCandidates()
 	i := s.nodeIndex(node.Name)
 	n := &s.nodes[i]
+	before := n.exists && n.schedulable
 	n.exists = true
 	n.zone = s.zoneIndex(node.Labels[s.opts.ZoneLabel])
 	var unavailable bool
@@ -141,7 +139,8 @@ func (s *State) UpsertNode(node *corev1.Node, now time.Time) bool {
 		n.unavailableSince = now
 	}
 	s.dirty = true
-	return s.capacityGrew(bc, bf)
+	// A node turning schedulable brings back every pod on it.
+	return !before && n.schedulable
 }
 
 // DeleteNode records that a node is gone; its pods stop being candidates.

@@ -33,6 +33,7 @@ type Options struct {
 }
 
 type podState struct {
+	name        string // built once: Pod is on the hot path
 	exists      bool
 	terminating bool
 	draining    bool // from the pod's annotation
@@ -40,6 +41,7 @@ type podState struct {
 	used        int32
 	candidate   bool
 	reason      string
+	nodePos     int32 // index in nodeCands[node] while a candidate
 }
 
 type nodeState struct {
@@ -103,9 +105,18 @@ type State struct {
 	schedNodes []int32
 	schedZones []int32
 	totalUsed  int64
+	// nodeCands lists each node's candidates, ascending; firstFree[n] is a
+	// position in nodeCands[n] before which every candidate is known full.
+	// Together they let a decision find a node's lowest free pods without
+	// walking the full ones again and again.
+	nodeCands [][]int32
+	firstFree []int32
 }
 
-var _ framework.Cluster = &State{}
+var (
+	_ framework.Cluster            = &State{}
+	_ framework.FreeCandidateIndex = &State{}
+)
 
 // New returns an empty State.
 func New(opts Options) (*State, error) {
@@ -159,7 +170,7 @@ func (s *State) SetReplicas(n int32) {
 
 func (s *State) grow(ord int32) {
 	for int32(len(s.pods)) <= ord {
-		s.pods = append(s.pods, podState{node: -1})
+		s.pods = append(s.pods, podState{node: -1, name: vsched.PodName(s.opts.StatefulSetName, int32(len(s.pods)))})
 	}
 }
 
@@ -173,6 +184,16 @@ func (s *State) ensure() {
 	s.freeCands = 0
 	nodeHas := make([]bool, len(s.nodes))
 	zoneHas := make([]bool, len(s.zones))
+	if cap(s.nodeCands) < len(s.nodes) {
+		s.nodeCands = make([][]int32, len(s.nodes))
+		s.firstFree = make([]int32, len(s.nodes))
+	}
+	s.nodeCands = s.nodeCands[:len(s.nodes)]
+	s.firstFree = s.firstFree[:len(s.nodes)]
+	for i := range s.nodeCands {
+		s.nodeCands[i] = s.nodeCands[i][:0]
+		s.firstFree[i] = 0
+	}
 	for i := range s.pods {
 		p := &s.pods[i]
 		p.candidate, p.reason = s.judge(int32(i))
@@ -180,6 +201,8 @@ func (s *State) ensure() {
 			continue
 		}
 		s.candidates = append(s.candidates, int32(i))
+		p.nodePos = int32(len(s.nodeCands[p.node]))
+		s.nodeCands[p.node] = append(s.nodeCands[p.node], int32(i))
 		if s.opts.Capacity-p.used > 0 {
 			s.freeCands++
 		}
@@ -243,7 +266,7 @@ func (s *State) Pod(ord int32) (framework.PodInfo, bool) {
 	p := &s.pods[ord]
 	info := framework.PodInfo{
 		Ordinal:   ord,
-		Name:      vsched.PodName(s.opts.StatefulSetName, ord),
+		Name:      p.name,
 		NodeIndex: -1,
 		ZoneIndex: -1,
 		Candidate: p.candidate,
@@ -392,6 +415,28 @@ func (s *State) addUsed(ord int32, delta int32) {
 			s.freeCands--
 		} else if !wasFree && isFree {
 			s.freeCands++
+			if p.nodePos < s.firstFree[p.node] {
+				s.firstFree[p.node] = p.nodePos
+			}
+		}
+	}
+}
+
+// EachFreeCandidate implements framework.FreeCandidateIndex.
+func (s *State) EachFreeCandidate(node int32, fn func(int32) bool) {
+	s.ensure()
+	if node < 0 || int(node) >= len(s.nodeCands) {
+		return
+	}
+	list := s.nodeCands[node]
+	i := s.firstFree[node]
+	for int(i) < len(list) && s.opts.Capacity-s.pods[list[i]].used <= 0 {
+		i++
+	}
+	s.firstFree[node] = i
+	for ; int(i) < len(list); i++ {
+		if ord := list[i]; s.opts.Capacity-s.pods[ord].used > 0 && !fn(ord) {
+			return
 		}
 	}
 }

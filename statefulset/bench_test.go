@@ -1,0 +1,226 @@
+package statefulset
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"go.uber.org/zap"
+	"knative.dev/pkg/logging"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/state"
+)
+
+// Benchmarks for the issue's workloads. Run with:
+//
+//	go test ./statefulset -run '^$' -bench 'Workload' -benchtime 3x
+//
+// Each iteration runs a whole phase; ns/call is the figure to read.
+
+type workload struct {
+	name    string
+	zones   int
+	nodes   int
+	pods    int
+	sources int
+}
+
+var (
+	w1  = workload{"W1", 3, 12, 600, 1000}
+	w2  = workload{"W2", 3, 12, 6000, 10000}
+	w2a = workload{"W2a", 3, 12, 6000, 1000}
+)
+
+const benchCapacity = 20
+
+// HA is the issue's Kafka HA profile.
+var haScheduler = map[string]string{
+	"predicates": `[{"Name":"PodFitsResources"},{"Name":"NoMaxResourceCount","Args":"{\"NumPartitions\": 100}"}]`,
+	"priorities": `[{"Name":"AvailabilityZonePriority","Weight":10,"Args":"{\"MaxSkew\": 2}"},{"Name":"LowestOrdinalPriority","Weight":2},{"Name":"EvenPodSpread","Weight":2,"Args":"{\"MaxSkew\": 2}"}]`,
+}
+
+func benchProfiles(b testing.TB, schedData map[string]string) ProfileSource {
+	b.Helper()
+	sched := config.DefaultSchedulerConfig()
+	if schedData != nil {
+		var err error
+		if sched, err = config.ParseSchedulerConfigMapFromData(schedData); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ps, err := config.BuildProfiles(context.Background(), nil, sched, config.DefaultDeschedulerConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := Profiles{Place: ps.Place, Remove: ps.Remove}
+	return func() Profiles { return p }
+}
+
+type benchVPod struct {
+	key        types.NamespacedName
+	vreplicas  int32
+	placements []vsched.Placement
+	rv         int
+}
+
+func (v *benchVPod) GetKey() types.NamespacedName      { return v.key }
+func (v *benchVPod) GetVReplicas() int32               { return v.vreplicas }
+func (v *benchVPod) GetPlacements() []vsched.Placement { return v.placements }
+func (v *benchVPod) GetResourceVersion() string        { return strconv.Itoa(v.rv) }
+
+// newBenchScheduler builds a scheduler whose state is fed directly, as the
+// informers would, so the benchmark measures Schedule alone.
+func newBenchScheduler(b testing.TB, w workload, profiles ProfileSource, vpods *[]*benchVPod) *Scheduler {
+	b.Helper()
+	s, err := New(benchCtx(), Config{
+		Namespace: "ns", Name: "adapter", Capacity: benchCapacity,
+		Lister: func() ([]vsched.VPod, error) {
+			out := make([]vsched.VPod, len(*vpods))
+			for i, v := range *vpods {
+				out[i] = v
+			}
+			return out, nil
+		},
+		Profiles:     profiles,
+		AlwaysLeader: true,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now()
+	s.State(func(st *state.State) {
+		replicas := int32(w.pods)
+		st.SetReplicas(replicas)
+		_ = appsv1.StatefulSet{}
+		for n := 0; n < w.nodes; n++ {
+			st.UpsertNode(&corev1.Node{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", n), Labels: map[string]string{state.DefaultZoneLabel: fmt.Sprintf("zone-%d", n%w.zones)}},
+				Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
+			}, now)
+		}
+		for i := 0; i < w.pods; i++ {
+			st.UpsertPod(&corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: vsched.PodName("adapter", int32(i)), Namespace: "ns"},
+				Spec:       corev1.PodSpec{NodeName: fmt.Sprintf("node-%d", i%w.nodes)},
+			})
+		}
+	})
+	return s
+}
+
+func makeSources(w workload, rng *rand.Rand) []*benchVPod {
+	out := make([]*benchVPod, w.sources)
+	for i := range out {
+		out[i] = &benchVPod{key: types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("src-%05d", i)}, vreplicas: int32(1 + rng.Intn(20)), rv: 1}
+	}
+	return out
+}
+
+// commit writes a decision to the source's status, as a controller does.
+func commit(s *Scheduler, v *benchVPod, ps []vsched.Placement) {
+	v.placements = ps
+	v.rv++
+	s.Observe(v)
+}
+
+func placeAll(b testing.TB, ctx context.Context, s *Scheduler, vpods []*benchVPod) {
+	for _, v := range vpods {
+		ps, err := s.Schedule(ctx, v)
+		if err != nil && vsched.PendingCount(err) == 0 {
+			b.Fatal(err)
+		}
+		commit(s, v, ps)
+	}
+}
+
+func heapMiB() float64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return float64(m.HeapAlloc) / (1 << 20)
+}
+
+func benchCtx() context.Context {
+	return logging.WithLogger(context.Background(), zap.NewNop().Sugar())
+}
+
+func BenchmarkWorkload(b *testing.B) {
+	ctx := benchCtx()
+	for _, w := range []workload{w1, w2a, w2} {
+		for _, prof := range []struct {
+			name string
+			data map[string]string
+		}{{"default", nil}, {"kafkaHA", haScheduler}} {
+			profiles := benchProfiles(b, prof.data)
+			b.Run(w.name+"/"+prof.name+"/place", func(b *testing.B) {
+				var total time.Duration
+				var peak float64
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					vpods := makeSources(w, rand.New(rand.NewSource(1)))
+					s := newBenchScheduler(b, w, profiles, &vpods)
+					b.StartTimer()
+					start := time.Now()
+					placeAll(b, ctx, s, vpods)
+					total += time.Since(start)
+					b.StopTimer()
+					peak = max(peak, heapMiB())
+					runtime.KeepAlive(s)
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*w.sources), "ns/call")
+				b.ReportMetric(peak, "heap-MiB")
+			})
+			b.Run(w.name+"/"+prof.name+"/rescale", func(b *testing.B) {
+				const rescales = 1000
+				var total time.Duration
+				var peak float64
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					rng := rand.New(rand.NewSource(1))
+					vpods := makeSources(w, rng)
+					s := newBenchScheduler(b, w, profiles, &vpods)
+					placeAll(b, ctx, s, vpods)
+					picks := make([]int, rescales)
+					sizes := make([]int32, rescales)
+					for j := range picks {
+						picks[j], sizes[j] = rng.Intn(len(vpods)), int32(1+rng.Intn(20))
+					}
+					b.StartTimer()
+					start := time.Now()
+					for j := range picks {
+						v := vpods[picks[j]]
+						v.vreplicas = sizes[j]
+						v.rv++
+						ps, err := s.Schedule(ctx, v)
+						if err != nil && vsched.PendingCount(err) == 0 {
+							b.Fatal(err)
+						}
+						commit(s, v, ps)
+					}
+					total += time.Since(start)
+					b.StopTimer()
+					peak = max(peak, heapMiB())
+					runtime.KeepAlive(s)
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*rescales), "ns/call")
+				b.ReportMetric(peak, "heap-MiB")
+			})
+		}
+	}
+}
+
+var _ = framework.Place
