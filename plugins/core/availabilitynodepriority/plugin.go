@@ -1,0 +1,71 @@
+package availabilitynodepriority
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/plugins/internal/spread"
+)
+
+// Spec registers the plugin.
+var Spec = framework.Spec[Args]{
+	Name:     Name,
+	Kinds:    framework.KindScore,
+	Modes:    framework.ForPlace,
+	Defaults: SetDefaults,
+	Validate: Validate,
+	New: func(ctx context.Context, args *Args) (framework.Plugin, error) {
+		p, err := New(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	},
+}
+
+// Plugin is the AvailabilityNodePriority score plugin. It holds only its
+// configuration and is safe for concurrent decisions.
+type Plugin struct {
+	maxSkew int32
+}
+
+var (
+	_ framework.ScorePlugin      = &Plugin{}
+	_ framework.EquivalenceAware = &Plugin{}
+)
+
+// New builds the plugin from args (nil means all defaults), defaulting and
+// validating them again so that embedders bypassing the registry get the same
+// checks.
+func New(_ context.Context, args *Args) (*Plugin, error) {
+	var a Args
+	if args != nil {
+		a = *args
+	}
+	SetDefaults(&a)
+	if errs := Validate(&a, nil); len(errs) > 0 {
+		return nil, fmt.Errorf("%s: %w", Name, errs.ToAggregate())
+	}
+	return &Plugin{maxSkew: *a.MaxSkew}, nil
+}
+
+// Name implements framework.Plugin.
+func (*Plugin) Name() string { return Name }
+
+// EquivalentWithinClass implements framework.EquivalenceAware: pods of one
+// class share a node, and the score depends on nothing else.
+func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// Score implements framework.ScorePlugin.
+func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
+	stats := d.NodeStats()
+	if stats.Domains == 0 {
+		return framework.MaxScore, nil
+	}
+	info, ok := d.Cluster().Pod(ordinal)
+	if !ok || info.NodeIndex < 0 {
+		return framework.MinScore, nil
+	}
+	return spread.Score(stats, d.OnNode(info.NodeIndex), pl.maxSkew), nil
+}

@@ -1,0 +1,12 @@
+package availabilitynodepriority
+
+// Name is the plugin's name in configuration.
+const Name = "AvailabilityNodePriority"
+
+// Args configures AvailabilityNodePriority.
+type Args struct {
+	// MaxSkew is the largest difference between the source's vreplicas in
+	// two nodes that still earns a score; at least 1, 1 when unset. It is a
+	// pointer so that an explicit 0 is rejected rather than defaulted.
+	MaxSkew *int32 `json:"MaxSkew,omitempty"`
+}

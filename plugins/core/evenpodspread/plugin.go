@@ -1,0 +1,103 @@
+package evenpodspread
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/plugins/internal/podlimit"
+	"github.com/vsched/vsched/plugins/internal/spread"
+)
+
+// Spec registers the plugin.
+var Spec = framework.Spec[Args]{
+	Name:     Name,
+	Kinds:    framework.KindFilter | framework.KindScore,
+	Modes:    framework.ForPlace,
+	Defaults: SetDefaults,
+	Validate: Validate,
+	New: func(ctx context.Context, args *Args) (framework.Plugin, error) {
+		p, err := New(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	},
+}
+
+// Plugin is the EvenPodSpread filter and score plugin. It holds only its
+// configuration and is safe for concurrent decisions.
+type Plugin struct {
+	maxSkew int32
+}
+
+var (
+	_ framework.FilterPlugin     = &Plugin{}
+	_ framework.ScorePlugin      = &Plugin{}
+	_ framework.EquivalenceAware = &Plugin{}
+)
+
+// New builds the plugin from args (nil means all defaults), defaulting and
+// validating them again so that embedders bypassing the registry get the same
+// checks.
+func New(_ context.Context, args *Args) (*Plugin, error) {
+	var a Args
+	if args != nil {
+		a = *args
+	}
+	SetDefaults(&a)
+	if errs := Validate(&a, nil); len(errs) > 0 {
+		return nil, fmt.Errorf("%s: %w", Name, errs.ToAggregate())
+	}
+	return &Plugin{maxSkew: *a.MaxSkew}, nil
+}
+
+// Name implements framework.Plugin.
+func (*Plugin) Name() string { return Name }
+
+// EquivalentWithinClass implements framework.EquivalenceAware: pods of one
+// class all hold none of the source, and the plugin looks at nothing else
+// about a pod.
+func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// Filter implements framework.FilterPlugin.
+func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *framework.Status {
+	stats := podStats(d)
+	c := d.OnPod(ordinal)
+	if spread.Allowed(stats, c, pl.maxSkew) {
+		return nil
+	}
+	// The runtime only asks about candidates, but the source may still
+	// hold vreplicas on a pod that no longer exists.
+	name := fmt.Sprintf("with ordinal %d", ordinal)
+	if info, ok := d.Cluster().Pod(ordinal); ok {
+		name = info.Name
+	}
+	return framework.NewStatus(framework.Unschedulable, fmt.Sprintf(
+		"pod %s holds %d of the source's vreplicas; one more would make the skew across pods %d, above MaxSkew %d",
+		name, c, stats.SkewAfterAdd(c), pl.maxSkew))
+}
+
+// Score implements framework.ScorePlugin.
+func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
+	return spread.Score(podStats(d), d.OnPod(ordinal), pl.maxSkew), nil
+}
+
+// podStats summarises the source over the pods that can still take its
+// vreplicas: the framework's eligible pods, or only the candidates holding
+// it once a pod cap is reached (see package podlimit). The cap makes every
+// other pod a domain the source can never even out with.
+func podStats(d *framework.Decision) framework.DomainStats {
+	if !podlimit.Reached(d) {
+		return d.PodStats()
+	}
+	c := d.Cluster()
+	holders := d.Holders()
+	counts := make([]int32, 0, len(holders))
+	for _, ord := range holders {
+		if info, ok := c.Pod(ord); ok && info.Candidate {
+			counts = append(counts, d.OnPod(ord))
+		}
+	}
+	return spread.Stats(counts)
+}

@@ -1,0 +1,47 @@
+package lowestordinalpriority
+
+import (
+	"context"
+
+	"github.com/vsched/vsched/framework"
+)
+
+// Spec registers the plugin. It takes no args.
+var Spec = framework.Spec[framework.NoArgs]{
+	Name:  Name,
+	Kinds: framework.KindScore,
+	Modes: framework.ForPlace,
+	New: func(context.Context, *framework.NoArgs) (framework.Plugin, error) {
+		return New(), nil
+	},
+}
+
+// Plugin is the LowestOrdinalPriority score plugin. It is stateless and safe
+// for concurrent decisions.
+type Plugin struct{}
+
+var (
+	_ framework.ScorePlugin      = &Plugin{}
+	_ framework.EquivalenceAware = &Plugin{}
+)
+
+// New returns the plugin.
+func New() *Plugin { return &Plugin{} }
+
+// Name implements framework.Plugin.
+func (*Plugin) Name() string { return Name }
+
+// EquivalentWithinClass implements framework.EquivalenceAware: the score never
+// increases with the ordinal, so the lowest ordinal of a class scores at
+// least as high as any other.
+func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// Score implements framework.ScorePlugin.
+func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
+	r := int64(d.Cluster().Replicas())
+	if r <= 1 {
+		return framework.MaxScore, nil
+	}
+	sc := framework.MaxScore * (r - 1 - int64(ordinal)) / (r - 1)
+	return max(framework.MinScore, min(framework.MaxScore, sc)), nil
+}

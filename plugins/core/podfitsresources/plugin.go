@@ -1,0 +1,58 @@
+package podfitsresources
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vsched/vsched/framework"
+)
+
+// Spec registers the plugin. It takes no args.
+var Spec = framework.Spec[framework.NoArgs]{
+	Name:  Name,
+	Kinds: framework.KindFilter,
+	Modes: framework.ForPlace,
+	New: func(context.Context, *framework.NoArgs) (framework.Plugin, error) {
+		return New(), nil
+	},
+}
+
+// Plugin is the PodFitsResources filter. It is stateless and safe for
+// concurrent decisions.
+type Plugin struct{}
+
+var (
+	_ framework.FilterPlugin     = &Plugin{}
+	_ framework.CapacityEnforcer = &Plugin{}
+	_ framework.EquivalenceAware = &Plugin{}
+)
+
+// New returns the plugin.
+func New() *Plugin { return &Plugin{} }
+
+// Name implements framework.Plugin.
+func (*Plugin) Name() string { return Name }
+
+// EnforcesCapacity implements framework.CapacityEnforcer.
+func (*Plugin) EnforcesCapacity() bool { return true }
+
+// EquivalentWithinClass implements framework.EquivalenceAware: pods of one
+// class all have free capacity, so all pass.
+func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// Filter implements framework.FilterPlugin. The rejection is unresolvable
+// because placing only ever lowers free capacity within a decision.
+func (*Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *framework.Status {
+	free := d.Free(ordinal)
+	if free >= 1 {
+		return nil
+	}
+	c := d.Cluster()
+	info, ok := c.Pod(ordinal)
+	if !ok {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			fmt.Sprintf("pod with ordinal %d does not exist", ordinal))
+	}
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable,
+		fmt.Sprintf("pod %s is full (%d/%d vreplicas)", info.Name, c.Capacity()-free, c.Capacity()))
+}

@@ -1,0 +1,4 @@
+package podfitsresources
+
+// Name is the plugin's name in configuration.
+const Name = "PodFitsResources"

@@ -1,0 +1,63 @@
+package removewithavailabilitynodepriority
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/plugins/internal/removal"
+)
+
+// Spec registers the plugin.
+var Spec = framework.Spec[Args]{
+	Name:     Name,
+	Kinds:    framework.KindScore,
+	Modes:    framework.ForRemove,
+	Defaults: SetDefaults,
+	Validate: Validate,
+	New: func(ctx context.Context, args *Args) (framework.Plugin, error) {
+		p, err := New(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	},
+}
+
+// Plugin is the RemoveWithAvailabilityNodePriority score plugin. It holds only
+// its configuration and is safe for concurrent decisions.
+type Plugin struct {
+	maxSkew int32
+}
+
+var _ framework.ScorePlugin = &Plugin{}
+
+// New builds the plugin from args (nil means all defaults), defaulting and
+// validating them again so that embedders bypassing the registry get the same
+// checks.
+func New(_ context.Context, args *Args) (*Plugin, error) {
+	var a Args
+	if args != nil {
+		a = *args
+	}
+	SetDefaults(&a)
+	if errs := Validate(&a, nil); len(errs) > 0 {
+		return nil, fmt.Errorf("%s: %w", Name, errs.ToAggregate())
+	}
+	return &Plugin{maxSkew: *a.MaxSkew}, nil
+}
+
+// Name implements framework.Plugin.
+func (*Plugin) Name() string { return Name }
+
+// Score implements framework.ScorePlugin.
+func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
+	if d.OnPod(ordinal) <= 0 {
+		return framework.MinScore, nil
+	}
+	info, ok := d.Cluster().Pod(ordinal)
+	if !ok || !info.Candidate || info.NodeIndex < 0 || !removal.Contains(d.Cluster().SchedulableNodes(), info.NodeIndex) {
+		return framework.MaxScore, nil
+	}
+	return removal.Score(d.NodeStats(), d.OnNode(info.NodeIndex), pl.maxSkew), nil
+}

@@ -1,0 +1,47 @@
+// Package plugins assembles vsched's in-tree plugins into a registry.
+//
+// # Layout
+//
+// Every plugin lives in a package of its own, named after it in lower case:
+//
+//	plugins/core/<plugin>   generic plugins, for any kind of source
+//	plugins/kafka/<plugin>  plugins that only make sense for Kafka sources
+//	plugins/internal/...    helpers shared by in-tree plugins
+//
+// and every plugin package has the same files:
+//
+//	doc.go         what the plugin decides and its exact formula
+//	types.go       const Name and, for a plugin with arguments, type Args
+//	defaults.go    SetDefaults, filling unset Args fields
+//	validation.go  Validate, reporting each problem under its field path
+//	plugin.go      var Spec, the plugin type and its constructor New
+//	plugin_test.go table tests, args decoding, and an end-to-end profile run
+//
+// A plugin without arguments uses framework.NoArgs and has no defaults.go or
+// validation.go.
+//
+// # Writing an out-of-tree plugin
+//
+// An out-of-tree plugin is written exactly like an in-tree one, in its own
+// module if need be:
+//
+//  1. Implement framework.FilterPlugin and/or framework.ScorePlugin. The same
+//     instance serves every decision, concurrently: keep per-decision values
+//     in the Decision (framework.PreparePlugin with Decision.Store and Load),
+//     never in the plugin. Implement framework.EquivalenceAware only if the
+//     plugin keeps its promise; a profile containing one plugin that does
+//     not (or does not say) is evaluated pod by pod, which is correct but
+//     slower.
+//  2. Describe it with a framework.Spec[Args]: its Name, Kinds (filter,
+//     score), Modes (ForPlace for scheduler profiles, ForRemove for
+//     descheduler profiles), Defaults, Validate and New. Args are decoded
+//     strictly, so a misspelt field is reported rather than ignored.
+//  3. Register Spec.Registration() in a framework.Registry, either directly
+//     (Registry.Register on a Clone of the in-tree registry) or by building
+//     a registry of one's own plugins with framework.NewRegistry and merging
+//     it (Registry.Merge). A name already registered is an error either way,
+//     so an out-of-tree plugin can never silently replace an in-tree one.
+//
+// The resulting registry is what configuration is checked and built against
+// (framework.BuildProfile).
+package plugins

@@ -1,0 +1,174 @@
+package removal
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vsched/vsched/framework"
+)
+
+func TestProportional(t *testing.T) {
+	tests := []struct {
+		name       string
+		count, max int32
+		want       int64
+	}{
+		{name: "fullest domain", count: 3, max: 3, want: 100},
+		// ceil(100*2/3) = ceil(66.67) = (200+2)/3 = 67
+		{name: "two of three rounds up", count: 2, max: 3, want: 67},
+		// ceil(100*1/3) = (100+2)/3 = 34
+		{name: "one of three rounds up", count: 1, max: 3, want: 34},
+		// ceil(100*1/4) = (100+3)/4 = 25: exact shares stay exact
+		{name: "exact share", count: 1, max: 4, want: 25},
+		// ceil(100*1/1000) = (100+999)/1000 = 1: never 0 while holding
+		{name: "tiny share stays above zero", count: 1, max: 1000, want: 1},
+		{name: "nothing held", count: 0, max: 5, want: 0},
+		{name: "negative count", count: -1, max: 5, want: 0},
+		{name: "count above max is clamped", count: 7, max: 5, want: 100},
+		{name: "no domain holds anything", count: 0, max: 0, want: 100},
+		// (100*(2^31-2) + 2^31-2) / (2^31-1) = 99.99...: no overflow in int64
+		{name: "largest counts", count: math.MaxInt32 - 1, max: math.MaxInt32, want: 100},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Proportional(tc.count, tc.max); got != tc.want {
+				t.Errorf("Proportional(%d, %d) = %d, want %d", tc.count, tc.max, got, tc.want)
+			}
+		})
+	}
+}
+
+func stats(counts ...int32) framework.DomainStats {
+	var a Stats
+	for _, c := range counts {
+		a.Add(c)
+	}
+	return a.Result()
+}
+
+func TestScore(t *testing.T) {
+	tests := []struct {
+		name    string
+		domains []int32
+		count   int32
+		maxSkew int32
+		want    int64
+	}{
+		// {3,2,2}: from 3 -> {2,2,2} skew 0 <= 1: 100*3/3 = 100
+		{name: "fullest", domains: []int32{3, 2, 2}, count: 3, maxSkew: 1, want: 100},
+		// from 2 -> {3,1,2} skew 2 > 1 while from 3 gives 0: forbidden
+		{name: "forbidden when the fullest keeps MaxSkew", domains: []int32{3, 2, 2}, count: 2, maxSkew: 1, want: 0},
+		// MaxSkew 2: from 2 -> skew 2 <= 2: ceil(100*2/3) = 67
+		{name: "allowed with a larger MaxSkew", domains: []int32{3, 2, 2}, count: 2, maxSkew: 2, want: 67},
+		// {5,0}: from 5 -> {4,0} skew 4 > 1, nothing keeps MaxSkew: 100
+		{name: "nothing keeps MaxSkew: proportional", domains: []int32{5, 1}, count: 5, maxSkew: 1, want: 100},
+		// {5,1}: from 1 -> {5,0} skew 5 > 1; from 5 -> {4,1} skew 3 > 1
+		// too, so nothing is forbidden: ceil(100*1/5) = 20
+		{name: "nothing keeps MaxSkew: lighter still proportional", domains: []int32{5, 1}, count: 1, maxSkew: 1, want: 20},
+		// {2,2,2}: every removal -> skew 1: ceil(100*2/2) = 100
+		{name: "all equal", domains: []int32{2, 2, 2}, count: 2, maxSkew: 1, want: 100},
+		{name: "holding nothing", domains: []int32{2, 0}, count: 0, maxSkew: 1, want: 0},
+		{name: "no domains", domains: nil, count: 1, maxSkew: 1, want: 100},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Score(stats(tc.domains...), tc.count, tc.maxSkew); got != tc.want {
+				t.Errorf("Score(%v, %d, %d) = %d, want %d", tc.domains, tc.count, tc.maxSkew, got, tc.want)
+			}
+		})
+	}
+}
+
+// bruteStats is DomainStats computed straight from its definition.
+func bruteStats(counts []int32) framework.DomainStats {
+	if len(counts) == 0 {
+		return framework.DomainStats{}
+	}
+	s := framework.DomainStats{Domains: len(counts), Min: counts[0], Max: counts[0]}
+	for _, c := range counts {
+		s.Min, s.Max = min(s.Min, c), max(s.Max, c)
+	}
+	s.NextMin, s.NextMax = s.Max, s.Min
+	for _, c := range counts {
+		if c == s.Min {
+			s.AtMin++
+		} else if c < s.NextMin {
+			s.NextMin = c
+		}
+		if c == s.Max {
+			s.AtMax++
+		} else if c > s.NextMax {
+			s.NextMax = c
+		}
+	}
+	return s
+}
+
+// bruteSkewAfterRemove removes one from counts[i] and measures the skew.
+func bruteSkewAfterRemove(counts []int32, i int) int32 {
+	after := append([]int32(nil), counts...)
+	after[i]--
+	s := bruteStats(after)
+	return s.Max - s.Min
+}
+
+func TestStatsAndForbiddenMatchDefinitions(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for iter := 0; iter < 5000; iter++ {
+		counts := make([]int32, rng.Intn(6))
+		for i := range counts {
+			counts[i] = int32(rng.Intn(5))
+		}
+		s := stats(counts...)
+		if diff := cmp.Diff(bruteStats(counts), s); diff != "" {
+			t.Fatalf("Stats(%v) (-brute +got):\n%s", counts, diff)
+		}
+		maxSkew := int32(1 + rng.Intn(3))
+		best := int32(math.MaxInt32)
+		for i, c := range counts {
+			if c > 0 {
+				best = min(best, bruteSkewAfterRemove(counts, i))
+			}
+		}
+		for i, c := range counts {
+			if c <= 0 {
+				continue
+			}
+			after := bruteSkewAfterRemove(counts, i)
+			want := after > maxSkew && best <= maxSkew
+			if got := Forbidden(s, c, maxSkew); got != want {
+				t.Fatalf("Forbidden(%v, %d, MaxSkew %d) = %v, want %v (after %d, best %d)", counts, c, maxSkew, got, want, after, best)
+			}
+			if sc := Score(s, c, maxSkew); sc < framework.MinScore || sc > framework.MaxScore || (sc == 0) != want {
+				t.Fatalf("Score(%v, %d, MaxSkew %d) = %d, forbidden %v", counts, c, maxSkew, sc, want)
+			}
+		}
+	}
+}
+
+func TestForbiddenDegenerate(t *testing.T) {
+	if Forbidden(framework.DomainStats{}, 1, 1) {
+		t.Errorf("Forbidden with no domains = true")
+	}
+	if Forbidden(stats(3, 0), 0, 1) {
+		t.Errorf("Forbidden for a domain holding nothing = true")
+	}
+}
+
+func TestContains(t *testing.T) {
+	list := []int32{0, 2, 5}
+	for _, tc := range []struct {
+		index int32
+		want  bool
+	}{{0, true}, {1, false}, {2, true}, {5, true}, {6, false}, {-1, false}} {
+		if got := Contains(list, tc.index); got != tc.want {
+			t.Errorf("Contains(%v, %d) = %v, want %v", list, tc.index, got, tc.want)
+		}
+	}
+	if Contains(nil, 0) {
+		t.Errorf("Contains(nil, 0) = true")
+	}
+}

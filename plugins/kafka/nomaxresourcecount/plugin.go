@@ -1,0 +1,102 @@
+package nomaxresourcecount
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/plugins/internal/podlimit"
+)
+
+// Spec registers the plugin. NumPartitions has no default: unset means
+// "only sources reporting their own count are limited".
+var Spec = framework.Spec[Args]{
+	Name:     Name,
+	Kinds:    framework.KindFilter,
+	Modes:    framework.ForPlace,
+	Validate: Validate,
+	New: func(ctx context.Context, args *Args) (framework.Plugin, error) {
+		p, err := New(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	},
+}
+
+// Plugin is the NoMaxResourceCount filter. It holds only its configuration
+// and is safe for concurrent decisions.
+type Plugin struct {
+	numPartitions int32 // 0 when unset
+}
+
+var (
+	_ framework.FilterPlugin     = &Plugin{}
+	_ framework.PreparePlugin    = &Plugin{}
+	_ framework.EquivalenceAware = &Plugin{}
+)
+
+// New builds the plugin from args (nil means none), validating them again so
+// that embedders bypassing the registry get the same checks.
+func New(_ context.Context, args *Args) (*Plugin, error) {
+	var a Args
+	if args != nil {
+		a = *args
+	}
+	if errs := Validate(&a, nil); len(errs) > 0 {
+		return nil, fmt.Errorf("%s: %w", Name, errs.ToAggregate())
+	}
+	pl := &Plugin{}
+	if a.NumPartitions != nil {
+		pl.numPartitions = *a.NumPartitions
+	}
+	return pl, nil
+}
+
+// Name implements framework.Plugin.
+func (*Plugin) Name() string { return Name }
+
+// EquivalentWithinClass implements framework.EquivalenceAware: pods of one
+// class all hold none of the source, and the plugin looks at nothing else
+// about a pod.
+func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// limit returns the most pods the source may span and where that number
+// comes from; ok is false when the source is not limited.
+func (pl *Plugin) limit(d *framework.Decision) (n int32, from string, ok bool) {
+	if rc := d.ResourceCount(); rc > 0 {
+		return rc, "the source's resource count", true
+	}
+	if pl.numPartitions > 0 {
+		return pl.numPartitions, "NumPartitions", true
+	}
+	return 0, "", false
+}
+
+// Prepare implements framework.PreparePlugin. An unlimited source skips the
+// plugin, which keeps it out of explanations where it could say nothing. A
+// limited one publishes its limit so that EvenPodSpread stops counting pods
+// the source may never use.
+func (pl *Plugin) Prepare(_ context.Context, d *framework.Decision) *framework.Status {
+	n, _, ok := pl.limit(d)
+	if !ok {
+		return framework.NewStatus(framework.Skip)
+	}
+	podlimit.Set(d, n)
+	return nil
+}
+
+// Filter implements framework.FilterPlugin. The rejection is unresolvable
+// because placing never lowers the number of pods the source spans.
+func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *framework.Status {
+	if d.OnPod(ordinal) > 0 {
+		return nil
+	}
+	n, from, ok := pl.limit(d)
+	if !ok || int64(d.PodsHeld()) < int64(n) {
+		return nil
+	}
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf(
+		"the source already spans %d pod(s), the limit set by %s (%d); only pods holding it may take more",
+		d.PodsHeld(), from, n))
+}

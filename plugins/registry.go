@@ -1,0 +1,54 @@
+package plugins
+
+import (
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/plugins/core/availabilitynodepriority"
+	"github.com/vsched/vsched/plugins/core/availabilityzonepriority"
+	"github.com/vsched/vsched/plugins/core/evenpodspread"
+	"github.com/vsched/vsched/plugins/core/lowestordinalpriority"
+	"github.com/vsched/vsched/plugins/core/podfitsresources"
+	"github.com/vsched/vsched/plugins/core/removewithavailabilitynodepriority"
+	"github.com/vsched/vsched/plugins/core/removewithavailabilityzonepriority"
+	"github.com/vsched/vsched/plugins/core/removewithevenpodspreadpriority"
+	"github.com/vsched/vsched/plugins/core/removewithhighestordinalpriority"
+	"github.com/vsched/vsched/plugins/kafka/nomaxresourcecount"
+)
+
+// InTreeRegistrations returns the registration of every in-tree plugin.
+func InTreeRegistrations() []framework.Registration {
+	return []framework.Registration{
+		// Scheduler (Place) plugins.
+		podfitsresources.Spec.Registration(),
+		evenpodspread.Spec.Registration(),
+		availabilityzonepriority.Spec.Registration(),
+		availabilitynodepriority.Spec.Registration(),
+		lowestordinalpriority.Spec.Registration(),
+		nomaxresourcecount.Spec.Registration(),
+		// Descheduler (Remove) plugins.
+		removewithevenpodspreadpriority.Spec.Registration(),
+		removewithavailabilitynodepriority.Spec.Registration(),
+		removewithavailabilityzonepriority.Spec.Registration(),
+		removewithhighestordinalpriority.Spec.Registration(),
+	}
+}
+
+// NewInTreeRegistry returns a new registry holding every in-tree plugin. Each
+// call returns an independent registry, which callers may extend with
+// out-of-tree plugins. The error reports two in-tree plugins sharing a name or
+// alias, a programming error the package's tests rule out.
+func NewInTreeRegistry() (*framework.Registry, error) {
+	return framework.NewRegistry(InTreeRegistrations()...)
+}
+
+// MustInTreeRegistry is NewInTreeRegistry for tests and program start-up,
+// where a broken in-tree registry can only be a bug: it panics on error.
+func MustInTreeRegistry() *framework.Registry {
+	return must(NewInTreeRegistry())
+}
+
+func must(r *framework.Registry, err error) *framework.Registry {
+	if err != nil {
+		panic("plugins: in-tree registry: " + err.Error())
+	}
+	return r
+}
