@@ -1,0 +1,140 @@
+package config
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+	"knative.dev/pkg/configmap"
+	"knative.dev/pkg/logging"
+
+	"github.com/vsched/vsched/framework"
+)
+
+// Names are the ConfigMaps a Store watches.
+type Names struct {
+	// Scheduler defaults to DefaultSchedulerConfigMapName.
+	Scheduler string
+	// Descheduler defaults to DefaultDeschedulerConfigMapName.
+	Descheduler string
+}
+
+func (n Names) withDefaults() Names {
+	if n.Scheduler == "" {
+		n.Scheduler = DefaultSchedulerConfigMapName
+	}
+	if n.Descheduler == "" {
+		n.Descheduler = DefaultDeschedulerConfigMapName
+	}
+	return n
+}
+
+// RejectFunc is told of a ConfigMap that was rejected, with the reason. The
+// last good configuration stays in force.
+type RejectFunc func(cm *corev1.ConfigMap, err error)
+
+// Store keeps the profiles built from the live config-scheduler and
+// config-descheduler ConfigMaps. Each change is parsed and built with
+// BuildProfiles, the same function used at start-up; a change that fails is
+// rejected (logged, reported to the RejectFunc) and the last good profiles
+// stay in force. Profiles is safe to call from any goroutine and costs one
+// atomic load.
+type Store struct {
+	ctx      context.Context
+	reg      *framework.Registry
+	names    Names
+	onReject RejectFunc
+
+	mu      sync.Mutex // serialises updates
+	sched   *SchedulerConfig
+	desched *DeschedulerConfig
+	current atomic.Pointer[Profiles]
+}
+
+// NewStore returns a store holding the default policy until the ConfigMaps
+// are seen. reg nil means the in-tree plugins. onReject may be nil.
+func NewStore(ctx context.Context, reg *framework.Registry, names Names, onReject RejectFunc) (*Store, error) {
+	s := &Store{ctx: ctx, reg: reg, names: names.withDefaults(), onReject: onReject}
+	ps, err := BuildProfiles(ctx, reg, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("building the default profiles: %w", err)
+	}
+	s.current.Store(ps)
+	return s, nil
+}
+
+// Names returns the ConfigMap names the store watches.
+func (s *Store) Names() Names { return s.names }
+
+// Profiles returns the profiles in force.
+func (s *Store) Profiles() *Profiles { return s.current.Load() }
+
+// defaulting is implemented by watchers (knative's InformedWatcher) that can
+// stand in an empty ConfigMap for one that does not exist, so that an absent
+// ConfigMap means the default policy rather than a failed start.
+type defaulting interface {
+	WatchWithDefault(cm corev1.ConfigMap, o ...configmap.Observer)
+}
+
+// WatchConfigs registers the store with w. namespace is the namespace of the
+// ConfigMaps, used for the stand-in of an absent one.
+func (s *Store) WatchConfigs(w configmap.Watcher, namespace string) {
+	for _, name := range []string{s.names.Scheduler, s.names.Descheduler} {
+		if d, ok := w.(defaulting); ok {
+			d.WatchWithDefault(corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}, s.OnConfigChanged)
+		} else {
+			w.Watch(name, s.OnConfigChanged)
+		}
+	}
+}
+
+// OnConfigChanged applies a new version of either ConfigMap. It is the
+// configmap.Observer the store registers, and may be called directly.
+func (s *Store) OnConfigChanged(cm *corev1.ConfigMap) {
+	if cm == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	log := logging.FromContext(s.ctx)
+	sched, desched := s.sched, s.desched
+	var err error
+	switch cm.Name {
+	case s.names.Scheduler:
+		sched, err = ParseSchedulerConfigMap(cm)
+	case s.names.Descheduler:
+		desched, err = ParseDeschedulerConfigMap(cm)
+	default:
+		return
+	}
+	var ps *Profiles
+	if err == nil {
+		ps, err = BuildProfiles(s.ctx, s.reg, sched, desched)
+	}
+	if err != nil {
+		log.Errorw("rejected ConfigMap; the last good configuration stays in force", "configmap", cm.Namespace+"/"+cm.Name, "error", err)
+		if s.onReject != nil {
+			s.onReject(cm, err)
+		}
+		return
+	}
+	s.sched, s.desched = sched, desched
+	s.current.Store(ps)
+	log.Infow("scheduling configuration updated", "configmap", cm.Namespace+"/"+cm.Name,
+		"predicates", ps.Place.FilterNames(), "priorities", ps.Place.ScoreNames(), "deschedulerPriorities", ps.Remove.ScoreNames())
+}
+
+// ReasonInvalidConfiguration is the Event reason of a rejected ConfigMap.
+const ReasonInvalidConfiguration = "InvalidConfiguration"
+
+// RecordRejections returns a RejectFunc that emits a Warning Event on the
+// rejected ConfigMap, so `kubectl describe configmap` shows why.
+func RecordRejections(rec record.EventRecorder) RejectFunc {
+	return func(cm *corev1.ConfigMap, err error) {
+		rec.Event(cm, corev1.EventTypeWarning, ReasonInvalidConfiguration, err.Error()+"; the last good configuration stays in force")
+	}
+}
