@@ -2,7 +2,7 @@ package framework
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -152,7 +152,7 @@ func (d *Decision) Holders() []int32 {
 		for ord := range d.onPod {
 			d.holders = append(d.holders, ord)
 		}
-		sort.Slice(d.holders, func(i, j int) bool { return d.holders[i] < d.holders[j] })
+		slices.Sort(d.holders)
 		d.holdersGen = d.gen
 	}
 	return d.holders

@@ -51,9 +51,10 @@ type PluginScore struct {
 	Score    int64  `json:"score"`
 	Weight   int32  `json:"weight"`
 	Weighted int64  `json:"weighted"`
-	// Error is set, and Score is 0, when a weight-0 plugin failed. Such a
-	// plugin does not count, so its failure does not stop the decision;
-	// a counting plugin's failure aborts Run instead.
+	// Error says why a weight-0 plugin has no score for the pod (its
+	// Score or NormalizeScores failed, or the score was out of range);
+	// Score is then 0. A weight-0 plugin does not count, so its failure
+	// does not stop the decision; a counting plugin's aborts Run instead.
 	Error string `json:"error,omitempty"`
 }
 
@@ -84,7 +85,7 @@ func (e *Explanation) WriteText(w io.Writer) error {
 			parts := make([]string, len(c.Scores))
 			for i, sc := range c.Scores {
 				if sc.Error != "" {
-					parts[i] = fmt.Sprintf("%s failed x%d (%s)", sc.Plugin, sc.Weight, sc.Error)
+					parts[i] = fmt.Sprintf("%s x%d failed (%s)", sc.Plugin, sc.Weight, sc.Error)
 					continue
 				}
 				parts[i] = fmt.Sprintf("%s %d x%d", sc.Plugin, sc.Score, sc.Weight)

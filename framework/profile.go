@@ -14,7 +14,9 @@ type PluginConfig struct {
 	// Name is the plugin's registered name or alias.
 	Name string
 	// Weight multiplies a score plugin's scores; nil means DefaultWeight.
-	// Filters take no weight.
+	// Filters take no weight. A weight of 0 keeps the plugin out of the
+	// decision: it is scored only for explanations, which record its
+	// failures rather than stopping.
 	Weight *int32
 	// Args is the plugin's JSON args object; empty means none.
 	Args []byte
@@ -162,7 +164,8 @@ func describe(r Registration) string {
 	}
 }
 
-// WeightedScore pairs a score plugin with its weight, for NewProfile.
+// WeightedScore pairs a score plugin with its weight, for NewProfile. Weight
+// 0 means what it does in PluginConfig.
 type WeightedScore struct {
 	Plugin ScorePlugin
 	Weight int32

@@ -212,6 +212,9 @@ func (r *run) buildQueues(n int32) {
 			var q []int32
 			idx.EachFreeCandidate(int32(node), func(ord int32) bool {
 				if r.d.onPod[ord] == 0 && r.d.Free(ord) > 0 {
+					if q == nil {
+						q = make([]int32, 0, min(n, 8))
+					}
 					q = append(q, ord)
 				}
 				return int32(len(q)) < n
@@ -228,7 +231,12 @@ func (r *run) buildQueues(n int32) {
 		if !ok || info.NodeIndex < 0 || int(info.NodeIndex) >= len(r.queues) {
 			continue
 		}
-		if q := r.queues[info.NodeIndex]; int32(len(q)) < n {
+		q := r.queues[info.NodeIndex]
+		if q == nil {
+			// Most decisions place a few vreplicas: start small.
+			q = make([]int32, 0, min(n, 8))
+		}
+		if int32(len(q)) < n {
 			r.queues[info.NodeIndex] = append(q, ord)
 		}
 	}

@@ -14,8 +14,9 @@ const (
 	// A nil *Status means Success.
 	Success Code = iota
 	// Error: something went wrong inside the plugin. The whole decision
-	// stops and the error, naming the plugin, is returned to the caller;
-	// nothing decided so far is applied.
+	// stops and the error, naming the plugin, is returned to the caller,
+	// who must drop the Decision: nothing decided so far is to be
+	// applied.
 	Error
 	// Unschedulable: the pod cannot take this vreplica now. The runtime
 	// tries the other candidates; a later vreplica, or a later decision

@@ -19,8 +19,11 @@ type node struct {
 }
 
 type pod struct {
-	node     string // "" when unbound
-	used     int32  // vreplicas of all sources, committed or reserved
+	// name and node are resolved once: Pod is called per candidate per
+	// plugin, and benchmarks should measure the runtime, not the fixture.
+	name     string
+	node     int32 // index into nodes, -1 when unbound
+	used     int32 // vreplicas of all sources, committed or reserved
 	draining bool
 	missing  bool
 }
@@ -47,6 +50,7 @@ type Cluster struct {
 	mu         sync.Mutex
 	dirty      bool
 	candidates []int32
+	nodeCands  [][]int32 // per node index, ascending
 	freeCands  int
 	schedNodes []int32
 	schedZones []int32
@@ -82,12 +86,14 @@ func (c *Cluster) Node(name, zone string) *Cluster {
 // Pods appends one pod per argument, bound to that node ("" = unbound).
 func (c *Cluster) Pods(nodes ...string) *Cluster {
 	for _, n := range nodes {
+		ni := int32(-1)
 		if n != "" {
-			if _, ok := c.nodeIdx[n]; !ok {
+			var ok bool
+			if ni, ok = c.nodeIdx[n]; !ok {
 				panic(fmt.Sprintf("frameworktest: pod on unknown node %q", n))
 			}
 		}
-		c.pods = append(c.pods, pod{node: n})
+		c.pods = append(c.pods, pod{name: vsched.PodName(StatefulSetName, int32(len(c.pods))), node: ni})
 	}
 	c.dirty = true
 	return c
@@ -146,7 +152,10 @@ func (c *Cluster) ensure() {
 	if !c.dirty {
 		return
 	}
-	c.candidates = c.candidates[:0]
+	// Fresh slices: a decision built before the change may still hold
+	// the old ones.
+	c.candidates = nil
+	c.nodeCands = make([][]int32, len(c.nodes))
 	c.freeCands = 0
 	nodes := map[int32]bool{}
 	zones := map[int32]bool{}
@@ -156,6 +165,7 @@ func (c *Cluster) ensure() {
 			continue
 		}
 		c.candidates = append(c.candidates, int32(i))
+		c.nodeCands[info.NodeIndex] = append(c.nodeCands[info.NodeIndex], int32(i))
 		if c.capacity-c.pods[i].used > 0 {
 			c.freeCands++
 		}
@@ -183,13 +193,13 @@ func (c *Cluster) podInfo(ordinal int32) (framework.PodInfo, bool) {
 		return framework.PodInfo{}, false
 	}
 	p := c.pods[ordinal]
-	info := framework.PodInfo{Ordinal: ordinal, Name: vsched.PodName(StatefulSetName, ordinal), NodeIndex: -1, ZoneIndex: -1}
+	info := framework.PodInfo{Ordinal: ordinal, Name: p.name, NodeIndex: -1, ZoneIndex: -1}
 	switch {
-	case p.node == "":
+	case p.node < 0:
 		info.Reason = "pod is not bound to a node"
 	default:
-		n := c.nodes[c.nodeIdx[p.node]]
-		info.Node, info.NodeIndex, info.Zone, info.ZoneIndex = n.name, c.nodeIdx[p.node], n.zone, n.zoneIndex
+		n := c.nodes[p.node]
+		info.Node, info.NodeIndex, info.Zone, info.ZoneIndex = n.name, p.node, n.zone, n.zoneIndex
 		switch {
 		case p.draining:
 			info.Reason = "pod is draining"
@@ -252,3 +262,26 @@ func (c *Cluster) SchedulableNodes() []int32 { c.ensure(); return c.schedNodes }
 
 // SchedulableZones implements framework.Cluster.
 func (c *Cluster) SchedulableZones() []int32 { c.ensure(); return c.schedZones }
+
+// Indexed is the same cluster also implementing
+// framework.FreeCandidateIndex, as package state's does, so that tests can
+// run the runtime's fast path both with and without the index.
+type Indexed struct{ *Cluster }
+
+var _ framework.FreeCandidateIndex = Indexed{}
+
+// Indexed returns c with a free-candidate index.
+func (c *Cluster) Indexed() Indexed { return Indexed{c} }
+
+// EachFreeCandidate implements framework.FreeCandidateIndex.
+func (x Indexed) EachFreeCandidate(node int32, fn func(ordinal int32) bool) {
+	x.ensure()
+	if node < 0 || int(node) >= len(x.nodeCands) {
+		return
+	}
+	for _, ord := range x.nodeCands[node] {
+		if x.Free(ord) > 0 && !fn(ord) {
+			return
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package framework_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vsched/vsched/framework"
+	ft "github.com/vsched/vsched/framework/frameworktest"
+)
+
+// statsOf summarises values the slow, obvious way.
+func statsOf(values []int32) framework.DomainStats {
+	if len(values) == 0 {
+		return framework.DomainStats{}
+	}
+	s := framework.DomainStats{Domains: len(values), Min: slices.Min(values), Max: slices.Max(values)}
+	s.NextMin, s.NextMax = s.Max, s.Min
+	for _, v := range values {
+		if v == s.Min {
+			s.AtMin++
+		} else if v < s.NextMin {
+			s.NextMin = v
+		}
+		if v == s.Max {
+			s.AtMax++
+		} else if v > s.NextMax {
+			s.NextMax = v
+		}
+	}
+	return s
+}
+
+func skewWith(values []int32, i int, delta int32) int32 {
+	v := slices.Clone(values)
+	v[i] += delta
+	return slices.Max(v) - slices.Min(v)
+}
+
+// recount derives from scratch, through the Cluster and OnPod only, what
+// the Decision keeps incrementally.
+func recount(d *framework.Decision) (nonHolder int, pods, nodes, zones []int32) {
+	c := d.Cluster()
+	for _, ord := range c.Candidates() {
+		switch {
+		case d.OnPod(ord) > 0:
+			pods = append(pods, d.OnPod(ord))
+		case d.Free(ord) > 0:
+			nonHolder++
+			pods = append(pods, 0)
+		}
+	}
+	onNode := make([]int32, c.NumNodes())
+	onZone := make([]int32, c.NumZones())
+	for _, ord := range d.Holders() {
+		if info, ok := c.Pod(ord); ok {
+			if info.NodeIndex >= 0 {
+				onNode[info.NodeIndex] += d.OnPod(ord)
+			}
+			if info.ZoneIndex >= 0 {
+				onZone[info.ZoneIndex] += d.OnPod(ord)
+			}
+		}
+	}
+	for _, n := range c.SchedulableNodes() {
+		nodes = append(nodes, onNode[n])
+	}
+	for _, z := range c.SchedulableZones() {
+		zones = append(zones, onZone[z])
+	}
+	return nonHolder, pods, nodes, zones
+}
+
+// checkIncremental compares the Decision's incremental counts with a
+// recount, and its skew predictions with the skew after actually moving.
+func checkIncremental(t *testing.T, what string, d *framework.Decision) {
+	t.Helper()
+	nonHolder, pods, nodes, zones := recount(d)
+	if got := d.NonHolderFreeCandidates(); got != nonHolder {
+		t.Fatalf("%s: NonHolderFreeCandidates = %d, recount %d", what, got, nonHolder)
+	}
+	for _, dom := range []struct {
+		name   string
+		got    framework.DomainStats
+		values []int32
+	}{{"pod", d.PodStats(), pods}, {"node", d.NodeStats(), nodes}, {"zone", d.ZoneStats(), zones}} {
+		if diff := cmp.Diff(statsOf(dom.values), dom.got); diff != "" {
+			t.Fatalf("%s: %s stats of %v (-recount +decision):\n%s", what, dom.name, dom.values, diff)
+		}
+		for i, v := range dom.values {
+			if got, want := dom.got.SkewAfterAdd(v), skewWith(dom.values, i, 1); got != want {
+				t.Fatalf("%s: %s %v: SkewAfterAdd(%d) = %d, want %d", what, dom.name, dom.values, v, got, want)
+			}
+			if v == 0 {
+				continue
+			}
+			if got, want := dom.got.SkewAfterRemove(v), skewWith(dom.values, i, -1); got != want {
+				t.Fatalf("%s: %s %v: SkewAfterRemove(%d) = %d, want %d", what, dom.name, dom.values, v, got, want)
+			}
+		}
+	}
+	var total int32
+	for _, ord := range d.Holders() {
+		total += d.OnPod(ord)
+	}
+	if total != d.Total() || len(d.Holders()) != d.PodsHeld() {
+		t.Fatalf("%s: Total %d PodsHeld %d, holders sum to %d over %d", what, d.Total(), d.PodsHeld(), total, len(d.Holders()))
+	}
+}
+
+// TestDecisionIncremental places and removes vreplicas one at a time, on
+// pods a scripted scorer picks at random, checking after each change that
+// every incremental count matches a recount.
+func TestDecisionIncremental(t *testing.T) {
+	ctx := context.Background()
+	for seed := int64(1); seed <= 300; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		sc := ft.RandomScenario(rng)
+		for _, mode := range []framework.Mode{framework.Place, framework.Remove} {
+			d, err := framework.NewDecision(mode, sc.Cluster, nil, sc.Base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			what := fmt.Sprintf("seed %d, %s", seed, mode)
+			checkIncremental(t, what+", start", d)
+			var filters []framework.FilterPlugin
+			if mode == framework.Place {
+				filters = append(filters, ft.CapacityFilter{})
+			}
+			for step := range 30 {
+				scores := map[int32]int64{}
+				for ord := range sc.Cluster.Replicas() + 3 {
+					scores[ord] = rng.Int63n(101)
+				}
+				p, err := framework.NewProfile(mode, filters, []framework.WeightedScore{{Plugin: &ft.ScriptedScorer{Scores: scores}, Weight: 1}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := p.Run(ctx, d, 1, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Changed == 0 {
+					break
+				}
+				checkIncremental(t, fmt.Sprintf("%s, step %d", what, step), d)
+			}
+		}
+	}
+}
