@@ -1,0 +1,84 @@
+package config
+
+import (
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/plugins/core/availabilitynodepriority"
+	"github.com/vsched/vsched/plugins/core/availabilityzonepriority"
+	"github.com/vsched/vsched/plugins/core/evenpodspread"
+	"github.com/vsched/vsched/plugins/core/lowestordinalpriority"
+	"github.com/vsched/vsched/plugins/core/podfitsresources"
+	"github.com/vsched/vsched/plugins/core/removewithavailabilitynodepriority"
+	"github.com/vsched/vsched/plugins/core/removewithavailabilityzonepriority"
+	"github.com/vsched/vsched/plugins/core/removewithevenpodspreadpriority"
+	"github.com/vsched/vsched/plugins/core/removewithhighestordinalpriority"
+)
+
+// DefaultSchedulerConfig returns the scheduler policy used when
+// config-scheduler is absent or empty (and, key by key, for a key it does
+// not set):
+//
+//	predicates: [{"Name": "PodFitsResources"}]
+//	priorities: [{"Name": "AvailabilityZonePriority", "Weight": 10, "Args": {"MaxSkew": 1}},
+//	             {"Name": "AvailabilityNodePriority", "Weight": 5, "Args": {"MaxSkew": 1}},
+//	             {"Name": "EvenPodSpread", "Weight": 3, "Args": {"MaxSkew": 1}},
+//	             {"Name": "LowestOrdinalPriority", "Weight": 2}]
+//
+// The only hard rule is capacity, so a source is never left pending while
+// any pod has room. Among the pods with room the weights put spreading over
+// zones first, then over nodes, then over pods, and break the remaining ties
+// towards the lowest ordinals: a source survives the loss of one pod, node
+// or zone whenever the cluster allows it, and the highest ordinals stay free
+// for the autoscaler to remove. README.md explains the choice.
+//
+// Each call returns a new value the caller may modify.
+func DefaultSchedulerConfig() *SchedulerConfig {
+	return &SchedulerConfig{
+		ConfigMap: DefaultSchedulerConfigMapName,
+		Predicates: []framework.PluginConfig{
+			{Name: podfitsresources.Name},
+		},
+		Priorities: []framework.PluginConfig{
+			weighted(availabilityzonepriority.Name, 10, maxSkew1),
+			weighted(availabilitynodepriority.Name, 5, maxSkew1),
+			weighted(evenpodspread.Name, 3, maxSkew1),
+			weighted(lowestordinalpriority.Name, 2, ""),
+		},
+	}
+}
+
+// DefaultDeschedulerConfig returns the descheduler policy used when
+// config-descheduler is absent or empty, the mirror image of the scheduler's:
+//
+//	priorities: [{"Name": "RemoveWithAvailabilityZonePriority", "Weight": 10, "Args": {"MaxSkew": 1}},
+//	             {"Name": "RemoveWithAvailabilityNodePriority", "Weight": 5, "Args": {"MaxSkew": 1}},
+//	             {"Name": "RemoveWithEvenPodSpreadPriority", "Weight": 3, "Args": {"MaxSkew": 1}},
+//	             {"Name": "RemoveWithHighestOrdinalPriority", "Weight": 2}]
+//
+// A scale-down takes vreplicas from the most loaded zone, node and pod
+// first, so the spread placing built survives it, and otherwise from the
+// highest ordinals, which the autoscaler removes first.
+//
+// Each call returns a new value the caller may modify.
+func DefaultDeschedulerConfig() *DeschedulerConfig {
+	return &DeschedulerConfig{
+		ConfigMap: DefaultDeschedulerConfigMapName,
+		Priorities: []framework.PluginConfig{
+			weighted(removewithavailabilityzonepriority.Name, 10, maxSkew1),
+			weighted(removewithavailabilitynodepriority.Name, 5, maxSkew1),
+			weighted(removewithevenpodspreadpriority.Name, 3, maxSkew1),
+			weighted(removewithhighestordinalpriority.Name, 2, ""),
+		},
+	}
+}
+
+// maxSkew1 is the Args of every spread plugin in the defaults, compacted as
+// the parser stores Args.
+const maxSkew1 = `{"MaxSkew":1}`
+
+func weighted(name string, weight int32, args string) framework.PluginConfig {
+	pc := framework.PluginConfig{Name: name, Weight: &weight}
+	if args != "" {
+		pc.Args = []byte(args)
+	}
+	return pc
+}

@@ -1,0 +1,51 @@
+// Package config reads the config-scheduler and config-descheduler
+// ConfigMaps and turns them into runnable framework profiles.
+//
+// config-scheduler configures the profile that places vreplicas, with the
+// data keys "predicates" (filter plugins) and "priorities" (score plugins);
+// config-descheduler configures the profile that picks the vreplicas to
+// remove, with the key "priorities" only. Each key holds a JSON list of
+// entries:
+//
+//	data:
+//	  predicates: |
+//	    [
+//	      {"Name": "PodFitsResources"},
+//	      {"Name": "NoMaxResourceCount", "Args": "{\"NumPartitions\": 100}"}
+//	    ]
+//	  priorities: |
+//	    [
+//	      {"Name": "AvailabilityZonePriority", "Weight": 10, "Args": {"MaxSkew": 1}},
+//	      {"Name": "LowestOrdinalPriority", "Weight": 2}
+//	    ]
+//
+// Name is a registered plugin name (or alias). Weight, for priorities only,
+// is an integer in [0, 10], 1 when omitted. Args is the plugin's arguments,
+// as a JSON object or as a string holding one (both spellings give the same
+// configuration). Everything is decoded strictly: an unknown data key, an
+// unknown entry field or an unknown Args field is an error naming it. The key
+// "_example" (the Knative convention) is ignored.
+//
+// Using the package takes two steps, the same at start-up and on every
+// change of either ConfigMap:
+//
+//	sched, err := config.ParseSchedulerConfigMap(schedCM)     // format only
+//	desched, err := config.ParseDeschedulerConfigMap(deschedCM)
+//	profiles, err := config.BuildProfiles(ctx, registry, sched, desched)
+//
+// Parsing checks the format without knowing any plugin; BuildProfiles checks
+// the plugins, weights and Args against a registry and builds both profiles,
+// or reports every problem and builds nothing. Every error is a *Error whose
+// problems name the ConfigMap, the key, the list index, and the field:
+//
+//	config-scheduler: data.priorities[1].Args.MaxSkew: Invalid value: 0: must be at least 1
+//
+// An absent or empty ConfigMap (or key) means the default policy,
+// DefaultSchedulerConfig and DefaultDeschedulerConfig. PodFitsResources is
+// always part of the scheduler profile: capacity is not optional, and it is
+// added in front of the predicates when they do not list it.
+//
+// The registry is a parameter so that embedders can add out-of-tree plugins;
+// nil means the in-tree plugins. README.md documents the format, every
+// validation rule and the reasons for the default policy.
+package config

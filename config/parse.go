@@ -1,0 +1,208 @@
+package config
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+var (
+	dataPath       = field.NewPath("data")
+	binaryDataPath = field.NewPath("binaryData")
+	predicatesPath = dataPath.Child(KeyPredicates)
+	prioritiesPath = dataPath.Child(KeyPriorities)
+)
+
+// ParseSchedulerConfigMap parses a config-scheduler ConfigMap. Errors name
+// the ConfigMap by cm.Name (DefaultSchedulerConfigMapName when cm has no
+// name) and the parsed config remembers it.
+//
+// A nil ConfigMap, one without data, and a key that is absent or blank all
+// mean the default (DefaultSchedulerConfig) for what is missing: a
+// ConfigMap listing only priorities keeps the default predicates, and vice
+// versa. An explicit "[]" means none.
+//
+// Parsing checks the format only: the keys, the JSON of the lists, and the
+// shape of every entry. Whether the plugins exist and their Args and Weight
+// are valid is checked against a registry by ValidateSchedulerConfig and
+// BuildProfiles. The returned error, if any, is a *Error listing every
+// problem found.
+func ParseSchedulerConfigMap(cm *corev1.ConfigMap) (*SchedulerConfig, error) {
+	name, data, binary := unpack(cm, DefaultSchedulerConfigMapName)
+	return parseScheduler(name, data, binary)
+}
+
+// ParseSchedulerConfigMapFromData is ParseSchedulerConfigMap for the data
+// of a ConfigMap named DefaultSchedulerConfigMapName.
+func ParseSchedulerConfigMapFromData(data map[string]string) (*SchedulerConfig, error) {
+	return parseScheduler(DefaultSchedulerConfigMapName, data, nil)
+}
+
+// ParseDeschedulerConfigMap parses a config-descheduler ConfigMap, whose
+// only key is "priorities". A nil ConfigMap, one without data, and an
+// absent or blank "priorities" mean DefaultDeschedulerConfig; an explicit
+// "[]" means none. Otherwise it behaves as ParseSchedulerConfigMap.
+func ParseDeschedulerConfigMap(cm *corev1.ConfigMap) (*DeschedulerConfig, error) {
+	name, data, binary := unpack(cm, DefaultDeschedulerConfigMapName)
+	return parseDescheduler(name, data, binary)
+}
+
+// ParseDeschedulerConfigMapFromData is ParseDeschedulerConfigMap for the
+// data of a ConfigMap named DefaultDeschedulerConfigMapName.
+func ParseDeschedulerConfigMapFromData(data map[string]string) (*DeschedulerConfig, error) {
+	return parseDescheduler(DefaultDeschedulerConfigMapName, data, nil)
+}
+
+func unpack(cm *corev1.ConfigMap, defaultName string) (string, map[string]string, map[string][]byte) {
+	if cm == nil {
+		return defaultName, nil, nil
+	}
+	name := cm.Name
+	if name == "" {
+		name = defaultName
+	}
+	return name, cm.Data, cm.BinaryData
+}
+
+func parseScheduler(name string, data map[string]string, binary map[string][]byte) (*SchedulerConfig, error) {
+	cfg := DefaultSchedulerConfig()
+	cfg.ConfigMap = name
+	errs := checkKeys(name, data, binary, KeyPredicates, KeyPriorities)
+	if v, ok := data[KeyPredicates]; ok && strings.TrimSpace(v) != "" {
+		list, lerrs := decodeList(v, predicatesPath)
+		cfg.Predicates = list
+		errs = append(errs, lerrs...)
+	}
+	if v, ok := data[KeyPriorities]; ok && strings.TrimSpace(v) != "" {
+		list, lerrs := decodeList(v, prioritiesPath)
+		cfg.Priorities = list
+		errs = append(errs, lerrs...)
+	}
+	if len(errs) > 0 {
+		return nil, asError(problems(name, errs))
+	}
+	return cfg, nil
+}
+
+func parseDescheduler(name string, data map[string]string, binary map[string][]byte) (*DeschedulerConfig, error) {
+	cfg := DefaultDeschedulerConfig()
+	cfg.ConfigMap = name
+	errs := checkKeys(name, data, binary, KeyPriorities)
+	if v, ok := data[KeyPriorities]; ok && strings.TrimSpace(v) != "" {
+		list, lerrs := decodeList(v, prioritiesPath)
+		cfg.Priorities = list
+		errs = append(errs, lerrs...)
+	}
+	if len(errs) > 0 {
+		return nil, asError(problems(name, errs))
+	}
+	return cfg, nil
+}
+
+// checkKeys reports every data key other than allowed and KeyExample, and
+// every binaryData key, in sorted order.
+func checkKeys(name string, data map[string]string, binary map[string][]byte, allowed ...string) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range sortedKeys(data) {
+		if k == KeyExample || contains(allowed, k) {
+			continue
+		}
+		errs = append(errs, field.Invalid(dataPath, k, "unknown key"+didYouMean(k, allowed, false)+"; "+allowedKeys(name, allowed)))
+	}
+	for _, k := range sortedKeys(binary) {
+		detail := "the configuration is read from data only"
+		if contains(allowed, k) {
+			detail = "move " + strconv.Quote(k) + " to data; " + detail
+		}
+		errs = append(errs, field.Invalid(binaryDataPath, k, detail))
+	}
+	return errs
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// allowedKeys says which keys the ConfigMap name takes.
+func allowedKeys(name string, allowed []string) string {
+	ignored := " (" + strconv.Quote(KeyExample) + " is ignored)"
+	if len(allowed) == 1 {
+		return "the only key of " + name + " is " + strconv.Quote(allowed[0]) + ignored
+	}
+	return "the keys of " + name + " are " + quoteList(allowed) + ignored
+}
+
+func quoteList(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = strconv.Quote(s)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
+
+// didYouMean suggests the option closest to s, if one is close: equal but
+// for case (unless caseInsensitive, where that would have matched), or at
+// most two single-character edits apart.
+func didYouMean(s string, options []string, caseInsensitive bool) string {
+	best, bestDist := "", 3
+	for _, o := range options {
+		d := editDistance(strings.ToLower(s), strings.ToLower(o))
+		if d == 0 && caseInsensitive {
+			continue
+		}
+		if d < bestDist {
+			best, bestDist = o, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + strconv.Quote(best) + "?)"
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes. Long
+// inputs are not compared (the distance is reported as large), which keeps
+// the cost bounded for hostile keys.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 {
+		return 1 << 30
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
