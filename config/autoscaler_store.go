@@ -1,0 +1,96 @@
+package config
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"knative.dev/pkg/configmap"
+	"knative.dev/pkg/logging"
+)
+
+// AutoscalerStore keeps the configuration parsed from the live
+// config-autoscaler ConfigMap. Each change is parsed with
+// ParseAutoscalerConfigMap, the function used at start-up; a change that
+// fails is rejected (logged, reported to the RejectFunc) and the last good
+// configuration stays in force. A deleted ConfigMap, when watched with a
+// default (WatchConfigs with knative's InformedWatcher), means the defaults
+// again.
+//
+// Config is safe to call from any goroutine and cheap (an atomic load and a
+// copy): call it at each evaluation rather than keeping a config, so that a
+// change applies from the next evaluation.
+type AutoscalerStore struct {
+	ctx      context.Context
+	name     string
+	onReject RejectFunc
+
+	mu      sync.Mutex // serialises updates
+	current atomic.Pointer[AutoscalerConfig]
+}
+
+// NewAutoscalerStore returns a store for the ConfigMap name (""
+// means DefaultAutoscalerConfigMapName) holding the defaults until the
+// ConfigMap is seen. onReject may be nil.
+func NewAutoscalerStore(ctx context.Context, name string, onReject RejectFunc) *AutoscalerStore {
+	if name == "" {
+		name = DefaultAutoscalerConfigMapName
+	}
+	s := &AutoscalerStore{ctx: ctx, name: name, onReject: onReject}
+	def := DefaultAutoscalerConfig()
+	def.ConfigMap = name
+	s.current.Store(def)
+	return s
+}
+
+// Name returns the name of the ConfigMap the store watches.
+func (s *AutoscalerStore) Name() string { return s.name }
+
+// Config returns a copy of the configuration in force; the caller may keep
+// or change it without affecting the store.
+func (s *AutoscalerStore) Config() *AutoscalerConfig {
+	c := *s.current.Load()
+	return &c
+}
+
+// WatchConfigs registers the store with w. namespace is the namespace of the
+// ConfigMap, used for the stand-in of an absent one when w can watch with a
+// default (knative's InformedWatcher): then an absent or deleted ConfigMap
+// means the defaults rather than a failed start.
+func (s *AutoscalerStore) WatchConfigs(w configmap.Watcher, namespace string) {
+	if d, ok := w.(defaulting); ok {
+		d.WatchWithDefault(corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: namespace}}, s.OnConfigChanged)
+		return
+	}
+	w.Watch(s.name, s.OnConfigChanged)
+}
+
+// OnConfigChanged applies a new version of the ConfigMap. It is the
+// configmap.Observer the store registers, and may be called directly.
+// ConfigMaps with another name, and nil, are ignored.
+func (s *AutoscalerStore) OnConfigChanged(cm *corev1.ConfigMap) {
+	if cm == nil || cm.Name != s.name {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	log := logging.FromContext(s.ctx)
+	cfg, err := ParseAutoscalerConfigMap(cm)
+	if err != nil {
+		log.Errorw("rejected ConfigMap; the last good configuration stays in force", "configmap", cm.Namespace+"/"+cm.Name, "error", err)
+		if s.onReject != nil {
+			s.onReject(cm, err)
+		}
+		return
+	}
+	s.current.Store(cfg)
+	log.Infow("autoscaler configuration updated", "configmap", cm.Namespace+"/"+cm.Name,
+		"minReplicas", cfg.MinReplicas, "maxReplicas", cfg.MaxReplicas,
+		"stabilizationWindow", cfg.StabilizationWindow.String(), "scaleDownCooldown", cfg.ScaleDownCooldown.String(),
+		"refreshPeriod", cfg.RefreshPeriod.String(), "maxScaleUpRate", cfg.MaxScaleUpRate,
+		"policy", cfg.Policy, "utilizationUpper", cfg.UtilizationUpper, "utilizationLower", cfg.UtilizationLower,
+		"compaction", cfg.Compaction, "maxMovesPerCycle", cfg.MaxMovesPerCycle, "maxMovesPerSource", cfg.MaxMovesPerSource,
+		"unavailablePodGrace", cfg.UnavailablePodGrace.String(), "recommendOnly", cfg.RecommendOnly)
+}
