@@ -16,13 +16,14 @@ const (
 )
 
 // OrdinalOf returns the ordinal of a pod of this StatefulSet, or false for
-// any other pod (including malformed names: they are ignored, never fatal).
+// any other pod (including malformed names, and ordinals above MaxOrdinal:
+// they are ignored, never fatal).
 func (s *State) OrdinalOf(podName string) (int32, bool) {
 	if !strings.HasPrefix(podName, s.opts.StatefulSetName+"-") {
 		return -1, false
 	}
 	ord, err := vsched.OrdinalFromPodName(podName)
-	if err != nil || vsched.PodName(s.opts.StatefulSetName, ord) != podName {
+	if err != nil || ord > MaxOrdinal || vsched.PodName(s.opts.StatefulSetName, ord) != podName {
 		return -1, false
 	}
 	return ord, true

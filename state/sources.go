@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -50,7 +49,6 @@ func (s *State) Normalize(ps []vsched.Placement) ([]vsched.Placement, []string) 
 	var problems []string
 	byOrd := make(map[int32]int, len(ps))
 	out := make([]vsched.Placement, 0, len(ps))
-	prefix := s.opts.StatefulSetName + "-"
 	for i, p := range ps {
 		if p.VReplicas < 0 {
 			problems = append(problems, fmt.Sprintf("placements[%d] (pod %q): negative vreplicas %d dropped", i, p.PodName, p.VReplicas))
@@ -59,8 +57,8 @@ func (s *State) Normalize(ps []vsched.Placement) ([]vsched.Placement, []string) 
 		if p.VReplicas == 0 {
 			continue
 		}
-		ord, err := vsched.OrdinalFromPodName(p.PodName)
-		if err != nil || !strings.HasPrefix(p.PodName, prefix) || p.PodName != vsched.PodName(s.opts.StatefulSetName, ord) {
+		ord, ok := s.OrdinalOf(p.PodName)
+		if !ok {
 			problems = append(problems, fmt.Sprintf("placements[%d]: pod %q is not a pod of StatefulSet %q; its %d vreplica(s) will be placed again", i, p.PodName, s.opts.StatefulSetName, p.VReplicas))
 			continue
 		}
@@ -83,7 +81,9 @@ func (s *State) Normalize(ps []vsched.Placement) ([]vsched.Placement, []string) 
 func (s *State) entries(ps []vsched.Placement) []entry {
 	out := make([]entry, 0, len(ps))
 	for _, p := range ps {
-		if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil && p.VReplicas > 0 {
+		// OrdinalOf, not OrdinalFromPodName: a reservation's foreign
+		// name must not take capacity from our pod with its ordinal.
+		if ord, ok := s.OrdinalOf(p.PodName); ok && p.VReplicas > 0 {
 			out = append(out, entry{ord: ord, n: p.VReplicas})
 		}
 	}

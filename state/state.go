@@ -18,6 +18,12 @@ const (
 	DefaultDrainingAnnotation = "vsched.dev/draining"
 	// DefaultZoneLabel is the node label read as the node's zone.
 	DefaultZoneLabel = "topology.kubernetes.io/zone"
+	// MaxOrdinal is the highest pod ordinal the state tracks; pods,
+	// placements and replicas beyond it are treated as foreign. Pods are
+	// kept in a slice indexed by ordinal, so without a bound one absurd
+	// name such as "adapter-2147483647", in a pod or in a source's status,
+	// would allocate a slot for every ordinal below it and exhaust memory.
+	MaxOrdinal = 1<<16 - 1
 )
 
 // Options configure a State.
@@ -158,9 +164,7 @@ func (s *State) SetCapacity(c int32) error {
 
 // SetReplicas records the StatefulSet's spec.replicas.
 func (s *State) SetReplicas(n int32) {
-	if n < 0 {
-		n = 0
-	}
+	n = max(0, min(n, MaxOrdinal+1))
 	if n != s.replicas {
 		s.replicas = n
 		s.grow(n - 1)

@@ -57,6 +57,9 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		if pendingLeft && s.cfg.OnPending != nil {
 			s.cfg.OnPending()
 		}
+		if h := s.pendingHook.Load(); pendingLeft && h != nil {
+			(*h)()
+		}
 	}()
 	s.st.Lock()
 	defer s.st.Unlock()
@@ -94,6 +97,10 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		}
 	}
 	keptTotal := vsched.TotalVReplicas(kept)
+	if limit := s.drainMoveLimit.Load(); limit > 0 && desired > keptTotal && len(fromDraining) > 0 {
+		kept, fromDraining = limitDrainMoves(kept, fromDraining, desired-keptTotal, limit)
+		keptTotal = vsched.TotalVReplicas(kept)
+	}
 	var placements []vsched.Placement
 	var reason string
 	switch {
@@ -116,8 +123,14 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 				break
 			}
 			n := min(p.VReplicas, short)
-			p.VReplicas = n
-			placements = append(placements, p)
+			// The pod may already be listed, for the part the drain
+			// move limit kept there.
+			if q := vsched.PlacementForPod(placements, p.PodName); q != nil {
+				q.VReplicas += n
+			} else {
+				p.VReplicas = n
+				placements = append(placements, p)
+			}
 			short -= n
 		}
 		vsched.SortPlacements(placements)
@@ -138,8 +151,18 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 	pending := desired - vsched.TotalVReplicas(placements)
 	freed = vsched.TotalVReplicas(placements) < vsched.TotalVReplicas(base)
 	pendingLeft = pending > 0
-	if !samePlacements(base, placements) || len(base) != len(placements) {
+	switch r, reserved := s.st.ReservationOf(key); {
+	case !samePlacements(base, placements):
 		s.st.Reserve(key, desired, vpod.GetResourceVersion(), placements, now)
+	case reserved:
+		// The same decision again: the controller is about to write it
+		// (again), so it counts from now, not from when it was first
+		// made; otherwise a slow or retried status write could see the
+		// TTL hand its capacity to another source just before the write
+		// lands. The decision is still based on the version it was first
+		// made from (this one is not newer, or Observe would have
+		// resolved the reservation).
+		s.st.Reserve(key, desired, r.BasedOn, placements, now)
 	}
 	s.st.SetPending(key, pending)
 	if lost > 0 || len(fromDraining) > 0 {
@@ -178,4 +201,36 @@ func samePlacements(a, b []vsched.Placement) bool {
 		}
 	}
 	return true
+}
+
+// limitDrainMoves keeps on their draining pods the vreplicas a Schedule call
+// must not move under the drain move limit. need is how many vreplicas the
+// source wants beyond kept; draining vreplicas beyond need are surplus and
+// are dropped rather than moved, so they do not count against the limit.
+// The highest ordinals move first (compaction empties the top of the
+// StatefulSet first); the part kept back comes from the lowest. fromDraining
+// is sorted by ordinal, and what it returns is what may move.
+func limitDrainMoves(kept, fromDraining []vsched.Placement, need, limit int32) ([]vsched.Placement, []vsched.Placement) {
+	moving := min(vsched.TotalVReplicas(fromDraining), need)
+	keepBack := moving - limit
+	if keepBack <= 0 {
+		return kept, fromDraining
+	}
+	kept = append([]vsched.Placement(nil), kept...)
+	rest := make([]vsched.Placement, 0, len(fromDraining))
+	for _, p := range fromDraining {
+		if keepBack > 0 {
+			n := min(p.VReplicas, keepBack)
+			q := p
+			q.VReplicas = n
+			kept = append(kept, q)
+			keepBack -= n
+			p.VReplicas -= n
+		}
+		if p.VReplicas > 0 {
+			rest = append(rest, p)
+		}
+	}
+	vsched.SortPlacements(kept)
+	return kept, rest
 }

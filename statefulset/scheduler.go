@@ -98,6 +98,13 @@ type Scheduler struct {
 	// been read since this replica last became leader.
 	loaded atomic.Bool
 
+	// drainMoveLimit bounds the vreplicas one Schedule call moves off
+	// draining pods; 0 means no bound (SetDrainMoveLimit).
+	drainMoveLimit atomic.Int32
+	// pendingHook is the autoscaler's Trigger, called like
+	// Config.OnPending.
+	pendingHook atomic.Pointer[func()]
+
 	bucketsMu sync.Mutex
 	buckets   map[string]bool
 }
@@ -293,33 +300,46 @@ func (s *Scheduler) requeuePending() {
 // Promote implements reconciler.LeaderAware. The scheduler leads while it
 // holds any bucket that owns the StatefulSet's key; on becoming leader it
 // reloads every source's committed placements before its first decision.
+//
+// The leader flag changes under bucketsMu, together with the bucket set, so
+// a Demote racing a Promote of another bucket cannot clear the flag after
+// the Promote set it.
 func (s *Scheduler) Promote(b reconciler.Bucket, _ func(reconciler.Bucket, types.NamespacedName)) error {
 	if !b.Has(s.key) {
 		return nil
 	}
 	s.bucketsMu.Lock()
+	defer s.bucketsMu.Unlock()
 	s.buckets[b.Name()] = true
-	s.bucketsMu.Unlock()
 	if !s.leader.Swap(true) {
 		s.loaded.Store(false)
 	}
 	return nil
 }
 
-// Demote implements reconciler.LeaderAware.
+// Demote implements reconciler.LeaderAware. It goes by the buckets this
+// scheduler was promoted for, not by asking the bucket again: ownership can
+// move between buckets (hash.BucketSet.Update), and a bucket that owned the
+// StatefulSet when promoted must still release it when demoted.
 func (s *Scheduler) Demote(b reconciler.Bucket) {
-	if !b.Has(s.key) {
+	s.bucketsMu.Lock()
+	defer s.bucketsMu.Unlock()
+	if !s.buckets[b.Name()] {
 		return
 	}
-	s.bucketsMu.Lock()
 	delete(s.buckets, b.Name())
-	still := len(s.buckets) > 0
-	s.bucketsMu.Unlock()
-	if !still && !s.cfg.AlwaysLeader {
+	if len(s.buckets) == 0 && !s.cfg.AlwaysLeader {
 		s.leader.Store(false)
 		s.loaded.Store(false)
 	}
 }
+
+// SetDrainMoveLimit bounds how many of a source's vreplicas one Schedule call
+// moves off draining pods; the rest stay where they are until the source is
+// scheduled again. 0 (the default) means no bound. The autoscaler sets it
+// from config-autoscaler's max-moves-per-source, so that compaction moves
+// each source in bounded steps.
+func (s *Scheduler) SetDrainMoveLimit(n int32) { s.drainMoveLimit.Store(max(n, 0)) }
 
 // IsLeader reports whether this replica currently schedules.
 func (s *Scheduler) IsLeader() bool { return s.leader.Load() }
@@ -366,7 +386,12 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	s.st.Lock()
 	res := s.st.Resync(vpods, now, s.cfg.ReservationTTL)
 	expired := s.st.ExpireReservations(now, s.cfg.ReservationTTL)
-	s.loaded.Store(true)
+	// A full list loads the sources, but decisions also need the pods and
+	// nodes: before the informers sync, Schedule must keep answering
+	// ErrNotReady.
+	if s.hasSynced() {
+		s.loaded.Store(true)
+	}
 	s.st.Unlock()
 	log := logging.FromContext(ctx)
 	for _, k := range res.Overridden {

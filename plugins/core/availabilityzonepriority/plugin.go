@@ -33,6 +33,7 @@ type Plugin struct {
 var (
 	_ framework.ScorePlugin      = &Plugin{}
 	_ framework.EquivalenceAware = &Plugin{}
+	_ framework.ZoneSpreader     = &Plugin{}
 )
 
 // New builds the plugin from args (nil means all defaults), defaulting and
@@ -56,6 +57,10 @@ func (*Plugin) Name() string { return Name }
 // EquivalentWithinClass implements framework.EquivalenceAware: pods of one
 // class share a node, hence a zone, and the score depends on nothing else.
 func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// SpreadsOverZones implements framework.ZoneSpreader: the autoscaler sizes
+// the StatefulSet in multiples of the zones for profiles using the plugin.
+func (*Plugin) SpreadsOverZones() bool { return true }
 
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {

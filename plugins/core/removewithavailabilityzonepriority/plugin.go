@@ -30,7 +30,13 @@ type Plugin struct {
 	maxSkew int32
 }
 
-var _ framework.ScorePlugin = &Plugin{}
+var (
+	_ framework.ScorePlugin  = &Plugin{}
+	_ framework.ZoneSpreader = &Plugin{}
+)
+
+// SpreadsOverZones implements framework.ZoneSpreader.
+func (*Plugin) SpreadsOverZones() bool { return true }
 
 // New builds the plugin from args (nil means all defaults), defaulting and
 // validating them again so that embedders bypassing the registry get the same

@@ -1,0 +1,39 @@
+// Package evictor moves vreplicas off pods by draining them: it marks the
+// pods draining, so the scheduler stops placing on them, and asks the
+// embedding controller to schedule again the sources that hold vreplicas
+// there, so each source's next Schedule call moves them to other pods
+// through the normal profile.
+//
+// The protocol, "drain then move", never deletes a vreplica before its
+// replacement is decided: Schedule returns the source's new placements
+// without the drained ones in a single result, which the controller writes
+// to the source's status in one update.
+//
+//  1. Mark. The pod gets the draining annotation (state.DefaultDrainingAnnotation,
+//     "vsched.dev/draining") with the reason as its value: "compaction",
+//     "unavailable" or "over-capacity". The scheduler's state reads the
+//     annotation through its pod informer, and the Drainer also records the
+//     mark in the state's memory (State.SetDraining), so a pod recreated
+//     without the annotation stays draining, and the mark is in force
+//     before the informer delivers the annotation.
+//  2. Requeue. The Drainer calls the Evictor, the controller's callback,
+//     for each source with vreplicas on a marked pod, within a per-cycle
+//     budget (PlanMoves). The controller requeues the source; it must not
+//     call Schedule from inside the callback.
+//  3. Move. The controller's next Schedule of the source moves at most the
+//     scheduler's per-source limit of its vreplicas off draining pods
+//     (Scheduler.SetDrainMoveLimit); what finds no room elsewhere stays
+//     where it is. The controller writes the result to the source's status.
+//  4. Release. Once no committed or reserved placement is left on a pod,
+//     the autoscaler may shrink the StatefulSet past it, and the Drainer
+//     forgets the marks of the removed ordinals. A drain that is no longer
+//     wanted (demand came back, the node recovered, capacity was raised) is
+//     cancelled with Unmark, which removes the annotation.
+//
+// Only annotation values the evictor writes (Owned) are ever removed by it:
+// a pod an operator drained by hand ("true") stays drained.
+//
+// A new leader calls Reset and then Adopt, which takes over every mark its
+// predecessor left in the pods' annotations; the autoscaler then resumes or
+// cancels the drain on its first cycle.
+package evictor

@@ -1,0 +1,336 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"go.opentelemetry.io/otel/metric/noop"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/statefulset"
+)
+
+// maxCompactCycles bounds a compact step: compaction that has not settled
+// after this many autoscaler cycles is reported rather than run forever.
+const maxCompactCycles = 200
+
+// maxNotes bounds the notes one step records.
+const maxNotes = 24
+
+// autoscaling runs the real autoscaler (and, through it, the evictor) for
+// autoscale and compact steps, and plays the controllers around them: the
+// source controller schedules the sources the evictor requeues, and the
+// StatefulSet controller makes the pods follow spec.replicas, ready at once.
+type autoscaling struct {
+	sim      *simulation
+	auto     *statefulset.Autoscaler
+	recorder *record.FakeRecorder
+
+	mu      sync.Mutex
+	evicted []types.NamespacedName
+}
+
+var statefulSetsResource = appsv1.SchemeGroupVersion.WithResource("statefulsets")
+
+func newAutoscaling(ctx context.Context, sim *simulation, cfg *config.AutoscalerConfig) (*autoscaling, error) {
+	serveScale(sim.cluster)
+	a := &autoscaling{sim: sim, recorder: record.NewFakeRecorder(1000)}
+	var err error
+	a.auto, err = statefulset.NewAutoscaler(ctx, statefulset.AutoscalerConfig{
+		Scheduler:     sim.sched,
+		Client:        sim.cluster.Client(),
+		Recorder:      a.recorder,
+		Config:        func() *config.AutoscalerConfig { return cfg },
+		Evictor:       a.evict,
+		Clock:         sim.cluster.Clock(),
+		MeterProvider: noop.NewMeterProvider(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// evict is the Evictor: it queues the source, as a controller's work queue
+// would, for scheduling once the cycle is over.
+func (a *autoscaling) evict(_ context.Context, key types.NamespacedName) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.evicted = append(a.evicted, key)
+	return nil
+}
+
+// takeEvicted returns the queued sources, sorted and without duplicates.
+func (a *autoscaling) takeEvicted() []types.NamespacedName {
+	a.mu.Lock()
+	keys := a.evicted
+	a.evicted = nil
+	a.mu.Unlock()
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	out := keys[:0]
+	for i, k := range keys {
+		if i == 0 || k != keys[i-1] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// autoscale runs one autoscaler cycle.
+func (a *autoscaling) autoscale(ctx context.Context) ([]string, error) {
+	var notes []string
+	_, err := a.cycle(ctx, &notes)
+	return notes, err
+}
+
+// compact runs autoscaler cycles until one changes nothing: no resize, no
+// new or lifted drain, no source to move. The clock does not move, so the
+// stabilization window and the cooldown apply as they stand.
+func (a *autoscaling) compact(ctx context.Context) ([]string, error) {
+	var notes []string
+	for i := 0; i < maxCompactCycles; i++ {
+		changed, err := a.cycle(ctx, &notes)
+		if err != nil || !changed {
+			if i > 0 {
+				notes = append(notes, fmt.Sprintf("compaction settled after %d autoscaler cycle(s)", i+1))
+			}
+			return capNotes(notes), err
+		}
+	}
+	notes = append(notes, fmt.Sprintf("compaction had not settled after %d autoscaler cycles", maxCompactCycles))
+	return capNotes(notes), nil
+}
+
+func capNotes(notes []string) []string {
+	if len(notes) <= maxNotes {
+		return notes
+	}
+	return append(notes[:maxNotes-1], fmt.Sprintf("... and %d more", len(notes)-maxNotes+1))
+}
+
+// cycle runs one autoscaler cycle, schedules the sources the evictor
+// requeued, and lets the StatefulSet's pods follow. It reports whether
+// anything changed.
+func (a *autoscaling) cycle(ctx context.Context, notes *[]string) (bool, error) {
+	before := a.auto.Drainer().Marks()
+	dec, err := a.auto.Reconcile(ctx)
+	if err != nil {
+		return false, fmt.Errorf("autoscaler: %w", err)
+	}
+	events := a.events()
+	*notes = append(*notes, events...)
+	if len(events) == 0 {
+		if dec.Action == statefulset.ActionNone {
+			*notes = append(*notes, fmt.Sprintf("autoscaler: no change at %d replicas: %s", dec.Current, dec.Reason))
+		} else {
+			*notes = append(*notes, fmt.Sprintf("autoscaler %s: %s", dec.Action, dec.Reason))
+		}
+	}
+	after := a.auto.Drainer().Marks()
+	requeued := a.takeEvicted()
+	if len(requeued) > 0 {
+		names := make([]string, len(requeued))
+		for i, k := range requeued {
+			names[i] = k.String()
+		}
+		*notes = append(*notes, "evictor requeued "+strings.Join(names, ", "))
+	}
+	if err := a.settle(ctx, before, after); err != nil {
+		return false, err
+	}
+	moved := false
+	for _, k := range requeued {
+		v, err := a.sim.sources.Get(k)
+		if err != nil {
+			continue // deleted meanwhile
+		}
+		old := v.GetPlacements()
+		if err := a.sim.reconcile(ctx, k); err != nil {
+			return false, fmt.Errorf("%s: %w", k, err)
+		}
+		if nv, err := a.sim.sources.Get(k); err == nil && !samePlacements(old, nv.GetPlacements()) {
+			moved = true
+		}
+	}
+	changed := dec.Written || moved || !sameMarks(before, after)
+	return changed, nil
+}
+
+// events drains the autoscaler's Events, as notes: "ScaledUp: scaled from
+// 3 to 6 replicas: ...".
+func (a *autoscaling) events() []string {
+	var out []string
+	for {
+		select {
+		case ev := <-a.recorder.Events:
+			// "Normal ScaledUp message": drop the type.
+			_, rest, ok := strings.Cut(ev, " ")
+			if !ok {
+				rest = ev
+			}
+			if reason, msg, ok := strings.Cut(rest, " "); ok {
+				rest = reason + ": " + msg
+			}
+			out = append(out, rest)
+		default:
+			// The autoscaler emits the drains of one cycle in map
+			// order; sort each run of events of one reason so the
+			// output does not change from run to run.
+			for i := 0; i < len(out); {
+				j := i + 1
+				for j < len(out) && eventReason(out[j]) == eventReason(out[i]) {
+					j++
+				}
+				sort.Strings(out[i:j])
+				i = j
+			}
+			return out
+		}
+	}
+}
+
+func eventReason(note string) string {
+	r, _, _ := strings.Cut(note, ":")
+	return r
+}
+
+// settle plays the StatefulSet controller and waits for the informers: the
+// pods follow spec.replicas as the autoscaler wrote it, and the pods whose
+// draining annotation the evictor changed are written again through the
+// cluster, so that Sync waits until the scheduler has seen the change (the
+// autoscaler writes through the clientset, which the cluster does not
+// track).
+func (a *autoscaling) settle(ctx context.Context, before, after map[int32]string) error {
+	c := a.sim.cluster
+	ann := c.DrainingAnnotation()
+	ords := map[int32]bool{}
+	for o := range before {
+		ords[o] = true
+	}
+	for o := range after {
+		ords[o] = true
+	}
+	sorted := make([]int32, 0, len(ords))
+	for o := range ords {
+		sorted = append(sorted, o)
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	for _, o := range sorted {
+		pod, err := c.Pod(o)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if v, ok := pod.Annotations[ann]; ok {
+			err = c.AnnotatePod(o, ann, v)
+		} else {
+			err = c.RemovePodAnnotation(o, ann)
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	set, err := c.StatefulSet()
+	if err != nil {
+		return err
+	}
+	if set.Spec.Replicas != nil && *set.Spec.Replicas != c.Replicas() {
+		if err := c.ScaleTo(*set.Spec.Replicas); err != nil {
+			return err
+		}
+	}
+	return c.Sync(ctx)
+}
+
+func sameMarks(a, b map[int32]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func samePlacements(a, b []vsched.Placement) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].PodName != b[i].PodName || a[i].VReplicas != b[i].VReplicas {
+			return false
+		}
+	}
+	return true
+}
+
+// serveScale makes the fake clientset serve the StatefulSet's scale
+// subresource as the API server does, reading and writing spec.replicas of
+// the StatefulSet it holds; the fake would otherwise store the Scale object
+// in the StatefulSet's place.
+func serveScale(c *memcluster.Cluster) {
+	client := c.Client()
+	scale := func(set *appsv1.StatefulSet) *autoscalingv1.Scale {
+		replicas := int32(1)
+		if set.Spec.Replicas != nil {
+			replicas = *set.Spec.Replicas
+		}
+		return &autoscalingv1.Scale{
+			ObjectMeta: metav1.ObjectMeta{Name: set.Name, Namespace: set.Namespace, UID: set.UID, ResourceVersion: set.ResourceVersion},
+			Spec:       autoscalingv1.ScaleSpec{Replicas: replicas},
+			Status:     autoscalingv1.ScaleStatus{Replicas: set.Status.Replicas},
+		}
+	}
+	client.PrependReactor("get", "statefulsets", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		get, ok := action.(k8stesting.GetAction)
+		if !ok || action.GetSubresource() != "scale" {
+			return false, nil, nil
+		}
+		obj, err := client.Tracker().Get(statefulSetsResource, get.GetNamespace(), get.GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		return true, scale(obj.(*appsv1.StatefulSet)), nil
+	})
+	client.PrependReactor("update", "statefulsets", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		update, ok := action.(k8stesting.UpdateAction)
+		if !ok || action.GetSubresource() != "scale" {
+			return false, nil, nil
+		}
+		sc, ok := update.GetObject().(*autoscalingv1.Scale)
+		if !ok {
+			return true, nil, fmt.Errorf("statefulsets/scale: got %T", update.GetObject())
+		}
+		obj, err := client.Tracker().Get(statefulSetsResource, update.GetNamespace(), sc.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		set := obj.(*appsv1.StatefulSet).DeepCopy()
+		if sc.ResourceVersion != "" && sc.ResourceVersion != set.ResourceVersion {
+			return true, nil, apierrors.NewConflict(appsv1.Resource("statefulsets"), sc.Name, fmt.Errorf("the object has been modified"))
+		}
+		replicas := sc.Spec.Replicas
+		set.Spec.Replicas = &replicas
+		if err := client.Tracker().Update(statefulSetsResource, set, update.GetNamespace()); err != nil {
+			return true, nil, err
+		}
+		return true, scale(set), nil
+	})
+}

@@ -1,0 +1,256 @@
+package sim
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/vsched/vsched/config"
+)
+
+// ConfigKind says which of vsched's ConfigMaps a ConfigMap is.
+type ConfigKind int
+
+// The ConfigMaps vsched reads.
+const (
+	SchedulerConfig ConfigKind = iota
+	DeschedulerConfig
+	AutoscalerConfig
+	numConfigKinds
+)
+
+var configNames = [numConfigKinds]string{
+	config.DefaultSchedulerConfigMapName,
+	config.DefaultDeschedulerConfigMapName,
+	config.DefaultAutoscalerConfigMapName,
+}
+
+// scenarioKeys are the scenario fields holding each ConfigMap's data.
+var scenarioKeys = [numConfigKinds]string{"scheduler", "descheduler", "autoscaler"}
+
+func (k ConfigKind) String() string { return configNames[k] }
+
+// configKindOf tells a ConfigMap's kind by its name: the default names, or
+// a name ending in "-scheduler", "-descheduler" or "-autoscaler" (as a
+// deployment with its own names would have).
+func configKindOf(name string) (ConfigKind, bool) {
+	for k, n := range configNames {
+		if name == n {
+			return ConfigKind(k), true
+		}
+	}
+	switch {
+	case strings.HasSuffix(name, "-descheduler"):
+		return DeschedulerConfig, true
+	case strings.HasSuffix(name, "-autoscaler"):
+		return AutoscalerConfig, true
+	case strings.HasSuffix(name, "-scheduler"):
+		return SchedulerConfig, true
+	}
+	return 0, false
+}
+
+// ConfigMapFile is a ConfigMap read from a manifest.
+type ConfigMapFile struct {
+	Kind      ConfigKind
+	ConfigMap *corev1.ConfigMap
+	doc       *document
+}
+
+// configMapFields are the fields of a ConfigMap manifest.
+var configMapFields = []string{"apiVersion", "kind", "metadata", "data", "binaryData", "immutable"}
+
+// decodeConfigMap reads a ConfigMap manifest document, checking its shape
+// (but not yet its data).
+func decodeConfigMap(doc *document) (*ConfigMapFile, Problems) {
+	d := &decoder{doc: doc}
+	ms, err := members(doc.json)
+	if err != nil {
+		d.problem(nil, "must be a ConfigMap manifest (a mapping), not %s", jsonKind(doc.json))
+		return nil, d.probs
+	}
+	for _, m := range ms {
+		if !contains(configMapFields, m.key) {
+			d.problem(path{m.key}, "unknown field%s; a ConfigMap has %s", didYouMean(m.key, configMapFields), strings.Join(configMapFields, ", "))
+		}
+		if m.key == "data" && !isNull(m.value) {
+			dms, err := members(m.value)
+			if err != nil {
+				d.problem(path{"data"}, "must be a mapping of keys to strings, not %s", jsonKind(m.value))
+				continue
+			}
+			for _, dm := range dms {
+				if k := jsonKind(dm.value); k != "a string" && k != "null" {
+					hint := ""
+					if k == "a number" || k == "a boolean" {
+						hint = fmt.Sprintf(" (quote it: %q)", shown(dm.value))
+					}
+					d.problem(path{"data", dm.key}, "must be a string, not %s%s", k, hint)
+				}
+			}
+		}
+	}
+	if len(d.probs) > 0 {
+		return nil, d.probs
+	}
+	var cm corev1.ConfigMap
+	if err := json.Unmarshal(doc.json, &cm); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			d.problem(parseFieldPath(te.Field), "cannot be a JSON %s", te.Value)
+		} else {
+			d.problem(nil, "%v", err)
+		}
+		return nil, d.probs
+	}
+	if cm.Kind != "ConfigMap" {
+		d.problem(path{"kind"}, "is %q; vsched reads ConfigMaps", cm.Kind)
+	}
+	if cm.APIVersion != "v1" {
+		d.problem(path{"apiVersion"}, "is %q; a ConfigMap's apiVersion is v1", cm.APIVersion)
+	}
+	kind, ok := configKindOf(cm.Name)
+	if !ok {
+		what := "is missing"
+		if cm.Name != "" {
+			what = fmt.Sprintf("%q is not a ConfigMap vsched reads", cm.Name)
+		}
+		d.problem(path{"metadata", "name"}, "%s; vsched reads %s, %s and %s", what, configNames[0], configNames[1], configNames[2])
+	}
+	if len(d.probs) > 0 {
+		return nil, d.probs
+	}
+	return &ConfigMapFile{Kind: kind, ConfigMap: &cm, doc: doc}, nil
+}
+
+// checkConfig parses and validates one ConfigMap with the config package,
+// locating every problem it reports in doc. prefix is where the data is:
+// nil for a manifest (problems name "data..."), {"scheduler"} and the like
+// for a scenario.
+func checkConfig(kind ConfigKind, cm *corev1.ConfigMap, doc *document, inScenario bool) Problems {
+	var err error
+	switch kind {
+	case SchedulerConfig:
+		var c *config.SchedulerConfig
+		if c, err = config.ParseSchedulerConfigMap(cm); err == nil {
+			err = config.ValidateSchedulerConfig(c, nil)
+		}
+	case DeschedulerConfig:
+		var c *config.DeschedulerConfig
+		if c, err = config.ParseDeschedulerConfigMap(cm); err == nil {
+			err = config.ValidateDeschedulerConfig(c, nil)
+		}
+	case AutoscalerConfig:
+		_, err = config.ParseAutoscalerConfigMap(cm)
+	}
+	if err == nil {
+		return nil
+	}
+	return configProblems(err, kind, doc, inScenario)
+}
+
+// configProblems turns the config package's error into located problems.
+func configProblems(err error, kind ConfigKind, doc *document, inScenario bool) Problems {
+	var ce *config.Error
+	if !errors.As(err, &ce) {
+		return Problems{{File: doc.file, Step: -1, Message: err.Error()}}
+	}
+	var out Problems
+	for _, p := range ce.Problems {
+		fp := parseFieldPath(p.Err.Field)
+		if key, ok := p.Err.BadValue.(string); ok && len(fp) == 1 && (fp[0] == "data" || fp[0] == "binaryData") {
+			// An unknown key: point at it.
+			fp = path{fp[0], key}
+		}
+		pr := Problem{File: doc.file, Step: -1, Message: p.Err.ErrorBody()}
+		if inScenario {
+			if len(fp) > 0 && fp[0] == "data" {
+				fp = fp[1:]
+			}
+			fp = append(path{scenarioKeys[kind]}, fp...)
+			pr.Field = fp.String()
+		} else {
+			pr.Field = p.ConfigMap + ": " + p.Err.Field
+		}
+		pr.Line = doc.line(fp)
+		pr.Path = fp.String()
+		out = append(out, pr)
+	}
+	return out
+}
+
+// LoadConfigMaps reads ConfigMap manifests (YAML or JSON, several per file
+// separated by "---") and checks each. Every problem of every file is
+// returned.
+func LoadConfigMaps(files []NamedData) ([]*ConfigMapFile, Problems) {
+	var out []*ConfigMapFile
+	var probs Problems
+	for _, f := range files {
+		docs, ps := splitFile(f.Name, f.Data)
+		probs = append(probs, ps...)
+		if len(docs) == 0 && len(ps) == 0 {
+			probs = append(probs, Problem{File: f.Name, Step: -1, Message: "holds no ConfigMap"})
+		}
+		for _, doc := range docs {
+			cmf, ps := decodeConfigMap(doc)
+			probs = append(probs, ps...)
+			if cmf == nil {
+				continue
+			}
+			if ps := checkConfig(cmf.Kind, cmf.ConfigMap, doc, false); len(ps) > 0 {
+				probs = append(probs, ps...)
+				continue
+			}
+			out = append(out, cmf)
+		}
+	}
+	return out, probs
+}
+
+// NamedData is a file's name and contents.
+type NamedData struct {
+	Name string
+	Data []byte
+}
+
+// splitFile parses every document of a file.
+func splitFile(name string, data []byte) ([]*document, Problems) {
+	raw, lines := splitDocuments(data)
+	var out []*document
+	var probs Problems
+	for i, r := range raw {
+		doc, p := parseDocument(name, r, lines[i])
+		if p != nil {
+			probs = append(probs, *p)
+			continue
+		}
+		out = append(out, doc)
+	}
+	return out, probs
+}
+
+// scenarioConfigMap builds the ConfigMap the scenario's inline data stands
+// for; nil when the scenario does not give it.
+func scenarioConfigMap(kind ConfigKind, data ConfigData) *corev1.ConfigMap {
+	if data == nil {
+		return nil
+	}
+	return &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: configNames[kind]},
+		Data:       map[string]string(data),
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

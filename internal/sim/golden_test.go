@@ -1,0 +1,178 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vsched/vsched/examples"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// loadExample parses an example scenario.
+func loadExample(t testing.TB, name string) *Scenario {
+	t.Helper()
+	data, err := fs.ReadFile(examples.FS(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ps := ParseScenario("examples/"+name, data)
+	if len(ps) > 0 {
+		t.Fatalf("example %s is invalid:\n%v", name, ps)
+	}
+	return s
+}
+
+// loadConfigMapExamples reads the example ConfigMap manifests.
+func loadConfigMapExamples(t testing.TB, names ...string) []*ConfigMapFile {
+	t.Helper()
+	var files []NamedData
+	for _, n := range names {
+		data, err := fs.ReadFile(examples.FS(), "configmaps/"+n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, NamedData{Name: "examples/configmaps/" + n, Data: data})
+	}
+	cms, ps := LoadConfigMaps(files)
+	if len(ps) > 0 {
+		t.Fatalf("example ConfigMaps are invalid:\n%v", ps)
+	}
+	return cms
+}
+
+func simulateJSON(t testing.TB, s *Scenario, opts Options) []byte {
+	t.Helper()
+	res, _, err := Run(context.Background(), s, opts)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, res); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// golden compares got with testdata/golden/name, or rewrites it with
+// -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/sim -run %s -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (rerun with -update if the change is intended):\n%s", path, firstDiff(string(want), string(got)))
+	}
+}
+
+// firstDiff shows the first line that differs, with some context.
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return "line " + itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl
+		}
+	}
+	return "(identical lines; lengths differ)"
+}
+
+func itoa(i int) string {
+	var b [20]byte
+	n := len(b)
+	for {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+		if i == 0 {
+			return string(b[n:])
+		}
+	}
+}
+
+func goldenName(scenario, ext string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(scenario, ".yaml"), ".json") + ext
+}
+
+// TestGoldenJSON runs every example scenario and compares its -o json
+// output with the golden file.
+func TestGoldenJSON(t *testing.T) {
+	names := examples.Scenarios()
+	if len(names) < 5 {
+		t.Fatalf("only %d example scenarios embedded: %v", len(names), names)
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			golden(t, goldenName(name, ".json"), simulateJSON(t, loadExample(t, name), Options{}))
+		})
+	}
+}
+
+// TestGoldenConfigMaps runs a scenario with the example manifests in place
+// of its own configuration, as --configmap does.
+func TestGoldenConfigMaps(t *testing.T) {
+	s := loadExample(t, "schedule.yaml")
+	cms := loadConfigMapExamples(t, "config-scheduler.yaml", "config-descheduler.yaml", "config-autoscaler.yaml")
+	got := simulateJSON(t, s, Options{ConfigMaps: cms})
+	golden(t, "schedule-with-configmaps.json", got)
+	if bytes.Equal(got, simulateJSON(t, s, Options{})) {
+		t.Error("the ConfigMaps changed nothing; they should replace the scenario's scheduler configuration")
+	}
+}
+
+// TestGoldenTable pins the table of the built-in scenario, which the README
+// shows.
+func TestGoldenTable(t *testing.T) {
+	s, ps := ParseScenario("built-in:"+examples.BuiltinName, examples.Builtin())
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	res, _, err := Run(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, s, res); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "builtin.txt", buf.Bytes())
+}
+
+// TestDeterministic runs the same scenarios again and again: the output
+// must not change by a byte.
+func TestDeterministic(t *testing.T) {
+	for _, name := range []string{"builtin.yaml", "compact.yaml"} {
+		s := loadExample(t, name)
+		first := simulateJSON(t, s, Options{})
+		for i := 0; i < 3; i++ {
+			if again := simulateJSON(t, s, Options{}); !bytes.Equal(first, again) {
+				t.Fatalf("%s: run %d differs from the first:\n%s", name, i+2, firstDiff(string(first), string(again)))
+			}
+		}
+	}
+}

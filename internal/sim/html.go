@@ -1,0 +1,378 @@
+package sim
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+)
+
+// The heat map's geometry, in pixels.
+const (
+	rowHeight   = 22
+	cellWidth   = 46
+	charWidth   = 7.2
+	labelPad    = 12
+	freeWidth   = 100
+	freeText    = 70
+	statusWidth = 130
+	groupGap    = 6
+	// maxLabel is the most characters of a source's name a column header
+	// shows; the full name is in its tooltip.
+	maxLabel = 28
+)
+
+// htmlPage is what the template renders.
+type htmlPage struct {
+	Title       string
+	Description string
+	Cluster     string
+	StatefulSet string
+	Capacity    int32
+	Steps       []htmlStep
+	Legend      []htmlSwatch
+}
+
+type htmlStep struct {
+	Index, Of int
+	ID        string
+	Name      string
+	Action    string
+	Clock     string
+	Replicas  int32
+	// ReplicasText is "6 replicas", or "3 -> 6 replicas" after a change.
+	ReplicasText string
+	Notes        []string
+	Metrics      Metrics
+	Sources      []htmlSource
+	Map          htmlMap
+	Nodes        []NodeState
+}
+
+type htmlSource struct {
+	Key        string
+	VReplicas  int32
+	Pending    int32
+	ZoneSkew   int32
+	NodeSkew   int32
+	Moved      int32
+	Placements string
+}
+
+// htmlMap is one step's heat map: pods (rows, grouped by zone and node) by
+// sources (columns), then each pod's free capacity.
+type htmlMap struct {
+	Width, Height int
+	// HeadY is the baseline of the column headers.
+	HeadY   int
+	Columns []htmlColumn
+	Rows    []htmlRow
+	Cells   []htmlCell
+	Groups  []htmlGroup
+	FreeX   int
+	StatusX int
+	LabelX  [3]int // zone, node, pod label columns
+}
+
+type htmlColumn struct {
+	X, Y  int
+	Label string
+	Key   string
+}
+
+type htmlRow struct {
+	Y, TextY     int
+	Pod          string
+	Zone, Node   string
+	ShowZone     bool
+	ShowNode     bool
+	Status       string
+	Bad          bool
+	Used, Free   int32
+	UsedW, FullW int
+	FreeText     string
+	FreeTextX    int
+	Over         bool
+}
+
+type htmlCell struct {
+	X, Y      int
+	TextX     int
+	TextY     int
+	Pod       string
+	Source    string
+	VReplicas int32
+	Fill      string
+	Ink       string
+}
+
+type htmlGroup struct {
+	Y, Height int
+	Zone      string
+}
+
+type htmlSwatch struct {
+	Label string
+	Fill  string
+	Ink   string
+}
+
+// heat returns the fill for a share of a pod's capacity, from pale to deep
+// blue, and the ink that reads on it.
+func heat(share float64) (fill, ink string) {
+	share = math.Max(0, math.Min(1, share))
+	// Pale blue to deep blue, in steps a screenshot can tell apart.
+	from := [3]float64{0xde, 0xeb, 0xf7}
+	to := [3]float64{0x08, 0x30, 0x6b}
+	var c [3]int
+	for i := range c {
+		c[i] = int(math.Round(from[i] + (to[i]-from[i])*share))
+	}
+	ink = "#0b1f3a"
+	if share > 0.45 {
+		ink = "#ffffff"
+	}
+	return fmt.Sprintf("#%02x%02x%02x", c[0], c[1], c[2]), ink
+}
+
+func textWidth(s string) int { return int(math.Ceil(float64(len([]rune(s))) * charWidth)) }
+
+// WriteHTML writes the result as one self-contained HTML page (inline CSS
+// and SVG, no script loaded from anywhere): per step, the heat map of pods
+// by sources grouped by zone and node, each pod's free capacity, the
+// sources' metrics and the step's metrics.
+func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
+	page := htmlPage{
+		Title:       res.Scenario,
+		Description: oneLine(s.Description),
+		Cluster:     describeNodes(s),
+		StatefulSet: res.StatefulSet,
+		Capacity:    res.Capacity,
+	}
+	if page.Title == "" {
+		page.Title = s.File
+	}
+	for _, share := range []float64{0.1, 0.3, 0.5, 0.7, 1} {
+		f, ink := heat(share)
+		page.Legend = append(page.Legend, htmlSwatch{Label: fmt.Sprintf("%d%%", int(share*100)), Fill: f, Ink: ink})
+	}
+	order := zoneOrder(s)
+	prev := int32(-1)
+	for i := range res.Steps {
+		hs := buildHTMLStep(i, len(res.Steps), &res.Steps[i], res.Capacity, order)
+		hs.ReplicasText = strings.Replace(replicasText(prev, hs.Replicas), "replicas ", "", 1) + " replicas"
+		page.Steps = append(page.Steps, hs)
+		prev = hs.Replicas
+	}
+	return pageTemplate.Execute(w, page)
+}
+
+func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]int) htmlStep {
+	hs := htmlStep{
+		Index: i + 1, Of: n, ID: fmt.Sprintf("step-%d", i+1),
+		Name: st.Name, Clock: st.Clock, Replicas: st.Replicas, Notes: st.Notes, Metrics: st.Metrics, Nodes: st.Nodes,
+	}
+	if st.Action != st.Name {
+		hs.Action = st.Action
+	}
+	keys := sortedKeys(st.Placements)
+	on := map[string]map[string]int32{}
+	for _, k := range keys {
+		var parts []string
+		for _, p := range st.Placements[k] {
+			if on[p.PodName] == nil {
+				on[p.PodName] = map[string]int32{}
+			}
+			on[p.PodName][k] += p.VReplicas
+			parts = append(parts, fmt.Sprintf("%s=%d", p.PodName, p.VReplicas))
+		}
+		m := st.Metrics.Sources[k]
+		hs.Sources = append(hs.Sources, htmlSource{
+			Key: k, VReplicas: m.VReplicas, Pending: st.Pending[k], ZoneSkew: m.ZoneSkew, NodeSkew: m.NodeSkew, Moved: m.Moved,
+			Placements: strings.Join(parts, " "),
+		})
+	}
+
+	pods := sortPods(st.Pods, order)
+	var zoneW, nodeW, podW int
+	for _, p := range pods {
+		zoneW = max(zoneW, textWidth(p.Zone))
+		nodeW = max(nodeW, textWidth(p.Node))
+		podW = max(podW, textWidth(p.Name))
+	}
+	zoneW, nodeW, podW = max(zoneW, textWidth("zone")), max(nodeW, textWidth("node")), max(podW, textWidth("pod"))
+	m := &hs.Map
+	m.LabelX = [3]int{labelPad, labelPad + zoneW + labelPad, labelPad + zoneW + labelPad + nodeW + labelPad}
+	gridX := m.LabelX[2] + podW + labelPad
+	labels := sourceLabels(keys)
+	longest := 0
+	for c := range labels {
+		if r := []rune(labels[c]); len(r) > maxLabel {
+			labels[c] = string(r[:maxLabel-1]) + "…"
+		}
+		longest = max(longest, textWidth(labels[c]))
+	}
+	// Headers are rotated 40 degrees: their height is sin(40°) of their
+	// length.
+	headHeight := max(28, int(math.Ceil(float64(longest)*math.Sin(40*math.Pi/180)))+20)
+	m.HeadY = headHeight - 8
+	for c, k := range keys {
+		m.Columns = append(m.Columns, htmlColumn{X: gridX + c*cellWidth + cellWidth/2 - 4, Y: m.HeadY, Label: labels[c], Key: k})
+	}
+	m.FreeX = gridX + len(keys)*cellWidth + labelPad
+	m.StatusX = m.FreeX + freeWidth + freeText + labelPad
+	y := headHeight
+	lastZone, lastNode := "\x00", "\x00"
+	var group *htmlGroup
+	for _, p := range pods {
+		zone, node := p.Zone, p.Node
+		if node == "" {
+			zone, node = "-", "-"
+		}
+		newZone := zone != lastZone
+		if newZone && lastZone != "\x00" {
+			y += groupGap
+		}
+		row := htmlRow{
+			Y: y, TextY: y + rowHeight/2 + 4, Pod: p.Name, Zone: zone, Node: node,
+			ShowZone: newZone, ShowNode: newZone || node != lastNode,
+			Used: p.Used, Free: p.Free, FullW: freeWidth,
+		}
+		if p.Status != PodOK {
+			row.Status, row.Bad = p.Status, true
+		}
+		if capacity > 0 {
+			row.UsedW = int(math.Round(float64(freeWidth) * math.Min(1, float64(max(p.Used, 0))/float64(capacity))))
+		}
+		row.FreeText = fmt.Sprintf("%d free", p.Free)
+		row.FreeTextX = m.FreeX + freeWidth + 6
+		row.Over = p.Free < 0
+		m.Rows = append(m.Rows, row)
+		if newZone {
+			m.Groups = append(m.Groups, htmlGroup{Y: y, Zone: zone})
+			group = &m.Groups[len(m.Groups)-1]
+		}
+		group.Height = y + rowHeight - group.Y
+		for c, k := range keys {
+			v := on[p.Name][k]
+			fill, ink := "#f6f7f9", "#9aa3ad"
+			if v > 0 {
+				fill, ink = heat(float64(v) / float64(capacity))
+			}
+			x := gridX + c*cellWidth
+			m.Cells = append(m.Cells, htmlCell{
+				X: x + 1, Y: y + 1, TextX: x + cellWidth/2, TextY: y + rowHeight/2 + 4,
+				Pod: p.Name, Source: k, VReplicas: v, Fill: fill, Ink: ink,
+			})
+		}
+		lastZone, lastNode = zone, node
+		y += rowHeight
+	}
+	m.Height = y + labelPad
+	m.Width = m.StatusX + statusWidth
+	return hs
+}
+
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="vsched simulate">
+<title>vsched simulation: {{.Title}}</title>
+<style>
+:root { color-scheme: light; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; margin: 0; color: #1d2530; background: #ffffff; }
+header { padding: 20px 28px 12px; border-bottom: 1px solid #d9dee5; background: #f4f6f9; }
+h1 { font-size: 22px; margin: 0 0 6px; }
+h2 { font-size: 18px; margin: 0 0 4px; }
+p { margin: 4px 0; }
+nav ol { margin: 8px 0 0; padding-left: 22px; columns: 2; }
+main { padding: 8px 28px 40px; }
+section.step { border-bottom: 1px solid #e3e7ec; padding: 18px 0; }
+.action { color: #4a5563; }
+.notes { margin: 6px 0; padding-left: 20px; color: #7a4b00; }
+dl.metrics { display: flex; flex-wrap: wrap; gap: 6px 18px; margin: 10px 0; }
+dl.metrics div { background: #eef2f7; border-radius: 4px; padding: 3px 10px; }
+dl.metrics dt { display: inline; color: #4a5563; }
+dl.metrics dd { display: inline; margin: 0 0 0 6px; font-weight: 600; }
+.heat { overflow-x: auto; }
+svg text { font: 12px system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
+svg .head { font-weight: 600; fill: #4a5563; }
+svg .zone { font-weight: 600; fill: #1d2530; }
+svg .bad { fill: #b3261e; }
+svg .zero { fill: #9aa3ad; }
+table { border-collapse: collapse; margin-top: 8px; }
+th, td { padding: 3px 10px; border-bottom: 1px solid #e3e7ec; text-align: right; }
+th:first-child, td:first-child, .placements { text-align: left; }
+td.placements { color: #4a5563; font-size: 12px; }
+td.pending { color: #b3261e; font-weight: 600; }
+.legend span { display: inline-block; padding: 1px 8px; margin-right: 4px; border-radius: 3px; font-size: 12px; }
+.nodes span { margin-right: 10px; }
+.nodes .cordoned { color: #7a4b00; }
+.nodes .not-ready { color: #b3261e; }
+</style>
+</head>
+<body data-steps="{{len .Steps}}">
+<header>
+<h1>vsched simulation: {{.Title}}</h1>
+{{if .Description}}<p>{{.Description}}</p>{{end}}
+<p>StatefulSet {{.StatefulSet}}, {{.Capacity}} vreplicas per pod; {{.Cluster}}</p>
+<p class="legend">Cells: a source's vreplicas on a pod, shaded by their share of the pod's capacity: {{range .Legend}}<span style="background: {{.Fill}}; color: {{.Ink}}">{{.Label}}</span>{{end}}</p>
+<nav><ol>{{range .Steps}}<li><a href="#{{.ID}}">{{.Name}}</a></li>{{end}}</ol></nav>
+</header>
+<main>
+{{range .Steps}}<section class="step" id="{{.ID}}" data-step="{{.Index}}" data-replicas="{{.Replicas}}">
+<h2>Step {{.Index}}/{{.Of}}: {{.Name}}</h2>
+<p class="action">{{if .Action}}{{.Action}} · {{end}}clock {{.Clock}} · {{.ReplicasText}}</p>
+{{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<dl class="metrics">
+<div><dt>podsUsed</dt><dd class="podsUsed">{{.Metrics.PodsUsed}}</dd></div>
+<div><dt>lowerBound</dt><dd class="lowerBound">{{.Metrics.LowerBound}}</dd></div>
+<div><dt>vreplicas</dt><dd class="vreplicas">{{.Metrics.VReplicas}}</dd></div>
+<div><dt>pending</dt><dd class="pending">{{.Metrics.Pending}}</dd></div>
+<div><dt>moved</dt><dd class="moved">{{.Metrics.Moved}}</dd></div>
+</dl>
+<p class="nodes">{{range .Nodes}}<span class="{{.Status}}">{{.Name}}{{if .Zone}} ({{.Zone}}){{end}}: {{.Status}}</span>{{end}}</p>
+<div class="heat">
+{{with .Map}}<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="vreplicas per pod and source">
+<text class="head" x="{{index .LabelX 0}}" y="{{.HeadY}}">zone</text>
+<text class="head" x="{{index .LabelX 1}}" y="{{.HeadY}}">node</text>
+<text class="head" x="{{index .LabelX 2}}" y="{{.HeadY}}">pod</text>
+{{range .Columns}}<text class="head source" data-source="{{.Key}}" transform="translate({{.X}} {{.Y}}) rotate(-40)"><title>{{.Key}}</title>{{.Label}}</text>
+{{end}}<text class="head" x="{{.FreeX}}" y="{{.HeadY}}">free capacity</text>
+{{range .Groups}}<rect class="group" x="4" y="{{.Y}}" width="4" height="{{.Height}}" fill="#8aa4c8"/>
+{{end}}{{$free := .FreeX}}{{$status := .StatusX}}{{$lx := .LabelX}}{{range .Rows}}<g class="pod" data-pod="{{.Pod}}" data-node="{{.Node}}" data-zone="{{.Zone}}" data-used="{{.Used}}" data-free="{{.Free}}">
+{{if .ShowZone}}<text class="zone" x="{{index $lx 0}}" y="{{.TextY}}">{{.Zone}}</text>{{end}}
+{{if .ShowNode}}<text x="{{index $lx 1}}" y="{{.TextY}}">{{.Node}}</text>{{end}}
+<text{{if .Bad}} class="bad"{{end}} x="{{index $lx 2}}" y="{{.TextY}}">{{.Pod}}</text>
+<rect class="capacity" x="{{$free}}" y="{{.Y}}" width="{{.FullW}}" height="20" fill="#cfe8cf" stroke="#9cc79c"/>
+<rect class="used" x="{{$free}}" y="{{.Y}}" width="{{.UsedW}}" height="20" fill="#a9b4c2"/>
+<text class="free{{if .Over}} bad{{end}}" x="{{.FreeTextX}}" y="{{.TextY}}">{{.FreeText}}</text>
+{{if .Status}}<text class="bad status" x="{{$status}}" y="{{.TextY}}">{{.Status}}</text>{{end}}
+</g>
+{{end}}{{range .Cells}}<rect class="cell" x="{{.X}}" y="{{.Y}}" width="44" height="20" rx="2" fill="{{.Fill}}" data-pod="{{.Pod}}" data-source="{{.Source}}" data-vreplicas="{{.VReplicas}}"><title>{{.Pod}} · {{.Source}}: {{.VReplicas}} vreplica(s)</title></rect>
+{{if .VReplicas}}<text x="{{.TextX}}" y="{{.TextY}}" text-anchor="middle" fill="{{.Ink}}">{{.VReplicas}}</text>
+{{end}}{{end}}</svg>{{end}}
+</div>
+<table class="sources">
+<thead><tr><th>source</th><th>vreplicas</th><th>pending</th><th>zoneSkew</th><th>nodeSkew</th><th>moved</th><th class="placements">placements</th></tr></thead>
+<tbody>
+{{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}</td></tr>
+{{end}}</tbody>
+</table>
+</section>
+{{end}}</main>
+<script>
+// Marks the page as fully rendered, for the report's browser test: it needs
+// every step's heat map to have been laid out.
+(function () {
+  var cells = document.querySelectorAll("rect.cell").length;
+  var steps = document.querySelectorAll("section.step").length;
+  document.body.setAttribute("data-rendered", steps + " steps, " + cells + " cells");
+})();
+</script>
+</body>
+</html>
+`))

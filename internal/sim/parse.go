@@ -1,0 +1,340 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+func reflectValue(p any) reflect.Value { return reflect.ValueOf(p).Elem() }
+
+// ParseScenario reads a scenario (YAML or JSON) and checks it: its shape,
+// every reference (nodes, zones, sources), every value, and the scheduler,
+// descheduler and autoscaler configuration it holds. It returns every
+// problem found; the scenario is usable only when there is none.
+func ParseScenario(file string, data []byte) (*Scenario, Problems) {
+	docs, probs := splitFile(file, data)
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	switch len(docs) {
+	case 0:
+		return nil, Problems{{File: file, Step: -1, Message: "is empty; a scenario starts with \"version: 1\""}}
+	case 1:
+	default:
+		return nil, Problems{{File: file, Line: docs[1].firstLine, Step: -1, Message: fmt.Sprintf("holds %d YAML documents; a scenario is one document", len(docs))}}
+	}
+	return decodeScenario(docs[0])
+}
+
+func decodeScenario(doc *document) (*Scenario, Problems) {
+	s := &Scenario{File: doc.file, doc: doc}
+	d := &decoder{doc: doc, stepNames: stepNames(doc.json)}
+	if !bytes.HasPrefix(bytes.TrimSpace(doc.json), []byte("{")) {
+		d.problem(nil, "a scenario must be a mapping starting with \"version: 1\", not %s", jsonKind(doc.json))
+		return nil, d.probs
+	}
+	d.decode(doc.json, reflectValue(s), nil)
+	// Check the values too, so one run reports every problem; problems
+	// at (or around) a field that did not decode are left out, as they
+	// would only repeat it.
+	v := &validator{d: d, s: s, undecoded: map[string]bool{}}
+	for _, p := range d.probs {
+		v.undecoded[p.Path] = true
+	}
+	v.validate()
+	if len(d.probs) > 0 {
+		sortProblems(d.probs)
+		return nil, d.probs
+	}
+	return s, nil
+}
+
+// stepNames reads the steps' names ahead of decoding, so that problems in
+// a step can name it whatever the order of its keys.
+func stepNames(raw json.RawMessage) map[int]string {
+	var top struct {
+		Steps []json.RawMessage `json:"steps"`
+	}
+	out := map[int]string{}
+	if json.Unmarshal(raw, &top) != nil {
+		return out
+	}
+	for i, st := range top.Steps {
+		var n struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(st, &n) == nil && n.Name != "" {
+			out[i] = n.Name
+		}
+	}
+	return out
+}
+
+// validator checks a decoded scenario's values and references.
+type validator struct {
+	d *decoder
+	s *Scenario
+
+	nodes map[string]bool
+	zones map[string]bool
+	// undecoded are the paths of fields that did not decode.
+	undecoded map[string]bool
+}
+
+func (v *validator) problem(p path, format string, args ...any) {
+	for i := len(p); i >= 0; i-- {
+		if v.undecoded[p[:i].String()] {
+			return
+		}
+	}
+	ps := p.String()
+	for u := range v.undecoded {
+		if strings.HasPrefix(u, ps+".") || strings.HasPrefix(u, ps+"[") {
+			return
+		}
+	}
+	v.d.problem(p, format, args...)
+}
+
+func (v *validator) validate() {
+	s := v.s
+	switch {
+	case s.Version == nil:
+		v.problem(path{"version"}, "required; write \"version: %d\" at the top", FormatVersion)
+	case *s.Version != FormatVersion:
+		v.problem(path{"version"}, "version %d is not supported; this vsched reads version %d", *s.Version, FormatVersion)
+	}
+	v.cluster()
+	for k := range numConfigKinds {
+		data := [...]ConfigData{s.Scheduler, s.Descheduler, s.Autoscaler}[k]
+		if cm := scenarioConfigMap(k, data); cm != nil {
+			v.d.probs = append(v.d.probs, checkConfig(k, cm, v.d.doc, true)...)
+		}
+	}
+	v.steps()
+}
+
+func (v *validator) cluster() {
+	c := &v.s.Cluster
+	cp := path{"cluster"}
+	v.zones = map[string]bool{}
+	for i, z := range c.Zones {
+		zp := cp.key("zones").index(i)
+		switch {
+		case z == "":
+			v.problem(zp, "a zone needs a name")
+		case v.zones[z]:
+			v.problem(zp, "zone %q is listed twice", z)
+		default:
+			if msgs := validation.IsValidLabelValue(z); len(msgs) > 0 {
+				v.problem(zp, "%q is not a valid zone label value: %s", z, strings.Join(msgs, "; "))
+			}
+		}
+		v.zones[z] = true
+	}
+	if c.NodesPerZone != nil {
+		switch {
+		case len(c.Nodes) > 0:
+			v.problem(cp.key("nodesPerZone"), "applies only without nodes; with nodes listed, list every node")
+		case len(c.Zones) == 0:
+			v.problem(cp.key("nodesPerZone"), "needs zones")
+		case *c.NodesPerZone < 1:
+			v.problem(cp.key("nodesPerZone"), "must be at least 1, not %d", *c.NodesPerZone)
+		case *c.NodesPerZone > 1000:
+			v.problem(cp.key("nodesPerZone"), "must be at most 1000, not %d", *c.NodesPerZone)
+		}
+	}
+	if len(c.Zones) == 0 && len(c.Nodes) == 0 {
+		v.problem(cp, "describe the nodes: give zones (and nodesPerZone), or nodes")
+	}
+	v.nodes = map[string]bool{}
+	withNodes := map[string]bool{}
+	for i, n := range c.Nodes {
+		np := cp.key("nodes").index(i)
+		switch {
+		case n.Name == "":
+			v.problem(np.key("name"), "required: every node has a name")
+		case v.nodes[n.Name]:
+			v.problem(np.key("name"), "node %q is listed twice", n.Name)
+		default:
+			if msgs := validation.IsDNS1123Subdomain(n.Name); len(msgs) > 0 {
+				v.problem(np.key("name"), "%q is not a valid node name: %s", n.Name, strings.Join(msgs, "; "))
+			}
+		}
+		v.nodes[n.Name] = true
+		switch {
+		case n.Zone == "" && len(c.Zones) > 0:
+			v.problem(np.key("zone"), "required: node %q needs one of the zones %s", n.Name, strings.Join(sortedKeys(v.zones), ", "))
+		case n.Zone != "" && len(c.Zones) > 0 && !v.zones[n.Zone]:
+			v.problem(np.key("zone"), "unknown zone %q%s; the zones are %s", n.Zone, didYouMean(n.Zone, c.Zones), strings.Join(sortedKeys(v.zones), ", "))
+		case n.Zone != "" && len(c.Zones) == 0:
+			if msgs := validation.IsValidLabelValue(n.Zone); len(msgs) > 0 {
+				v.problem(np.key("zone"), "%q is not a valid zone label value: %s", n.Zone, strings.Join(msgs, "; "))
+			}
+		}
+		withNodes[n.Zone] = true
+	}
+	if len(c.Nodes) > 0 {
+		for i, z := range c.Zones {
+			if z != "" && !withNodes[z] {
+				v.problem(cp.key("zones").index(i), "zone %q has no node", z)
+			}
+		}
+	} else {
+		for _, n := range c.nodeList() {
+			v.nodes[n.Name] = true
+		}
+	}
+	if len(c.Nodes) == 0 {
+		for _, z := range c.Zones {
+			v.zones[z] = true
+		}
+	} else {
+		for _, z := range c.zoneList() {
+			v.zones[z] = true
+		}
+	}
+
+	ss := &c.StatefulSet
+	sp := cp.key("statefulSet")
+	if ss.Namespace != "" {
+		if msgs := validation.IsDNS1123Label(ss.Namespace); len(msgs) > 0 {
+			v.problem(sp.key("namespace"), "%q is not a valid namespace: %s", ss.Namespace, strings.Join(msgs, "; "))
+		}
+	}
+	if ss.Name != "" {
+		if msgs := validation.IsDNS1123Label(ss.Name); len(msgs) > 0 {
+			v.problem(sp.key("name"), "%q is not a valid StatefulSet name: %s", ss.Name, strings.Join(msgs, "; "))
+		}
+	}
+	switch {
+	case ss.Capacity == nil:
+		v.problem(sp.key("capacity"), "required: the most vreplicas one pod holds")
+	case *ss.Capacity < 1:
+		v.problem(sp.key("capacity"), "must be at least 1, not %d", *ss.Capacity)
+	}
+	if ss.Replicas != nil && *ss.Replicas < 0 {
+		v.problem(sp.key("replicas"), "must not be negative, not %d", *ss.Replicas)
+	}
+	if ss.Replicas != nil && *ss.Replicas > maxReplicas {
+		v.problem(sp.key("replicas"), "must be at most %d, not %d", maxReplicas, *ss.Replicas)
+	}
+	for i, n := range ss.PodNodes {
+		if n != "" && !v.nodes[n] {
+			v.problem(sp.key("podNodes").index(i), "unknown node %q%s", n, didYouMean(n, sortedKeys(v.nodes)))
+		}
+	}
+}
+
+// maxReplicas bounds the StatefulSet a scenario may describe, so a typo
+// cannot ask for millions of pods.
+const maxReplicas = 10000
+
+func (v *validator) steps() {
+	s := v.s
+	if len(s.Steps) == 0 {
+		v.problem(path{"steps"}, "required: a scenario has at least one step")
+		return
+	}
+	exists := map[string]bool{}
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		p := path{"steps", i}
+		ap := p.key(string(st.Kind))
+		switch st.Kind {
+		case StepSchedule:
+			seen := map[string]bool{}
+			for j, sp := range st.Schedule {
+				ep := ap
+				if st.scheduleList {
+					ep = ap.index(j)
+				}
+				switch key, err := SourceKey(sp.Source); {
+				case sp.Source == "":
+					v.problem(ep.key("source"), "required: the source's namespace/name")
+				case err != nil:
+					v.problem(ep.key("source"), "%v", err)
+				default:
+					if msgs := validation.IsDNS1123Label(key.Namespace); len(msgs) > 0 {
+						v.problem(ep.key("source"), "namespace %q is not valid: %s", key.Namespace, strings.Join(msgs, "; "))
+					} else if msgs := validation.IsDNS1123Subdomain(key.Name); len(msgs) > 0 {
+						v.problem(ep.key("source"), "name %q is not valid: %s", key.Name, strings.Join(msgs, "; "))
+					}
+				}
+				if seen[sp.Source] {
+					v.problem(ep.key("source"), "source %s is listed twice in this step", sp.Source)
+				}
+				seen[sp.Source] = true
+				switch {
+				case sp.VReplicas == nil:
+					v.problem(ep.key("vreplicas"), "required: how many vreplicas the source wants")
+				case *sp.VReplicas < 0:
+					v.problem(ep.key("vreplicas"), "must not be negative, not %d", *sp.VReplicas)
+				case *sp.VReplicas > maxVReplicas:
+					v.problem(ep.key("vreplicas"), "must be at most %d, not %d", maxVReplicas, *sp.VReplicas)
+				}
+				if sp.Partitions != nil && *sp.Partitions < 1 {
+					v.problem(ep.key("partitions"), "must be at least 1 when given, not %d", *sp.Partitions)
+				}
+				exists[sp.Source] = true
+			}
+		case StepDelete:
+			switch _, err := SourceKey(st.Source); {
+			case st.Source == "":
+				v.problem(ap.key("source"), "required: the source's namespace/name")
+			case err != nil:
+				v.problem(ap.key("source"), "%v", err)
+			case !exists[st.Source]:
+				v.problem(ap.key("source"), "source %s does not exist at this step%s", st.Source, didYouMean(st.Source, sortedKeys(exists)))
+			}
+			delete(exists, st.Source)
+		case StepCordon, StepUncordon:
+			if st.Zone != "" {
+				v.problem(ap.key("zone"), "%s takes a node, not a zone", st.Kind)
+				continue
+			}
+			v.checkNode(ap, st.Node)
+		case StepFail, StepRecover:
+			switch {
+			case st.Node != "" && st.Zone != "":
+				v.problem(ap, "give a node or a zone, not both")
+			case st.Zone != "":
+				if !v.zones[st.Zone] {
+					v.problem(ap.key("zone"), "unknown zone %q%s; the zones are %s", st.Zone, didYouMean(st.Zone, sortedKeys(v.zones)), strings.Join(sortedKeys(v.zones), ", "))
+				}
+			default:
+				if st.Node == "" {
+					v.problem(ap, "required: node or zone")
+					continue
+				}
+				v.checkNode(ap, st.Node)
+			}
+		case StepAdvance:
+			if st.Duration <= 0 {
+				v.problem(ap, "must move the clock forward, not by %s", st.Duration)
+			}
+		}
+	}
+}
+
+// maxVReplicas bounds one source's vreplicas.
+const maxVReplicas = 1_000_000
+
+func (v *validator) checkNode(ap path, node string) {
+	switch {
+	case node == "":
+		v.problem(ap.key("node"), "required: the node's name")
+	case !v.nodes[node]:
+		names := sortedKeys(v.nodes)
+		list := strings.Join(names, ", ")
+		if len(names) > 8 {
+			list = strings.Join(names[:8], ", ") + ", ..."
+		}
+		v.problem(ap.key("node"), "unknown node %q%s; the nodes are %s", node, didYouMean(node, names), list)
+	}
+}

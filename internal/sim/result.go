@@ -1,0 +1,125 @@
+package sim
+
+import (
+	"github.com/vsched/vsched"
+)
+
+// Result is what a simulation did, step by step. Its JSON form (-o json) is
+// the stable output format, documented in internal/cli/README-section.md:
+// fields are only ever added, maps are written with sorted keys, and the
+// same scenario always gives byte-identical output.
+type Result struct {
+	// Version is FormatVersion.
+	Version int `json:"version"`
+	// Scenario is the scenario's name.
+	Scenario string `json:"scenario,omitempty"`
+	// StatefulSet is "namespace/name".
+	StatefulSet string `json:"statefulSet"`
+	// Capacity is the vreplicas one pod holds.
+	Capacity int32 `json:"capacity"`
+	// Steps has one entry per scenario step, in order.
+	Steps []StepResult `json:"steps"`
+}
+
+// StepResult is the cluster after one step (and the requeue that follows
+// it).
+type StepResult struct {
+	// Name is the step's name, or what it does when it has none.
+	Name string `json:"name"`
+	// Action is what the step does ("fail node node-b-0").
+	Action string `json:"action"`
+	// Clock is the scenario's time since the start, as a Go duration.
+	Clock string `json:"clock"`
+	// Replicas is the StatefulSet's spec.replicas.
+	Replicas int32 `json:"replicas"`
+	// Placements are each source's placements, by "namespace/name",
+	// sorted by pod ordinal, with the node and zone the pod is on now.
+	Placements map[string][]vsched.Placement `json:"placements"`
+	// Pending is, per source, how many vreplicas have no pod (0 included).
+	Pending map[string]int32 `json:"pending"`
+	// Metrics summarise the placements.
+	Metrics Metrics `json:"metrics"`
+	// Nodes are the nodes and their state, in scenario order.
+	Nodes []NodeState `json:"nodes"`
+	// Pods are the StatefulSet's pods by ordinal: every pod that exists,
+	// and any pod that is gone but still holds vreplicas.
+	Pods []PodState `json:"pods"`
+	// Notes say what else happened: the StatefulSet resized, an
+	// autoscaler or evictor decision.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Metrics summarise a step's placements.
+type Metrics struct {
+	// PodsUsed is how many pods hold at least one vreplica.
+	PodsUsed int `json:"podsUsed"`
+	// LowerBound is ceil(total vreplicas wanted / capacity): the fewest
+	// pods that could hold every vreplica.
+	LowerBound int `json:"lowerBound"`
+	// Moved is how many vreplicas changed pod in this step, over all
+	// sources.
+	Moved int32 `json:"moved"`
+	// VReplicas is the vreplicas every source wants; Pending how many of
+	// them have no pod.
+	VReplicas int64 `json:"vreplicas"`
+	Pending   int64 `json:"pending"`
+	// Sources are the per-source metrics, by "namespace/name".
+	Sources map[string]SourceMetrics `json:"sources"`
+}
+
+// SourceMetrics are one source's metrics.
+type SourceMetrics struct {
+	// VReplicas is how many vreplicas the source wants.
+	VReplicas int32 `json:"vreplicas"`
+	// ZoneSkew and NodeSkew are max - min of the source's vreplicas over
+	// the healthy zones (nodes): a node is healthy when it is Ready, not
+	// cordoned, and hosts a pod of the StatefulSet; a zone when it has a
+	// healthy node. Vreplicas elsewhere are not counted.
+	ZoneSkew int32 `json:"zoneSkew"`
+	NodeSkew int32 `json:"nodeSkew"`
+	// Moved is how many of the source's vreplicas changed pod in this
+	// step: the smaller of the vreplicas that left pods and those that
+	// arrived on pods, so scaling alone moves nothing.
+	Moved int32 `json:"moved"`
+}
+
+// Node states.
+const (
+	NodeReady    = "ready"
+	NodeCordoned = "cordoned"
+	NodeNotReady = "not-ready"
+)
+
+// NodeState is one node.
+type NodeState struct {
+	Name string `json:"name"`
+	Zone string `json:"zone,omitempty"`
+	// Status is "ready", "cordoned" or "not-ready".
+	Status string `json:"status"`
+}
+
+// Pod states.
+const (
+	PodOK        = "ok"
+	PodDraining  = "draining"
+	PodCordoned  = "node-cordoned"
+	PodNotReady  = "node-not-ready"
+	PodUnbound   = "unbound"
+	PodGone      = "gone"
+	PodScaledOut = "beyond-replicas"
+)
+
+// PodState is one pod.
+type PodState struct {
+	Name string `json:"name"`
+	Node string `json:"node,omitempty"`
+	Zone string `json:"zone,omitempty"`
+	// Status is "ok" (takes new vreplicas), "draining", "node-cordoned",
+	// "node-not-ready", "unbound", "beyond-replicas" (ordinal at or above
+	// the replicas) or "gone" (deleted, yet still holding vreplicas).
+	Status string `json:"status"`
+	// Used is the vreplicas on the pod; Free is capacity - Used (negative
+	// when over capacity).
+	Used int32 `json:"used"`
+	Free int32 `json:"free"`
+}

@@ -1,0 +1,570 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"go.uber.org/zap"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	"knative.dev/pkg/logging"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/state"
+	"github.com/vsched/vsched/statefulset"
+)
+
+// Options tune a simulation.
+type Options struct {
+	// ConfigMaps replace the scenario's inline configuration, kind by
+	// kind.
+	ConfigMaps []*ConfigMapFile
+	// Explain, when set, records the scheduler's explanation of every
+	// decision about this source; Run returns the last.
+	Explain *types.NamespacedName
+	// Progress, when set, is called after every operation with how many
+	// are done out of how many.
+	Progress func(done, total int)
+}
+
+// Explained is the scheduler's explanation of a decision about a source.
+type Explained struct {
+	// Step is the 0-based index of the step it was made in; StepTitle
+	// that step's title.
+	Step      int
+	StepTitle string
+	// Explanation is the framework's record of the decision.
+	Explanation *framework.Explanation
+}
+
+// Operations counts a scenario's operations, the unit of progress: each
+// source a schedule step lists, and each other step.
+func Operations(s *Scenario) int {
+	n := 0
+	for i := range s.Steps {
+		if s.Steps[i].Kind == StepSchedule {
+			n += len(s.Steps[i].Schedule)
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+var quietOnce sync.Once
+
+// quiet silences client-go's klog, which would otherwise report the
+// informers' shutdown on stderr.
+func quiet() {
+	quietOnce.Do(func() { klog.SetLogger(logr.Discard()) })
+}
+
+// simulation is one run's world.
+type simulation struct {
+	s       *Scenario
+	opts    Options
+	cluster *memcluster.Cluster
+	sources *memcluster.Sources
+	sched   *statefulset.Scheduler
+	auto    *autoscaling
+	start   time.Time
+	nodes   []Node
+
+	done, total int
+	explained   *Explained
+	step        int
+}
+
+// Run simulates the scenario: it builds the in-memory cluster, runs the
+// real scheduler (and autoscaler and evictor) against it step by step, and
+// reports the cluster after each step. A failure is a Problems naming the
+// step.
+func Run(ctx context.Context, s *Scenario, opts Options) (*Result, *Explained, error) {
+	quiet()
+	ctx = logging.WithLogger(ctx, zap.NewNop().Sugar())
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	cms := [numConfigKinds]*corev1.ConfigMap{
+		scenarioConfigMap(SchedulerConfig, s.Scheduler),
+		scenarioConfigMap(DeschedulerConfig, s.Descheduler),
+		scenarioConfigMap(AutoscalerConfig, s.Autoscaler),
+	}
+	for _, f := range opts.ConfigMaps {
+		cms[f.Kind] = f.ConfigMap
+	}
+	sc, err := config.ParseSchedulerConfigMap(cms[SchedulerConfig])
+	if err != nil {
+		return nil, nil, err
+	}
+	dc, err := config.ParseDeschedulerConfigMap(cms[DeschedulerConfig])
+	if err != nil {
+		return nil, nil, err
+	}
+	profiles, err := config.BuildProfiles(ctx, nil, sc, dc)
+	if err != nil {
+		return nil, nil, err
+	}
+	ac, err := config.ParseAutoscalerConfigMap(cms[AutoscalerConfig])
+	if err != nil {
+		return nil, nil, err
+	}
+
+	ss := s.Cluster.StatefulSet
+	ns, name := ss.Namespace, ss.Name
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	if name == "" {
+		name = DefaultStatefulSet
+	}
+	sim := &simulation{s: s, opts: opts, sources: memcluster.NewSources(), nodes: s.Cluster.nodeList(), total: Operations(s)}
+	specs := make([]memcluster.NodeSpec, len(sim.nodes))
+	for i, n := range sim.nodes {
+		specs[i] = memcluster.NodeSpec{Name: n.Name, Zone: n.Zone}
+	}
+	sim.cluster, err = memcluster.New(ctx, memcluster.Options{
+		Namespace:       ns,
+		StatefulSetName: name,
+		Nodes:           specs,
+		PodNodes:        ss.PodNodes,
+		Capacity:        *ss.Capacity,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer sim.cluster.Shutdown()
+	defer cancel() // informers stop before Shutdown waits for them
+	sim.start = sim.cluster.Clock().Now()
+	sim.sched, err = statefulset.New(ctx, statefulset.Config{
+		Namespace:       ns,
+		Name:            name,
+		Capacity:        *ss.Capacity,
+		Lister:          sim.sources.List,
+		InformerFactory: sim.cluster.InformerFactory(),
+		Profiles:        statefulset.ProfilesFrom(profiles),
+		AlwaysLeader:    true,
+		Clock:           sim.cluster.Clock(),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	sim.auto, err = newAutoscaling(ctx, sim, ac)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := sim.cluster.Start(ctx); err != nil {
+		return nil, nil, err
+	}
+	if err := sim.setUp(ctx); err != nil {
+		return nil, nil, err
+	}
+	res := &Result{
+		Version:     FormatVersion,
+		Scenario:    s.Name,
+		StatefulSet: ns + "/" + name,
+		Capacity:    *ss.Capacity,
+	}
+	for i := range s.Steps {
+		sim.step = i
+		sr, err := sim.runStep(ctx, &s.Steps[i])
+		if err != nil {
+			return nil, nil, sim.stepError(i, err)
+		}
+		res.Steps = append(res.Steps, *sr)
+	}
+	return res, sim.explained, nil
+}
+
+// stepError names the step a failure happened in.
+func (sim *simulation) stepError(i int, err error) error {
+	var ps Problems
+	if errors.As(err, &ps) {
+		return ps
+	}
+	st := &sim.s.Steps[i]
+	return Problems{{
+		File: sim.s.File, Line: sim.s.doc.line(path{"steps", i, string(st.Kind)}),
+		Step: i, StepName: st.Name, Field: string(st.Kind), Message: err.Error(),
+	}}
+}
+
+// setUp puts the nodes in their initial state and creates the
+// StatefulSet's initial pods, which therefore avoid the nodes that start
+// cordoned or failed, as the StatefulSet controller's pods would.
+func (sim *simulation) setUp(ctx context.Context) error {
+	for _, n := range sim.nodes {
+		if n.Cordoned {
+			if err := sim.cluster.Cordon(n.Name); err != nil {
+				return err
+			}
+		}
+		if n.Ready != nil && !*n.Ready {
+			if err := sim.cluster.FailNode(n.Name); err != nil {
+				return err
+			}
+		}
+	}
+	if r := sim.s.Cluster.StatefulSet.Replicas; r != nil && *r > 0 {
+		if err := sim.cluster.ScaleTo(*r); err != nil {
+			return err
+		}
+	}
+	return sim.cluster.Sync(ctx)
+}
+
+func (sim *simulation) progress() {
+	sim.done++
+	if sim.opts.Progress != nil {
+		sim.opts.Progress(sim.done, sim.total)
+	}
+}
+
+// runStep applies one step, lets the requeue schedule what is pending, and
+// records the result.
+func (sim *simulation) runStep(ctx context.Context, st *Step) (*StepResult, error) {
+	before, err := sim.sourcesNow()
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	switch st.Kind {
+	case StepSchedule:
+		for _, sp := range st.Schedule {
+			if err := sim.schedule(ctx, sp); err != nil {
+				return nil, fmt.Errorf("%s: %w", sp.Source, err)
+			}
+			sim.progress()
+		}
+	case StepDelete:
+		key, _ := SourceKey(st.Source)
+		if err := sim.sources.Delete(key); err != nil {
+			return nil, err
+		}
+		sim.sched.Forget(key)
+	case StepCordon:
+		err = sim.cluster.Cordon(st.Node)
+	case StepUncordon:
+		if err = sim.cluster.Uncordon(st.Node); err == nil {
+			err = sim.cluster.BindPending()
+		}
+	case StepFail:
+		if st.Zone != "" {
+			err = sim.cluster.FailZone(st.Zone)
+		} else {
+			err = sim.cluster.FailNode(st.Node)
+		}
+	case StepRecover:
+		if st.Zone != "" {
+			err = sim.cluster.RecoverZone(st.Zone)
+		} else {
+			err = sim.cluster.RecoverNode(st.Node)
+		}
+		if err == nil {
+			err = sim.cluster.BindPending()
+		}
+	case StepAdvance:
+		sim.cluster.Clock().Step(st.Duration)
+	case StepAutoscale:
+		notes, err = sim.auto.autoscale(ctx)
+	case StepCompact:
+		notes, err = sim.auto.compact(ctx)
+	default:
+		err = fmt.Errorf("unknown step %q", st.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if st.Kind != StepSchedule {
+		sim.progress()
+	}
+	if err := sim.cluster.Sync(ctx); err != nil {
+		return nil, err
+	}
+	if err := sim.requeue(ctx); err != nil {
+		return nil, err
+	}
+	return sim.record(st, before, notes)
+}
+
+// schedule creates or updates a source and reconciles it, as its
+// controller would on seeing the change.
+func (sim *simulation) schedule(ctx context.Context, sp SourceSpec) error {
+	key, _ := SourceKey(sp.Source)
+	if _, err := sim.sources.Get(key); err != nil {
+		var parts []int32
+		if sp.Partitions != nil {
+			parts = append(parts, *sp.Partitions)
+		}
+		if _, err := sim.sources.Create(key, *sp.VReplicas, parts...); err != nil {
+			return err
+		}
+	} else {
+		if _, err := sim.sources.Update(key, *sp.VReplicas); err != nil {
+			return err
+		}
+		if sp.Partitions != nil {
+			if _, err := sim.sources.SetResourceCount(key, *sp.Partitions); err != nil {
+				return err
+			}
+		}
+	}
+	return sim.reconcile(ctx, key)
+}
+
+// reconcile schedules one source and commits its placements. Vreplicas
+// left pending are not an error: the requeue after the step retries them.
+func (sim *simulation) reconcile(ctx context.Context, key types.NamespacedName) error {
+	var ex *framework.Explanation
+	if sim.opts.Explain != nil && *sim.opts.Explain == key {
+		ex = &framework.Explanation{}
+		ctx = statefulset.WithExplanation(ctx, ex)
+	}
+	_, err := sim.sources.Reconcile(ctx, sim.sched, key)
+	// The source controller's informer would deliver the status write to
+	// the scheduler; it commits the scheduler's reservation.
+	if v, gerr := sim.sources.Get(key); gerr == nil {
+		sim.sched.Observe(v)
+	}
+	if ex != nil && len(ex.Steps) > 0 {
+		sim.explained = &Explained{Step: sim.step, StepTitle: sim.s.Steps[sim.step].Title(), Explanation: ex}
+	}
+	if err != nil && !errors.Is(err, vsched.ErrNotEnoughReplicas) {
+		return err
+	}
+	return nil
+}
+
+// requeue schedules again, in key order, every source with pending
+// vreplicas, as a controller does for the sources the scheduler requeues.
+func (sim *simulation) requeue(ctx context.Context) error {
+	list, err := sim.sources.List()
+	if err != nil {
+		return err
+	}
+	for _, v := range list {
+		if vsched.TotalVReplicas(v.GetPlacements()) < v.GetVReplicas() {
+			if err := sim.reconcile(ctx, v.GetKey()); err != nil {
+				return fmt.Errorf("%s: %w", v.GetKey(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// sourcesNow returns every source's current version, by key.
+func (sim *simulation) sourcesNow() (map[string]vsched.VPod, error) {
+	list, err := sim.sources.List()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]vsched.VPod, len(list))
+	for _, v := range list {
+		out[v.GetKey().String()] = v
+	}
+	return out, nil
+}
+
+type podInfo struct {
+	exists   bool
+	name     string
+	node     string
+	zone     string
+	draining bool
+	beyond   bool
+}
+
+// record builds the step's result.
+func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []string) (*StepResult, error) {
+	after, err := sim.sourcesNow()
+	if err != nil {
+		return nil, err
+	}
+	capacity := sim.cluster.Capacity()
+	replicas := sim.cluster.Replicas()
+	sr := &StepResult{
+		Name:       st.Title(),
+		Action:     st.Describe(),
+		Clock:      sim.cluster.Clock().Since(sim.start).String(),
+		Replicas:   replicas,
+		Placements: map[string][]vsched.Placement{},
+		Pending:    map[string]int32{},
+		Notes:      notes,
+		Metrics:    Metrics{Sources: map[string]SourceMetrics{}},
+	}
+
+	// Nodes.
+	nodeStatus := map[string]string{}
+	for _, n := range sim.cluster.Nodes() {
+		node, err := sim.cluster.Node(n.Name)
+		if err != nil {
+			return nil, err
+		}
+		status := NodeReady
+		switch schedulable, unavailable, _ := state.NodeAvailability(node); {
+		case unavailable:
+			status = NodeNotReady
+		case !schedulable:
+			status = NodeCordoned
+		}
+		nodeStatus[n.Name] = status
+		sr.Nodes = append(sr.Nodes, NodeState{Name: n.Name, Zone: n.Zone, Status: status})
+	}
+
+	// Pods, as the scheduler sees them.
+	var pods []podInfo
+	sim.sched.State(func(s *state.State) {
+		pods = make([]podInfo, s.NumPods())
+		for ord := range s.NumPods() {
+			p := podInfo{name: vsched.PodName(sim.cluster.StatefulSetName(), ord), beyond: ord >= replicas, draining: s.Draining(ord)}
+			if info, ok := s.Pod(ord); ok {
+				p.exists, p.node, p.zone = true, info.Node, info.Zone
+			}
+			pods[ord] = p
+		}
+	})
+	used := map[int32]int32{}
+	keys := sortedKeys(after)
+	for _, k := range keys {
+		for _, p := range after[k].GetPlacements() {
+			if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil && p.VReplicas > 0 {
+				used[ord] += p.VReplicas
+			}
+		}
+	}
+	ords := make([]int32, 0, len(pods))
+	for ord := range pods {
+		if pods[ord].exists || used[int32(ord)] > 0 {
+			ords = append(ords, int32(ord))
+		}
+	}
+	for ord := range used {
+		if int(ord) >= len(pods) {
+			ords = append(ords, ord)
+		}
+	}
+	sort.Slice(ords, func(i, j int) bool { return ords[i] < ords[j] })
+	podAt := func(ord int32) podInfo {
+		if int(ord) < len(pods) {
+			return pods[ord]
+		}
+		return podInfo{name: vsched.PodName(sim.cluster.StatefulSetName(), ord), beyond: true}
+	}
+	healthyNode := map[string]bool{}
+	healthyZone := map[string]bool{}
+	for _, ord := range ords {
+		p := podAt(ord)
+		status := PodOK
+		switch {
+		case !p.exists:
+			status = PodGone
+		case p.beyond:
+			status = PodScaledOut
+		case p.node == "":
+			status = PodUnbound
+		case nodeStatus[p.node] == NodeNotReady:
+			status = PodNotReady
+		case nodeStatus[p.node] == NodeCordoned:
+			status = PodCordoned
+		case p.draining:
+			status = PodDraining
+		}
+		if p.exists && !p.beyond && p.node != "" && nodeStatus[p.node] == NodeReady {
+			healthyNode[p.node] = true
+			if p.zone != "" {
+				healthyZone[p.zone] = true
+			}
+		}
+		sr.Pods = append(sr.Pods, PodState{Name: p.name, Node: p.node, Zone: p.zone, Status: status, Used: used[ord], Free: capacity - used[ord]})
+		if used[ord] > 0 {
+			sr.Metrics.PodsUsed++
+		}
+	}
+
+	// Sources.
+	for _, k := range keys {
+		v := after[k]
+		ps := make([]vsched.Placement, 0, len(v.GetPlacements()))
+		onNode := map[string]int32{}
+		onZone := map[string]int32{}
+		for _, p := range v.GetPlacements() {
+			if p.VReplicas <= 0 {
+				continue
+			}
+			out := vsched.Placement{PodName: p.PodName, VReplicas: p.VReplicas}
+			if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil {
+				info := podAt(ord)
+				out.NodeName, out.ZoneName = info.node, info.zone
+			}
+			ps = append(ps, out)
+			if healthyNode[out.NodeName] {
+				onNode[out.NodeName] += p.VReplicas
+				onZone[out.ZoneName] += p.VReplicas
+			}
+		}
+		vsched.SortPlacements(ps)
+		sr.Placements[k] = ps
+		want := v.GetVReplicas()
+		pending := max(want-vsched.TotalVReplicas(ps), 0)
+		sr.Pending[k] = pending
+		m := SourceMetrics{
+			VReplicas: want,
+			ZoneSkew:  skew(onZone, healthyZone),
+			NodeSkew:  skew(onNode, healthyNode),
+		}
+		if b, ok := before[k]; ok {
+			m.Moved = moved(b.GetPlacements(), v.GetPlacements())
+		}
+		sr.Metrics.Sources[k] = m
+		sr.Metrics.Moved += m.Moved
+		sr.Metrics.VReplicas += int64(want)
+		sr.Metrics.Pending += int64(pending)
+	}
+	sr.Metrics.LowerBound = int((sr.Metrics.VReplicas + int64(capacity) - 1) / int64(capacity))
+	return sr, nil
+}
+
+// skew is max - min of counts over domains (0 for none).
+func skew(counts map[string]int32, domains map[string]bool) int32 {
+	first := true
+	var lo, hi int32
+	for d := range domains {
+		n := counts[d]
+		if first {
+			lo, hi, first = n, n, false
+			continue
+		}
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	return hi - lo
+}
+
+// moved is how many vreplicas changed pod between two placements of one
+// source: the smaller of what left pods and what arrived.
+func moved(before, after []vsched.Placement) int32 {
+	delta := map[string]int32{}
+	for _, p := range before {
+		delta[p.PodName] -= p.VReplicas
+	}
+	for _, p := range after {
+		delta[p.PodName] += p.VReplicas
+	}
+	var left, arrived int32
+	for _, d := range delta {
+		if d < 0 {
+			left -= d
+		} else {
+			arrived += d
+		}
+	}
+	return min(left, arrived)
+}

@@ -1,0 +1,297 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxGridSources is the most sources the table shows as columns of the pod
+// grid; with more, each source's placements are listed instead.
+const maxGridSources = 10
+
+// WriteTable writes the result for people: per step, a grid of pods
+// (grouped by zone and node) by sources, then each source's pending
+// vreplicas, skews and moves, then the step's metrics.
+func WriteTable(w io.Writer, s *Scenario, res *Result) error {
+	var b strings.Builder
+	title := res.Scenario
+	if title == "" {
+		title = s.File
+	}
+	fmt.Fprintf(&b, "Scenario %q", title)
+	if s.Description != "" {
+		fmt.Fprintf(&b, ": %s", oneLine(s.Description))
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "StatefulSet %s, %d vreplicas per pod; ", res.StatefulSet, res.Capacity)
+	b.WriteString(describeNodes(s))
+	b.WriteString("\n")
+	prev := int32(-1)
+	for i := range res.Steps {
+		b.WriteString("\n")
+		writeStep(&b, i, len(res.Steps), &res.Steps[i], prev, zoneOrder(s))
+		prev = res.Steps[i].Replicas
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// oneLine folds a multi-line description.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// describeNodes lists the zones and their nodes: "zones zone-a (node-a-0,
+// node-a-1), zone-b (...)".
+func describeNodes(s *Scenario) string {
+	byZone := map[string][]string{}
+	var zones []string
+	for _, n := range s.Cluster.nodeList() {
+		if _, ok := byZone[n.Zone]; !ok {
+			zones = append(zones, n.Zone)
+		}
+		byZone[n.Zone] = append(byZone[n.Zone], n.Name)
+	}
+	parts := make([]string, len(zones))
+	for i, z := range zones {
+		name := z
+		if name == "" {
+			name = "no zone"
+		}
+		parts[i] = fmt.Sprintf("%s (%s)", name, strings.Join(byZone[z], ", "))
+	}
+	return "nodes by zone: " + strings.Join(parts, ", ")
+}
+
+// zoneOrder ranks zones and nodes as the scenario lists them.
+func zoneOrder(s *Scenario) map[string]int {
+	order := map[string]int{}
+	for i, z := range s.Cluster.zoneList() {
+		order["zone/"+z] = i
+	}
+	for i, n := range s.Cluster.nodeList() {
+		order["node/"+n.Name] = i
+	}
+	return order
+}
+
+// sortPods orders pods by zone, node (both in scenario order) and ordinal;
+// pods without a node come last.
+func sortPods(pods []PodState, order map[string]int) []PodState {
+	out := append([]PodState(nil), pods...)
+	rank := func(p PodState) (int, int) {
+		if p.Node == "" {
+			return 1 << 30, 1 << 30
+		}
+		z, ok := order["zone/"+p.Zone]
+		if !ok {
+			z = 1 << 29
+		}
+		return z, order["node/"+p.Node]
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		zi, ni := rank(out[i])
+		zj, nj := rank(out[j])
+		if zi != zj {
+			return zi < zj
+		}
+		if ni != nj {
+			return ni < nj
+		}
+		return podOrdinal(out[i].Name) < podOrdinal(out[j].Name)
+	})
+	return out
+}
+
+func podOrdinal(name string) int {
+	i := strings.LastIndexByte(name, '-')
+	n, err := strconv.Atoi(name[i+1:])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// sourceLabels shortens source keys for column headers: the names alone
+// when every source is in one namespace.
+func sourceLabels(keys []string) []string {
+	out := make([]string, len(keys))
+	ns := ""
+	same := true
+	for i, k := range keys {
+		n, _, _ := strings.Cut(k, "/")
+		if i == 0 {
+			ns = n
+		} else if n != ns {
+			same = false
+		}
+	}
+	for i, k := range keys {
+		if same {
+			_, out[i], _ = strings.Cut(k, "/")
+		} else {
+			out[i] = k
+		}
+	}
+	return out
+}
+
+// replicasText is "replicas 6", or "replicas 3 -> 6" when the step changed
+// them (prev < 0: unknown).
+func replicasText(prev, now int32) string {
+	if prev >= 0 && prev != now {
+		return fmt.Sprintf("replicas %d -> %d", prev, now)
+	}
+	return fmt.Sprintf("replicas %d", now)
+}
+
+func writeStep(b *strings.Builder, i, n int, st *StepResult, prev int32, order map[string]int) {
+	fmt.Fprintf(b, "Step %d/%d: %s\n", i+1, n, st.Name)
+	detail := []string{}
+	if st.Action != st.Name {
+		detail = append(detail, st.Action)
+	}
+	detail = append(detail, "clock "+st.Clock, replicasText(prev, st.Replicas))
+	fmt.Fprintf(b, "  %s\n", strings.Join(detail, "; "))
+	for _, note := range st.Notes {
+		fmt.Fprintf(b, "  note: %s\n", note)
+	}
+
+	keys := sortedKeys(st.Placements)
+	grid := len(keys) <= maxGridSources
+	on := map[string]map[string]int32{} // pod -> source -> vreplicas
+	for _, k := range keys {
+		for _, p := range st.Placements[k] {
+			if on[p.PodName] == nil {
+				on[p.PodName] = map[string]int32{}
+			}
+			on[p.PodName][k] += p.VReplicas
+		}
+	}
+	var t table
+	header := []string{"ZONE", "NODE", "POD"}
+	if grid {
+		header = append(header, sourceLabels(keys)...)
+	} else {
+		header = append(header, "USED")
+	}
+	header = append(header, "FREE", "")
+	t.row(header...)
+	t.rightFrom(3, len(header)-1)
+	lastZone, lastNode := "\x00", "\x00"
+	for _, p := range sortPods(st.Pods, order) {
+		zone, node := p.Zone, p.Node
+		if node == "" {
+			zone, node = "-", "-"
+		}
+		zoneCell, nodeCell := zone, node
+		if zone == lastZone {
+			zoneCell = ""
+			if node == lastNode {
+				nodeCell = ""
+			}
+		}
+		lastZone, lastNode = zone, node
+		cells := []string{zoneCell, nodeCell, p.Name}
+		if grid {
+			for _, k := range keys {
+				cells = append(cells, dotZero(on[p.Name][k]))
+			}
+		} else {
+			cells = append(cells, dotZero(p.Used))
+		}
+		status := ""
+		if p.Status != PodOK {
+			status = p.Status
+		}
+		cells = append(cells, strconv.Itoa(int(p.Free)), status)
+		t.row(cells...)
+	}
+	t.write(b, "  ")
+
+	var s table
+	sh := []string{"SOURCE", "VREPLICAS", "PENDING", "ZONESKEW", "NODESKEW", "MOVED"}
+	if !grid {
+		sh = append(sh, "PLACEMENTS")
+	}
+	s.row(sh...)
+	s.rightFrom(1, 6)
+	for _, k := range keys {
+		m := st.Metrics.Sources[k]
+		cells := []string{k, strconv.Itoa(int(m.VReplicas)), strconv.Itoa(int(st.Pending[k])),
+			strconv.Itoa(int(m.ZoneSkew)), strconv.Itoa(int(m.NodeSkew)), strconv.Itoa(int(m.Moved))}
+		if !grid {
+			parts := make([]string, len(st.Placements[k]))
+			for j, p := range st.Placements[k] {
+				parts[j] = fmt.Sprintf("%s=%d", p.PodName, p.VReplicas)
+			}
+			cells = append(cells, strings.Join(parts, " "))
+		}
+		s.row(cells...)
+	}
+	if len(keys) == 0 {
+		b.WriteString("  (no sources)\n")
+	} else {
+		s.write(b, "  ")
+	}
+	m := st.Metrics
+	fmt.Fprintf(b, "  podsUsed %d, lowerBound %d, vreplicas %d, pending %d, moved %d\n",
+		m.PodsUsed, m.LowerBound, m.VReplicas, m.Pending, m.Moved)
+}
+
+func dotZero(n int32) string {
+	if n == 0 {
+		return "."
+	}
+	return strconv.Itoa(int(n))
+}
+
+// table lays out rows of cells in columns two spaces apart.
+type table struct {
+	rows  [][]string
+	right map[int]bool
+}
+
+func (t *table) row(cells ...string) { t.rows = append(t.rows, cells) }
+
+// rightFrom right-aligns columns [from, to).
+func (t *table) rightFrom(from, to int) {
+	if t.right == nil {
+		t.right = map[int]bool{}
+	}
+	for c := from; c < to; c++ {
+		t.right[c] = true
+	}
+}
+
+func (t *table) write(b *strings.Builder, indent string) {
+	var widths []int
+	for _, r := range t.rows {
+		for c, cell := range r {
+			if c >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[c] = max(widths[c], utf8.RuneCountInString(cell))
+		}
+	}
+	for _, r := range t.rows {
+		var line strings.Builder
+		line.WriteString(indent)
+		for c, cell := range r {
+			if c > 0 {
+				line.WriteString("  ")
+			}
+			pad := strings.Repeat(" ", widths[c]-utf8.RuneCountInString(cell))
+			if t.right[c] {
+				line.WriteString(pad + cell)
+			} else {
+				line.WriteString(cell + pad)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+}

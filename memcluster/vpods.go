@@ -1,0 +1,255 @@
+package memcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vsched/vsched"
+)
+
+// SourceResource is the resource Sources' errors name, so that
+// apierrors.IsNotFound, IsAlreadyExists and IsConflict recognise them.
+var SourceResource = schema.GroupResource{Group: "sources.vsched.dev", Resource: "vpods"}
+
+// VPod is one version of a source, as a lister would return it. It is never
+// modified once returned: every write makes a new one, so a caller holding
+// an old VPod holds a stale read, exactly as with an informer cache.
+type VPod struct {
+	key           types.NamespacedName
+	vreplicas     int32
+	placements    []vsched.Placement
+	rv            string
+	resourceCount int32
+}
+
+var (
+	_ vsched.VPod            = &VPod{}
+	_ vsched.ResourceCounter = &VPod{}
+)
+
+func (v *VPod) GetKey() types.NamespacedName      { return v.key }
+func (v *VPod) GetVReplicas() int32               { return v.vreplicas }
+func (v *VPod) GetPlacements() []vsched.Placement { return v.placements }
+func (v *VPod) GetResourceVersion() string        { return v.rv }
+
+// GetResourceCount is the source's partition count; 0 when it has none.
+func (v *VPod) GetResourceCount() int32 { return v.resourceCount }
+
+func (v *VPod) String() string {
+	return fmt.Sprintf("%s@%s{vreplicas: %d, placements: %v}", v.key, v.rv, v.vreplicas, v.placements)
+}
+
+// Sources is an in-memory store of sources standing in for a source
+// controller's custom resources and their lister. Resource versions come
+// from one counter, so every write yields a higher one than any before, as
+// with etcd. It is safe for concurrent use.
+type Sources struct {
+	mu      sync.Mutex
+	rv      uint64
+	items   map[types.NamespacedName]*VPod
+	listErr error
+	frozen  []vsched.VPod // non-nil while the lister lags
+	lists   int
+}
+
+// NewSources returns an empty store.
+func NewSources() *Sources {
+	return &Sources{items: map[types.NamespacedName]*VPod{}}
+}
+
+func (s *Sources) nextRV() string {
+	s.rv++
+	return strconv.FormatUint(s.rv, 10)
+}
+
+// Create adds a source wanting vreplicas, with no placements. An optional
+// partition count is reported as its resource count.
+func (s *Sources) Create(key types.NamespacedName, vreplicas int32, partitions ...int32) (*VPod, error) {
+	if len(partitions) > 1 {
+		return nil, fmt.Errorf("memcluster: at most one partition count, got %d", len(partitions))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.items[key]; ok {
+		return nil, apierrors.NewAlreadyExists(SourceResource, key.String())
+	}
+	v := &VPod{key: key, vreplicas: vreplicas, rv: s.nextRV()}
+	if len(partitions) == 1 {
+		v.resourceCount = partitions[0]
+	}
+	s.items[key] = v
+	return v, nil
+}
+
+// update replaces the source with a modified copy at a new version.
+func (s *Sources) update(key types.NamespacedName, mutate func(*VPod) error) (*VPod, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.items[key]
+	if !ok {
+		return nil, apierrors.NewNotFound(SourceResource, key.String())
+	}
+	v := *old
+	if err := mutate(&v); err != nil {
+		return nil, err
+	}
+	v.rv = s.nextRV()
+	s.items[key] = &v
+	return &v, nil
+}
+
+// Update changes how many vreplicas the source wants, as a user editing its
+// spec would (unconditionally).
+func (s *Sources) Update(key types.NamespacedName, vreplicas int32) (*VPod, error) {
+	return s.update(key, func(v *VPod) error { v.vreplicas = vreplicas; return nil })
+}
+
+// SetResourceCount changes the source's partition count.
+func (s *Sources) SetResourceCount(key types.NamespacedName, n int32) (*VPod, error) {
+	return s.update(key, func(v *VPod) error { v.resourceCount = n; return nil })
+}
+
+// CommitPlacements stores placements in the source's status, as a
+// controller's status update does: it is conditional on basedOnRV being the
+// source's current resource version, and fails with a conflict error
+// (apierrors.IsConflict) when another write came first.
+func (s *Sources) CommitPlacements(key types.NamespacedName, basedOnRV string, placements []vsched.Placement) error {
+	_, err := s.update(key, func(v *VPod) error {
+		if v.rv != basedOnRV {
+			return apierrors.NewConflict(SourceResource, key.String(),
+				fmt.Errorf("the object has been modified: resource version is %s, the update was based on %s", v.rv, basedOnRV))
+		}
+		v.placements = slices.Clone(placements)
+		return nil
+	})
+	return err
+}
+
+// Delete removes the source.
+func (s *Sources) Delete(key types.NamespacedName) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.items[key]; !ok {
+		return apierrors.NewNotFound(SourceResource, key.String())
+	}
+	delete(s.items, key)
+	s.rv++ // a deletion is a write too
+	return nil
+}
+
+// Get returns the source's current version. Unlike List it never lags or
+// fails on request: it stands for a read from the API server.
+func (s *Sources) Get(key types.NamespacedName) (*VPod, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.items[key]
+	if !ok {
+		return nil, apierrors.NewNotFound(SourceResource, key.String())
+	}
+	return v, nil
+}
+
+// List returns every source sorted by key; it has the type of
+// vsched.VPodLister. While FailList is in force it fails, and while the
+// list is frozen it returns the snapshot taken by FreezeList.
+func (s *Sources) List() ([]vsched.VPod, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lists++
+	if s.listErr != nil {
+		return nil, s.listErr
+	}
+	if s.frozen != nil {
+		return slices.Clone(s.frozen), nil
+	}
+	return s.snapshotLocked(), nil
+}
+
+func (s *Sources) snapshotLocked() []vsched.VPod {
+	keys := make([]types.NamespacedName, 0, len(s.items))
+	for k := range s.items {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].Namespace != keys[j].Namespace {
+			return keys[i].Namespace < keys[j].Namespace
+		}
+		return keys[i].Name < keys[j].Name
+	})
+	out := make([]vsched.VPod, len(keys))
+	for i, k := range keys {
+		out[i] = s.items[k]
+	}
+	return out
+}
+
+// Lister returns List as a vsched.VPodLister.
+func (s *Sources) Lister() vsched.VPodLister { return s.List }
+
+// Lists counts List calls, failed ones included.
+func (s *Sources) Lists() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lists
+}
+
+// Len is how many sources exist.
+func (s *Sources) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.items)
+}
+
+// FailList makes List fail with err until FailList(nil).
+func (s *Sources) FailList(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listErr = err
+}
+
+// FreezeList makes List lag: until ThawList it returns the sources as they
+// are now, whatever is written meanwhile (Get still sees the writes).
+func (s *Sources) FreezeList() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.frozen = s.snapshotLocked()
+}
+
+// ThawList lets List catch up.
+func (s *Sources) ThawList() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.frozen = nil
+}
+
+// Reconcile does what a source controller does with a scheduler: it reads
+// the source, schedules it, and commits the placements to its status
+// (skipping a write that would change nothing). Placements that leave
+// vreplicas pending are committed too, and the scheduler's error returned.
+// A conflict on commit is returned as is; the caller retries as a
+// controller would requeue.
+func (s *Sources) Reconcile(ctx context.Context, sched vsched.Scheduler, key types.NamespacedName) ([]vsched.Placement, error) {
+	v, err := s.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	placements, schedErr := sched.Schedule(ctx, v)
+	if schedErr != nil && !errors.Is(schedErr, vsched.ErrNotEnoughReplicas) {
+		return nil, schedErr
+	}
+	if !slices.Equal(placements, v.GetPlacements()) {
+		if err := s.CommitPlacements(key, v.GetResourceVersion(), placements); err != nil {
+			return placements, err
+		}
+	}
+	return placements, schedErr
+}

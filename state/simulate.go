@@ -1,0 +1,298 @@
+package state
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vsched/vsched"
+)
+
+// VirtualNodePrefix starts the name of every node AddVirtualPods and
+// BindStartingPods invent. A '/' cannot appear in a Kubernetes node name, so
+// the name never collides with a real node.
+const VirtualNodePrefix = "vsched.dev/virtual-node/"
+
+// Clone returns a deep copy of the state, for simulations: the autoscaler
+// places pending vreplicas on a clone, with pods that do not exist yet, and
+// nothing it does there reaches the scheduler. Call it with the state
+// locked; the clone has its own (unlocked) mutex and is independent of the
+// original from then on.
+//
+// Placement slices are shared, not copied: the state never modifies a
+// placement slice in place (every change installs a new slice), so sharing
+// them is safe and keeps a clone of ten thousand sources to a few
+// allocations.
+func (s *State) Clone() *State {
+	c := &State{
+		opts:        s.opts,
+		replicas:    s.replicas,
+		pods:        slices.Clone(s.pods),
+		nodes:       slices.Clone(s.nodes),
+		nodeIdx:     maps.Clone(s.nodeIdx),
+		zones:       slices.Clone(s.zones),
+		zoneIdx:     maps.Clone(s.zoneIdx),
+		drainMemory: maps.Clone(s.drainMemory),
+		outside:     s.outside,
+		totalUsed:   s.totalUsed,
+		// The derived indexes are rebuilt on first use: sharing their
+		// backing arrays would let the clone overwrite the original's.
+		dirty: true,
+	}
+	if c.nodeIdx == nil {
+		c.nodeIdx = map[string]int32{}
+	}
+	if c.zoneIdx == nil {
+		c.zoneIdx = map[string]int32{}
+	}
+	if c.drainMemory == nil {
+		c.drainMemory = map[int32]bool{}
+	}
+	// One backing array for every source: a clone is taken per simulated
+	// replica count, so allocations matter.
+	backing := make([]source, len(s.sources))
+	c.sources = make(map[types.NamespacedName]*source, len(s.sources))
+	i := 0
+	for k, src := range s.sources {
+		backing[i] = *src
+		c.sources[k] = &backing[i]
+		i++
+	}
+	return c
+}
+
+// AddVirtualPods extends the StatefulSet by n pods, as a scale-up would,
+// and makes each new pod exist, bound and schedulable at once, so that a
+// simulation can place vreplicas on it.
+//
+// Where a new pod will run is unknown until kube-scheduler binds it. The
+// state assumes the StatefulSet carries a zone topology spread constraint,
+// as vsched's deployment recommends: each new pod goes to the zone that
+// hosts the fewest candidate pods at that moment (ties: the zone seen
+// first), among the zones with a schedulable node (SchedulableNodeZones),
+// on a virtual node of that zone. With no schedulable
+// zone the pods get a virtual node with no zone. One virtual node stands for
+// each zone; its name starts with VirtualNodePrefix.
+//
+// A pod that already exists at one of the new ordinals, bound and not
+// terminating (left over from a scale-down in progress), keeps its node.
+// Draining memory for the new ordinals is dropped: it belonged to pods
+// that were removed.
+func (s *State) AddVirtualPods(n int32) {
+	if n <= 0 {
+		return
+	}
+	from := s.replicas
+	zones, counts := s.zoneLoad()
+	// SetReplicas caps the StatefulSet at MaxOrdinal+1, so loop to what it
+	// kept; the sum is taken in int64 so that a huge n cannot wrap.
+	s.SetReplicas(int32(min(int64(from)+int64(n), MaxOrdinal+1)))
+	for ord := from; ord < s.replicas; ord++ {
+		p := &s.pods[ord]
+		delete(s.drainMemory, ord)
+		if p.exists && !p.terminating && p.node >= 0 && !p.draining {
+			if z := s.nodes[p.node].zone; z >= 0 && int(z) < len(counts) && s.nodes[p.node].schedulable {
+				counts[z]++
+			}
+			continue
+		}
+		p.draining = false
+		s.bindVirtual(ord, zones, counts)
+	}
+	s.dirty = true
+}
+
+// BindStartingPods treats every pod below the StatefulSet's replicas that
+// does not exist yet, is not bound to a node, or is terminating (it will be
+// recreated under the same name) as bound and schedulable, on a virtual
+// node chosen as AddVirtualPods chooses. The StatefulSet's spec already
+// pays for these pods; counting them as capacity keeps a simulation from
+// asking for them a second time. It returns how many pods it bound.
+// Draining pods stay draining.
+func (s *State) BindStartingPods() int32 {
+	zones, counts := s.zoneLoad()
+	var n int32
+	for ord := int32(0); ord < s.replicas && int(ord) < len(s.pods); ord++ {
+		p := &s.pods[ord]
+		if p.exists && p.node >= 0 && !p.terminating {
+			continue
+		}
+		s.bindVirtual(ord, zones, counts)
+		n++
+	}
+	// Ordinals below replicas that were never seen have no podState yet
+	// when replicas grew without pods; grow made them, so the loop above
+	// covered them.
+	if n > 0 {
+		s.dirty = true
+	}
+	return n
+}
+
+// SchedulableNodeZones lists, ascending, the zones with at least one
+// schedulable node (virtual nodes aside), whether or not a pod of the
+// StatefulSet runs there yet: the zones a zone topology spread constraint
+// spreads new pods over.
+func (s *State) SchedulableNodeZones() []int32 {
+	has := make([]bool, len(s.zones))
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if n.exists && n.schedulable && n.zone >= 0 && !strings.HasPrefix(n.name, VirtualNodePrefix) {
+			has[n.zone] = true
+		}
+	}
+	var out []int32
+	for z, ok := range has {
+		if ok {
+			out = append(out, int32(z))
+		}
+	}
+	return out
+}
+
+// zoneLoad returns the zones new pods may go to and, indexed by zone, how
+// many candidate pods each hosts.
+func (s *State) zoneLoad() ([]int32, []int32) {
+	s.ensure()
+	zones := s.SchedulableNodeZones()
+	counts := make([]int32, len(s.zones))
+	for _, ord := range s.candidates {
+		if z := s.nodes[s.pods[ord].node].zone; z >= 0 {
+			counts[z]++
+		}
+	}
+	return zones, counts
+}
+
+// bindVirtual binds the pod to the virtual node of the least loaded zone.
+func (s *State) bindVirtual(ord int32, zones []int32, counts []int32) {
+	zone := int32(-1)
+	for _, z := range zones {
+		if zone < 0 || counts[z] < counts[zone] {
+			zone = z
+		}
+	}
+	name := VirtualNodePrefix
+	if zone >= 0 {
+		counts[zone]++
+		name += s.zones[zone]
+	}
+	ni := s.nodeIndex(name)
+	node := &s.nodes[ni]
+	node.exists, node.schedulable, node.reason, node.zone = true, true, "", zone
+	p := &s.pods[ord]
+	p.exists, p.terminating, p.node = true, false, ni
+}
+
+// ClearDraining makes the pod not draining in this state, whatever its
+// annotation says. It is for simulations on a Clone ("what if this drain
+// were cancelled"); on the scheduler's own state the next pod event would
+// undo it.
+func (s *State) ClearDraining(ord int32) {
+	if ord >= 0 && int(ord) < len(s.pods) {
+		s.pods[ord].draining = false
+	}
+	delete(s.drainMemory, ord)
+	s.dirty = true
+}
+
+// Held is vreplicas on one pod.
+type Held struct {
+	Ordinal   int32
+	VReplicas int32
+}
+
+// EachSource calls fn for every known source, in no particular order, with
+// the vreplicas it last asked for, its placements as they count now (the
+// reservation if any, else the committed placements), and the same
+// placements by ordinal, valid ones only. fn must not modify the slices or
+// the state, and must not keep held: it is reused for the next source.
+func (s *State) EachSource(fn func(key types.NamespacedName, vreplicas int32, placements []vsched.Placement, held []Held)) {
+	var buf []Held
+	for k, src := range s.sources {
+		ps := src.committed
+		if src.reservation != nil {
+			ps = src.reservation.Placements
+		}
+		buf = buf[:0]
+		for _, e := range src.effective {
+			buf = append(buf, Held{Ordinal: e.ord, VReplicas: e.n})
+		}
+		fn(k, src.vreplicas, ps, buf)
+	}
+}
+
+// HighestHeldOrdinal is the highest ordinal that holds any vreplica in a
+// source's committed placements (its status) or in its reservation (a
+// decision not yet written), -1 when none does. A committed placement still
+// runs on its pod until the status write that moves it lands, so the
+// StatefulSet must not shrink past either.
+func (s *State) HighestHeldOrdinal() int32 {
+	highest := int32(-1)
+	for _, src := range s.sources {
+		for _, e := range src.effective {
+			highest = max(highest, e.ord)
+		}
+		if src.reservation == nil {
+			continue
+		}
+		for _, p := range src.committed {
+			if ord, ok := s.OrdinalOf(p.PodName); ok && p.VReplicas > 0 {
+				highest = max(highest, ord)
+			}
+		}
+	}
+	return highest
+}
+
+// Holding is one source's vreplicas on one pod, as they count now.
+type Holding struct {
+	Ordinal   int32
+	Source    types.NamespacedName
+	VReplicas int32
+}
+
+// HoldingsOn lists what every source holds on the pods for which on returns
+// true, ordered by ordinal (highest first), then by source.
+func (s *State) HoldingsOn(on func(ordinal int32) bool) []Holding {
+	var out []Holding
+	for k, src := range s.sources {
+		for _, e := range src.effective {
+			if e.n > 0 && on(e.ord) {
+				out = append(out, Holding{Ordinal: e.ord, Source: k, VReplicas: e.n})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Ordinal != out[j].Ordinal {
+			return out[i].Ordinal > out[j].Ordinal
+		}
+		a, b := out[i].Source, out[j].Source
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return out
+}
+
+// FreeCapacity is the free capacity of the candidate pods: the sum of Free
+// over candidates, pods over capacity counting 0.
+func (s *State) FreeCapacity() int64 {
+	s.ensure()
+	var n int64
+	for _, ord := range s.candidates {
+		if f := s.opts.Capacity - s.pods[ord].used; f > 0 {
+			n += int64(f)
+		}
+	}
+	return n
+}
+
+// Terminating reports whether the pod exists and is being deleted.
+func (s *State) Terminating(ord int32) bool {
+	return ord >= 0 && int(ord) < len(s.pods) && s.pods[ord].exists && s.pods[ord].terminating
+}

@@ -1,0 +1,108 @@
+package statefulset
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/state"
+)
+
+// BenchmarkAutoscalerDecision measures one autoscaler cycle on W2 (6,000
+// pods, 10,000 sources) with the pods full and 1,000 vreplicas pending
+// over 50 new sources. Run with:
+//
+//	go test ./statefulset -run '^$' -bench AutoscalerDecision -benchtime 20x
+//
+// ms/decision is the figure to read; the bound is 50 ms.
+func BenchmarkAutoscalerDecision(b *testing.B) {
+	ctx := benchCtx()
+	for _, prof := range []struct {
+		name string
+		data map[string]string
+	}{{"default", nil}, {"kafkaHA", haScheduler}} {
+		b.Run("W2/"+prof.name, func(b *testing.B) {
+			a, pending := autoscalerBenchSetup(b, ctx, w2, prof.data)
+			var total time.Duration
+			var last Decision
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				d, err := a.Reconcile(ctx)
+				total += time.Since(start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				last = d
+			}
+			b.StopTimer()
+			if last.Pending != pending || last.Target <= last.Current {
+				b.Fatalf("decision = %+v, want a scale-up for %d pending", last, pending)
+			}
+			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/decision")
+			b.ReportMetric(float64(last.Simulations), "simulations")
+			b.ReportMetric(float64(last.Target-last.Current), "pods-added")
+		})
+	}
+}
+
+func autoscalerBenchSetup(b *testing.B, ctx context.Context, w workload, schedData map[string]string) (*Autoscaler, int64) {
+	b.Helper()
+	profiles := benchProfiles(b, schedData)
+	rng := rand.New(rand.NewSource(1))
+	vpods := makeSources(w, rng)
+	s := newBenchScheduler(b, w, profiles, &vpods)
+	placeAll(b, ctx, s, vpods)
+	// Fill every pod, then ask for 1,000 more vreplicas.
+	free := int64(w.pods)*benchCapacity - func() int64 {
+		var n int64
+		for _, v := range vpods {
+			n += int64(vsched.TotalVReplicas(v.placements))
+		}
+		return n
+	}()
+	add := func(name string, n int32) {
+		v := &benchVPod{key: types.NamespacedName{Namespace: "ns", Name: name}, vreplicas: n, rv: 1}
+		vpods = append(vpods, v)
+		ps, err := s.Schedule(ctx, v)
+		if err != nil && vsched.PendingCount(err) == 0 {
+			b.Fatal(err)
+		}
+		commit(s, v, ps)
+	}
+	for i := 0; free > 0; i++ {
+		n := int32(min(free, 20))
+		add(fmt.Sprintf("fill-%05d", i), n)
+		free -= int64(n)
+	}
+	for i := 0; i < 50; i++ {
+		add(fmt.Sprintf("burst-%03d", i), 20)
+	}
+	var pending int64
+	s.State(func(st *state.State) { _, pending = st.Pending() })
+	if pending != 1000 {
+		b.Fatalf("pending = %d, want 1000", pending)
+	}
+	replicas := int32(w.pods)
+	client := fake.NewSimpleClientset(&appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "adapter"},
+		Spec:       appsv1.StatefulSetSpec{Replicas: &replicas},
+	})
+	installScaleSubresource(client)
+	cfg := config.DefaultAutoscalerConfig()
+	cfg.MaxReplicas = 10000
+	a, err := NewAutoscaler(ctx, AutoscalerConfig{Scheduler: s, Client: client, Config: func() *config.AutoscalerConfig { return cfg }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a, pending
+}

@@ -1,0 +1,482 @@
+package statefulset
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"go.uber.org/zap"
+	"knative.dev/pkg/logging"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/state"
+)
+
+// The autoscaler's test environment: a memcluster (fake clientset, real
+// informers, fake clock) with the scale subresource the fake clientset
+// lacks, a scheduler and its autoscaler, and an emulation of the two
+// controllers around them: the source controller (Schedule, status write,
+// requeues from the scheduler and the evictor) and the StatefulSet
+// controller (pods follow spec.replicas when settle is called).
+
+var statefulSetsGVR = appsv1.SchemeGroupVersion.WithResource("statefulsets")
+
+// installScaleSubresource serves statefulsets/scale from the StatefulSets
+// in the tracker, as the API server does: reading spec.replicas, and
+// writing it with a conflict when the Scale's resourceVersion is stale. The
+// fake clientset would otherwise store the Scale in place of the
+// StatefulSet.
+func installScaleSubresource(client *fake.Clientset) {
+	scaleOf := func(set *appsv1.StatefulSet) *autoscalingv1.Scale {
+		replicas := int32(1)
+		if set.Spec.Replicas != nil {
+			replicas = *set.Spec.Replicas
+		}
+		return &autoscalingv1.Scale{
+			ObjectMeta: metav1.ObjectMeta{Name: set.Name, Namespace: set.Namespace, ResourceVersion: set.ResourceVersion, UID: set.UID},
+			Spec:       autoscalingv1.ScaleSpec{Replicas: replicas},
+			Status:     autoscalingv1.ScaleStatus{Replicas: set.Status.Replicas},
+		}
+	}
+	client.PrependReactor("get", "statefulsets", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if action.GetSubresource() != "scale" {
+			return false, nil, nil
+		}
+		get := action.(clienttesting.GetAction)
+		obj, err := client.Tracker().Get(statefulSetsGVR, get.GetNamespace(), get.GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		return true, scaleOf(obj.(*appsv1.StatefulSet)), nil
+	})
+	client.PrependReactor("update", "statefulsets", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if action.GetSubresource() != "scale" {
+			return false, nil, nil
+		}
+		update := action.(clienttesting.UpdateAction)
+		sc := update.GetObject().(*autoscalingv1.Scale)
+		obj, err := client.Tracker().Get(statefulSetsGVR, update.GetNamespace(), sc.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		set := obj.(*appsv1.StatefulSet).DeepCopy()
+		if sc.ResourceVersion != "" && sc.ResourceVersion != set.ResourceVersion {
+			return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "statefulsets"}, sc.Name,
+				fmt.Errorf("the object has been modified"))
+		}
+		set.Spec.Replicas = &sc.Spec.Replicas
+		if err := client.Tracker().Update(statefulSetsGVR, set, update.GetNamespace()); err != nil {
+			return true, nil, err
+		}
+		return true, scaleOf(set), nil
+	})
+}
+
+type envOpts struct {
+	replicas     int32
+	zones        []string
+	nodesPerZone int
+	capacity     int32
+	profiles     ProfileSource
+	noEvictor    bool
+	notLeader    bool
+	autoscaler   func(*AutoscalerConfig)
+	config       func(*config.AutoscalerConfig)
+}
+
+// keyQueue is a controller's work queue, deduplicated.
+type keyQueue struct {
+	mu   sync.Mutex
+	keys []types.NamespacedName
+	all  []types.NamespacedName
+}
+
+func (q *keyQueue) add(k types.NamespacedName) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.all = append(q.all, k)
+	for _, x := range q.keys {
+		if x == k {
+			return
+		}
+	}
+	q.keys = append(q.keys, k)
+}
+
+func (q *keyQueue) take() []types.NamespacedName {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.keys
+	q.keys = nil
+	return out
+}
+
+func (q *keyQueue) history() []types.NamespacedName {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]types.NamespacedName(nil), q.all...)
+}
+
+type asEnv struct {
+	t   testing.TB
+	ctx context.Context
+	c   *memcluster.Cluster
+	src *memcluster.Sources
+	s   *Scheduler
+	a   *Autoscaler
+	rec *record.FakeRecorder
+	clk *clocktesting.FakeClock
+	cfg atomic.Pointer[config.AutoscalerConfig]
+	// evicted is the Evictor's queue, requeued the scheduler's.
+	evicted, requeued keyQueue
+	// results records, per source, every Schedule result written.
+	mu      sync.Mutex
+	results map[types.NamespacedName][][]vsched.Placement
+}
+
+func newEnv(t testing.TB, o envOpts) *asEnv {
+	t.Helper()
+	ctx, cancel := context.WithCancel(logging.WithLogger(context.Background(), zap.NewNop().Sugar()))
+	if o.capacity == 0 {
+		o.capacity = 10
+	}
+	if o.zones == nil {
+		o.zones = memcluster.DefaultZones
+	}
+	c, err := memcluster.New(ctx, memcluster.Options{Zones: o.zones, NodesPerZone: o.nodesPerZone, Replicas: o.replicas, Capacity: o.capacity})
+	if err != nil {
+		t.Fatal(err)
+	}
+	installScaleSubresource(c.Client())
+	e := &asEnv{t: t, ctx: ctx, c: c, src: memcluster.NewSources(), rec: record.NewFakeRecorder(1000), clk: c.Clock(),
+		results: map[types.NamespacedName][][]vsched.Placement{}}
+	cfg := config.DefaultAutoscalerConfig()
+	if o.config != nil {
+		o.config(cfg)
+	}
+	e.cfg.Store(cfg)
+	profiles := o.profiles
+	if profiles == nil {
+		var err error
+		if profiles, err = DefaultProfiles(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.s, err = New(ctx, Config{
+		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: o.capacity,
+		Lister: e.src.List, InformerFactory: c.InformerFactory(), Profiles: profiles,
+		AlwaysLeader: !o.notLeader, Clock: c.Clock(), Requeue: e.requeued.add,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acfg := AutoscalerConfig{
+		Scheduler: e.s, Client: c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: c.Clock(),
+	}
+	if !o.noEvictor {
+		acfg.Evictor = func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil }
+	}
+	if o.autoscaler != nil {
+		o.autoscaler(&acfg)
+	}
+	e.a, err = NewAutoscaler(ctx, acfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); c.Shutdown() })
+	return e
+}
+
+func (e *asEnv) key(name string) types.NamespacedName {
+	return types.NamespacedName{Namespace: "sources", Name: name}
+}
+
+// create adds a source and schedules it, as its controller would.
+func (e *asEnv) create(name string, vreplicas int32, partitions ...int32) []vsched.Placement {
+	e.t.Helper()
+	if _, err := e.src.Create(e.key(name), vreplicas, partitions...); err != nil {
+		e.t.Fatal(err)
+	}
+	return e.schedule(e.key(name))
+}
+
+// update changes a source's vreplicas and schedules it.
+func (e *asEnv) update(name string, vreplicas int32) []vsched.Placement {
+	e.t.Helper()
+	if _, err := e.src.Update(e.key(name), vreplicas); err != nil {
+		e.t.Fatal(err)
+	}
+	return e.schedule(e.key(name))
+}
+
+// schedule does what a source controller does: Schedule, write the status,
+// and forward the written object to the scheduler (its informer would).
+func (e *asEnv) schedule(k types.NamespacedName) []vsched.Placement {
+	e.t.Helper()
+	for attempt := 0; ; attempt++ {
+		ps, err := e.src.Reconcile(e.ctx, e.s, k)
+		if apierrors.IsConflict(err) && attempt < 5 {
+			continue
+		}
+		if err != nil && vsched.PendingCount(err) == 0 {
+			e.t.Fatalf("reconciling %s: %v", k, err)
+		}
+		if v, err := e.src.Get(k); err == nil {
+			e.s.Observe(v)
+		}
+		e.mu.Lock()
+		e.results[k] = append(e.results[k], ps)
+		e.mu.Unlock()
+		return ps
+	}
+}
+
+// work processes both queues until they are empty.
+func (e *asEnv) work() int {
+	e.t.Helper()
+	n := 0
+	for i := 0; i < 100; i++ {
+		keys := append(e.requeued.take(), e.evicted.take()...)
+		if len(keys) == 0 {
+			return n
+		}
+		sort.Slice(keys, func(i, j int) bool { return keys[i].Name < keys[j].Name })
+		seen := map[types.NamespacedName]bool{}
+		for _, k := range keys {
+			if !seen[k] {
+				seen[k] = true
+				if _, err := e.src.Get(k); err == nil {
+					e.schedule(k)
+					n++
+				}
+			}
+		}
+	}
+	e.t.Fatal("work queue does not drain")
+	return n
+}
+
+// reconcile runs one autoscaler cycle.
+func (e *asEnv) reconcile() Decision {
+	e.t.Helper()
+	d, err := e.a.Reconcile(e.ctx)
+	if err != nil {
+		e.t.Fatalf("Reconcile: %v", err)
+	}
+	return d
+}
+
+// specReplicas is the StatefulSet's spec.replicas in the API server.
+func (e *asEnv) specReplicas() int32 {
+	e.t.Helper()
+	set, err := e.c.StatefulSet()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return *set.Spec.Replicas
+}
+
+// settle plays the StatefulSet controller: the pods follow spec.replicas,
+// and the scheduler's state sees it all.
+func (e *asEnv) settle() {
+	e.t.Helper()
+	n := e.specReplicas()
+	if n != e.c.Replicas() {
+		if err := e.c.ScaleTo(n); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	e.sync()
+}
+
+func (e *asEnv) sync() {
+	e.t.Helper()
+	if err := e.c.Sync(e.ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	n := e.specReplicas()
+	if err := e.c.WaitFor(e.ctx, func() bool {
+		var r int32
+		e.s.State(func(st *state.State) { r = st.Replicas() })
+		return r == n
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// step advances the fake clock.
+func (e *asEnv) step(d time.Duration) { e.clk.Step(d) }
+
+// events drains the recorded Events.
+func (e *asEnv) events() []string {
+	var out []string
+	for {
+		select {
+		case ev := <-e.rec.Events:
+			out = append(out, ev)
+		default:
+			return out
+		}
+	}
+}
+
+func countPrefix(events []string, prefix string) int {
+	n := 0
+	for _, ev := range events {
+		if strings.HasPrefix(ev, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// scaleUpdates counts UpdateScale calls seen by the fake clientset.
+func (e *asEnv) scaleUpdates() int {
+	n := 0
+	for _, a := range e.c.Client().Actions() {
+		if a.GetVerb() == "update" && a.GetResource().Resource == "statefulsets" && a.GetSubresource() == "scale" {
+			n++
+		}
+	}
+	return n
+}
+
+// pending is the scheduler's pending count over every source.
+func (e *asEnv) pending() int64 {
+	var n int64
+	e.s.State(func(st *state.State) { _, n = st.Pending() })
+	return n
+}
+
+// placementsOf is the source's committed placements.
+func (e *asEnv) placementsOf(name string) []vsched.Placement {
+	e.t.Helper()
+	v, err := e.src.Get(e.key(name))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return v.GetPlacements()
+}
+
+// usedOn is what the state counts per ordinal.
+func (e *asEnv) usedOn() map[int32]int32 {
+	out := map[int32]int32{}
+	e.s.State(func(st *state.State) {
+		for ord := int32(0); ord < st.NumPods(); ord++ {
+			if u := st.Used(ord); u != 0 {
+				out[ord] = u
+			}
+		}
+	})
+	return out
+}
+
+// setConfig replaces the autoscaler configuration.
+func (e *asEnv) setConfig(f func(*config.AutoscalerConfig)) {
+	cfg := *e.cfg.Load()
+	f(&cfg)
+	e.cfg.Store(&cfg)
+}
+
+// scheduleAll schedules every source.
+func (e *asEnv) scheduleAll() {
+	e.t.Helper()
+	vs, err := e.src.List()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, v := range vs {
+		e.schedule(v.GetKey())
+	}
+}
+
+// annotations is the StatefulSet's annotations in the API server.
+func (e *asEnv) annotations() map[string]string {
+	e.t.Helper()
+	set, err := e.c.StatefulSet()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return set.Annotations
+}
+
+// rv is the source's current resource version.
+func (e *asEnv) rv(name string) string {
+	e.t.Helper()
+	v, err := e.src.Get(e.key(name))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return v.GetResourceVersion()
+}
+
+// replica is another controller replica over the same cluster and sources:
+// its own scheduler (own state) and autoscaler, sharing the informers.
+type replica struct {
+	s *Scheduler
+	a *Autoscaler
+}
+
+// addReplica builds another replica. alwaysLeader false makes it lead only
+// once promoted.
+func (e *asEnv) addReplica(alwaysLeader bool, profiles ProfileSource) replica {
+	e.t.Helper()
+	if profiles == nil {
+		profiles = e.s.cfg.Profiles
+	}
+	s, err := New(e.ctx, Config{
+		Namespace: e.c.Namespace(), Name: e.c.StatefulSetName(), Capacity: e.s.cfg.Capacity,
+		Lister: e.src.List, InformerFactory: e.c.InformerFactory(), Profiles: profiles,
+		AlwaysLeader: alwaysLeader, Clock: e.clk, Requeue: e.requeued.add,
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	a, err := NewAutoscaler(e.ctx, AutoscalerConfig{
+		Scheduler: s, Client: e.c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: e.clk,
+		Evictor: func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil },
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	// The new handlers receive the cluster as it is.
+	e.c.InformerFactory().Start(e.ctx.Done())
+	if err := e.c.Sync(e.ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	return replica{s: s, a: a}
+}
+
+// use makes the replica the one the controllers talk to.
+func (e *asEnv) use(r replica) {
+	e.s, e.a = r.s, r.a
+}
+
+// autoscalerConfigMapParser returns config's config-autoscaler parser when
+// the package has one, nil otherwise.
+func autoscalerConfigMapParser() func(*corev1.ConfigMap) (*config.AutoscalerConfig, error) {
+	return nil
+}

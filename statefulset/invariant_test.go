@@ -1,0 +1,612 @@
+package statefulset
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/state"
+)
+
+// TestRandomizedInvariants drives one scheduler through thousands of random
+// operations (sources created, rescaled, deleted; nodes cordoned, lost and
+// recovered; pods deleted, recreated unbound, bound, drained; the
+// StatefulSet scaled; the scheduler restarted; resyncs, expiries, lost
+// status writes, concurrent calls) and checks after every step:
+//
+//   - no pod is over capacity, counting reservations, and the state's
+//     per-pod counts match its per-source placements and an independent
+//     model of what every source holds;
+//   - each call returns vreplicas minus pending, and a call leaves
+//     vreplicas pending only when no candidate pod has room;
+//   - no call adds vreplicas to a pod that is not a candidate;
+//   - no call changes another source's placements;
+//   - while every node is available, every pod exists, is bound and not
+//     draining, and every zone still has a candidate with room, a source's
+//     zone skew after a call is within the HA profile's MaxSkew (2), or
+//     no worse than it was before the call when earlier outages left it
+//     skewed.
+//
+// The controller is simulated: after Schedule it writes the placements to
+// the source's status, except for an occasional lost write, which only a
+// TTL expiry or a restart resolves.
+func TestRandomizedInvariants(t *testing.T) {
+	ops := 3000
+	if testing.Short() {
+		ops = 300
+	}
+	for _, seed := range []int64{1, 2, 3, 4} {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			newSim(t, seed).run(ops)
+		})
+	}
+}
+
+// simTrace logs every operation, for debugging a failing seed.
+const simTrace = false
+
+const (
+	simCapacity = 6
+	simMaxPods  = 9
+	simSources  = 14 // names in the pool
+	simTTL      = time.Minute
+	simMaxSkew  = 2 // the HA profile's AvailabilityZonePriority MaxSkew
+)
+
+var simNodes = []string{"node-a1", "node-b1", "node-c1", "node-a2", "node-b2", "node-c2"}
+
+func simZone(node string) string { return "zone-" + node[5:6] }
+
+type sim struct {
+	t        *testing.T
+	rng      *rand.Rand
+	c        *kubeCluster
+	s        *Scheduler
+	clock    *clocktesting.FakePassiveClock
+	profiles ProfileSource
+	rec      *recorder
+
+	// eff is what each known source holds as the scheduler should count
+	// it: its last answer, or its status when that answer was lost.
+	eff map[types.NamespacedName]map[int32]int32
+	// unwritten marks sources whose last answer was not written.
+	unwritten map[types.NamespacedName]bool
+
+	// loaded is false from a restart until the new scheduler's first
+	// Schedule or Resync, which is when it reads the statuses.
+	loaded bool
+
+	step  int
+	op    string
+	stats map[string]int
+}
+
+// count records an operation for the summary and the trace.
+func (m *sim) count(op string) {
+	m.stats[op]++
+	if m.op != "" {
+		m.op += ", "
+	}
+	m.op += op
+}
+
+func newSim(t *testing.T, seed int64) *sim {
+	m := &sim{
+		t:         t,
+		rng:       rand.New(rand.NewSource(seed)),
+		c:         newKubeCluster(t),
+		clock:     clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+		profiles:  profilesFromData(t, kafkaHAScheduler, designDescheduler),
+		rec:       &recorder{},
+		eff:       map[types.NamespacedName]map[int32]int32{},
+		unwritten: map[types.NamespacedName]bool{},
+		stats:     map[string]int{},
+	}
+	for _, n := range simNodes {
+		m.c.addNode(n, simZone(n))
+	}
+	for i := int32(0); i < 6; i++ {
+		m.c.addPod(i, simNodes[i%6])
+	}
+	m.c.scale(6)
+	m.startScheduler()
+	return m
+}
+
+func (m *sim) startScheduler() {
+	m.s = m.c.start(func(cfg *Config) {
+		cfg.Capacity = simCapacity
+		cfg.Profiles = m.profiles
+		cfg.Clock = m.clock
+		cfg.ReservationTTL = simTTL
+		cfg.Requeue = m.rec.requeue
+		cfg.OnPending = m.rec.onPending
+	})
+	// A new process knows what the statuses say, nothing more, once it
+	// has read them.
+	m.resetToStatus(func(types.NamespacedName) bool { return true })
+	m.loaded = false
+}
+
+// resetToStatus makes the model's view of the selected sources their
+// status, and forgets sources that no longer exist.
+func (m *sim) resetToStatus(sel func(types.NamespacedName) bool) {
+	for k := range m.eff {
+		if !sel(k) {
+			continue
+		}
+		if src := m.c.store.get(k.Name); src != nil {
+			m.eff[k] = counts(m.t, src.placements)
+		} else {
+			delete(m.eff, k)
+		}
+		delete(m.unwritten, k)
+	}
+	list, _ := m.c.store.list()
+	for _, v := range list {
+		if _, ok := m.eff[v.GetKey()]; !ok && sel(v.GetKey()) {
+			m.eff[v.GetKey()] = counts(m.t, v.GetPlacements())
+		}
+	}
+}
+
+func (m *sim) fatalf(format string, args ...any) {
+	m.t.Helper()
+	m.t.Fatalf("step %d: "+format, append([]any{m.step}, args...)...)
+}
+
+func (m *sim) run(ops int) {
+	for m.step = 1; m.step <= ops; m.step++ {
+		m.op = ""
+		m.randomOp()
+		if simTrace {
+			m.t.Logf("step %d: %s", m.step, m.op)
+		}
+		m.checkState()
+	}
+	m.t.Logf("ops: %v", m.stats)
+}
+
+// calmEvery alternates stormy and calm phases of this many steps. A calm
+// phase starts by healing the cluster and then only changes sources,
+// scales the StatefulSet and restarts or resyncs the scheduler, so that
+// the zone-skew invariant, which needs a healthy cluster, is checked often.
+const calmEvery = 100
+
+func (m *sim) randomOp() {
+	c := m.c
+	calm := (m.step/calmEvery)%2 == 1
+	if calm && m.step%calmEvery == 0 {
+		m.count("heal")
+		m.heal()
+		return
+	}
+	r := m.rng.Intn(100)
+	if calm && r >= 54 && r < 86 {
+		// Cluster faults become rescales.
+		r = 0
+	}
+	switch {
+	case r < 40:
+		name := fmt.Sprintf("src-%02d", m.rng.Intn(simSources))
+		m.count("schedule")
+		m.op += " " + name
+		if c.store.get(name) == nil {
+			c.store.create(name, int32(m.rng.Intn(7)))
+		} else if m.rng.Intn(3) > 0 {
+			c.store.scale(name, int32(m.rng.Intn(9)))
+		}
+		m.scheduleOne(name)
+	case r < 46:
+		m.count("delete source")
+		name := fmt.Sprintf("src-%02d", m.rng.Intn(simSources))
+		if c.store.get(name) != nil {
+			c.store.remove(name)
+			m.s.Forget(srcKey(name))
+			delete(m.eff, srcKey(name))
+			delete(m.unwritten, srcKey(name))
+		}
+	case r < 54:
+		m.count("concurrent")
+		m.concurrentBatch()
+	case r < 61:
+		m.count("cordon")
+		n := simNodes[m.rng.Intn(len(simNodes))]
+		c.cordon(n, !c.nodes[n].cordoned)
+	case r < 65:
+		m.count("node ready")
+		n := simNodes[m.rng.Intn(len(simNodes))]
+		c.setReady(n, !c.nodes[n].ready)
+	case r < 70:
+		m.count("heal")
+		m.heal()
+	case r < 74:
+		m.count("delete pod")
+		ord := int32(m.rng.Intn(int(c.replicas)))
+		if c.pods[ord] != nil {
+			c.deletePod(ord)
+		}
+	case r < 79:
+		m.count("recreate pod")
+		for ord := int32(0); ord < c.replicas; ord++ {
+			if c.pods[ord] == nil {
+				node := ""
+				if m.rng.Intn(2) == 0 {
+					node = simNodes[m.rng.Intn(len(simNodes))]
+				}
+				c.addPod(ord, node)
+				break
+			}
+		}
+	case r < 82:
+		m.count("bind pod")
+		for ord := int32(0); ord < simMaxPods; ord++ { // not the map: runs must repeat
+			if p := c.pods[ord]; p != nil && p.node == "" {
+				c.bind(ord, simNodes[m.rng.Intn(len(simNodes))])
+				break
+			}
+		}
+	case r < 86:
+		m.count("drain")
+		ord := int32(m.rng.Intn(int(c.replicas)))
+		if p := c.pods[ord]; p != nil {
+			c.drain(ord, !p.draining)
+		}
+	case r < 90:
+		m.count("scale statefulset")
+		m.scaleStatefulSet(int32(4 + m.rng.Intn(simMaxPods-3)))
+	case r < 95:
+		m.count("resync")
+		if err := m.s.Resync(quietCtx()); err != nil {
+			m.fatalf("Resync: %v", err)
+		}
+		m.loaded = true
+	case r < 97:
+		m.count("expire")
+		m.clock.SetTime(m.clock.Now().Add(2 * simTTL))
+		if err := m.s.Resync(quietCtx()); err != nil {
+			m.fatalf("Resync: %v", err)
+		}
+		m.loaded = true
+		// Every reservation is now older than the TTL: unwritten
+		// answers are gone, the statuses count.
+		unwritten := m.unwritten
+		m.resetToStatus(func(k types.NamespacedName) bool { return unwritten[k] })
+	default:
+		m.count("restart")
+		m.c.stop(m.s)
+		m.startScheduler()
+	}
+}
+
+// heal brings every node and pod back, as after maintenance, so that the
+// zone-skew check gets to run often.
+func (m *sim) heal() {
+	c := m.c
+	for _, n := range simNodes {
+		if c.nodes[n].cordoned {
+			c.cordon(n, false)
+		}
+		if !c.nodes[n].ready {
+			c.setReady(n, true)
+		}
+	}
+	for ord := int32(0); ord < c.replicas; ord++ {
+		switch p := c.pods[ord]; {
+		case p == nil:
+			c.addPod(ord, simNodes[ord%6])
+		case p.node == "":
+			c.bind(ord, simNodes[ord%6])
+		case p.draining:
+			c.drain(ord, false)
+		}
+	}
+}
+
+// scaleStatefulSet changes replicas and creates or deletes pods as the
+// StatefulSet controller would.
+func (m *sim) scaleStatefulSet(n int32) {
+	c := m.c
+	old := c.replicas
+	if n < old {
+		c.scale(n)
+		for ord := n; ord < simMaxPods; ord++ {
+			if c.pods[ord] != nil {
+				c.deletePod(ord)
+			}
+		}
+		return
+	}
+	for ord := old; ord < n; ord++ {
+		if c.pods[ord] == nil {
+			c.addPod(ord, simNodes[ord%6])
+		}
+	}
+	c.scale(n)
+}
+
+// snapshot is the scheduler's view before a call.
+type snapshot struct {
+	placements map[types.NamespacedName]map[int32]int32
+	basedOn    map[types.NamespacedName]string // reservations' versions
+	candidates map[int32]bool
+}
+
+// base is what a call for src starts from: the scheduler's reservation
+// while the status passed in is not newer than the version it was made
+// from, and otherwise the status (which also covers a scheduler that has
+// not loaded yet, and sources it does not know).
+func (sn snapshot) base(t testing.TB, src *testSource) map[int32]int32 {
+	if rv, ok := sn.basedOn[src.key]; ok {
+		x, _ := strconv.ParseUint(src.rv, 10, 64)
+		y, _ := strconv.ParseUint(rv, 10, 64)
+		if x <= y {
+			return sn.placements[src.key]
+		}
+	}
+	return counts(t, src.placements)
+}
+
+func (m *sim) snapshot() snapshot {
+	sn := snapshot{
+		placements: map[types.NamespacedName]map[int32]int32{},
+		basedOn:    map[types.NamespacedName]string{},
+		candidates: map[int32]bool{},
+	}
+	m.s.State(func(st *state.State) {
+		for _, k := range st.Sources() {
+			ps, _ := st.Placements(k)
+			sn.placements[k] = counts(m.t, ps)
+			if r, ok := st.ReservationOf(k); ok {
+				sn.basedOn[k] = r.BasedOn
+			}
+		}
+		for _, ord := range st.Candidates() {
+			sn.candidates[ord] = true
+		}
+	})
+	return sn
+}
+
+// checkCall checks one answer against the snapshot taken before it.
+func (m *sim) checkCall(src *testSource, before snapshot, ps []vsched.Placement, err error) {
+	m.t.Helper()
+	key := src.key
+	if err != nil && !errors.Is(err, vsched.ErrNotEnoughReplicas) {
+		m.fatalf("Schedule(%s): %v", key.Name, err)
+	}
+	got := counts(m.t, ps)
+	pending := vsched.PendingCount(err)
+	if total := vsched.TotalVReplicas(ps); pending < 0 || total != src.vreplicas-pending {
+		m.fatalf("%s wants %d: placed %d with %d pending", key.Name, src.vreplicas, total, pending)
+	}
+	base := before.base(m.t, src)
+	for ord, n := range got {
+		if n > base[ord] && !before.candidates[ord] {
+			m.fatalf("%s: adapter-%d went from %d to %d but is not a candidate; answer [%s]", key.Name, ord, base[ord], n, short(ps))
+		}
+	}
+}
+
+// scheduleOne schedules one source, checks the answer, and writes it to
+// the status (or, once in 20 calls, loses the write).
+func (m *sim) scheduleOne(name string) {
+	src := m.c.store.get(name)
+	before := m.snapshot()
+	healthy := m.healthy()
+	ps, err := m.s.Schedule(quietCtx(), src)
+	m.loaded = true
+	m.checkCall(src, before, ps, err)
+	after := m.snapshot()
+	for k, was := range before.placements {
+		if k != src.key && !sameCounts(was, after.placements[k]) {
+			m.fatalf("scheduling %s changed %s from %v to %v", name, k.Name, was, after.placements[k])
+		}
+	}
+	if vsched.PendingCount(err) > 0 {
+		m.s.State(func(st *state.State) {
+			for _, ord := range st.Candidates() {
+				if st.Free(ord) > 0 {
+					m.fatalf("%s left %d pending while candidate adapter-%d has %d free", name, vsched.PendingCount(err), ord, st.Free(ord))
+				}
+			}
+		})
+	}
+	if healthy {
+		m.checkZoneSkew(src, before.base(m.t, src), ps)
+	}
+	// Lose one write in 20, but only of an answer that frees nothing the
+	// status holds: see TestCapacityFreedByUnwrittenDecision for what
+	// goes wrong otherwise.
+	m.record(name, ps, m.rng.Intn(20) == 0 && covers(counts(m.t, ps), counts(m.t, src.placements)))
+}
+
+// covers reports whether a holds at least b's count on every pod.
+func covers(a, b map[int32]int32) bool {
+	for ord, n := range b {
+		if a[ord] < n {
+			return false
+		}
+	}
+	return true
+}
+
+// record updates the model with an answer and writes it to the status
+// unless lost.
+func (m *sim) record(name string, ps []vsched.Placement, lost bool) {
+	k := srcKey(name)
+	m.eff[k] = counts(m.t, ps)
+	if lost {
+		m.count("lost write")
+		m.unwritten[k] = true
+		return
+	}
+	m.c.store.writeStatus(name, ps)
+	delete(m.unwritten, k)
+}
+
+// concurrentBatch rescales several sources and schedules them all at once.
+func (m *sim) concurrentBatch() {
+	names := m.rng.Perm(simSources)[:2+m.rng.Intn(5)]
+	srcs := make([]*testSource, len(names))
+	for i, n := range names {
+		name := fmt.Sprintf("src-%02d", n)
+		if m.c.store.get(name) == nil {
+			m.c.store.create(name, 0)
+		}
+		srcs[i] = m.c.store.scale(name, int32(m.rng.Intn(9)))
+	}
+	before := m.snapshot()
+	pss := make([][]vsched.Placement, len(srcs))
+	errs := make([]error, len(srcs))
+	var wg sync.WaitGroup
+	for i := range srcs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			pss[i], errs[i] = m.s.Schedule(quietCtx(), srcs[i])
+		}(i)
+	}
+	wg.Wait()
+	m.loaded = true
+	batch := map[types.NamespacedName]bool{}
+	for i, src := range srcs {
+		m.checkCall(src, before, pss[i], errs[i])
+		batch[src.key] = true
+	}
+	after := m.snapshot()
+	for k, was := range before.placements {
+		if !batch[k] && !sameCounts(was, after.placements[k]) {
+			m.fatalf("a concurrent batch changed %s, not in it, from %v to %v", k.Name, was, after.placements[k])
+		}
+	}
+	for i, src := range srcs {
+		if !sameCounts(after.placements[src.key], counts(m.t, pss[i])) {
+			m.fatalf("%s: the state holds %v, its answer was [%s]", src.key.Name, after.placements[src.key], short(pss[i]))
+		}
+		m.record(src.key.Name, pss[i], false)
+	}
+}
+
+// healthy reports whether every node is available and every pod of the
+// StatefulSet exists, is bound and is not draining.
+func (m *sim) healthy() bool {
+	c := m.c
+	for _, n := range c.nodes {
+		if !n.ready || n.cordoned {
+			return false
+		}
+	}
+	for ord := int32(0); ord < c.replicas; ord++ {
+		if p := c.pods[ord]; p == nil || p.node == "" || p.draining {
+			return false
+		}
+	}
+	return true
+}
+
+// zoneSkew is the spread of the source's vreplicas over the three zones,
+// counting pods below replicas by the node they are on now.
+func (m *sim) zoneSkew(ps map[int32]int32) int32 {
+	byZone := map[string]int32{"zone-a": 0, "zone-b": 0, "zone-c": 0}
+	for ord, n := range ps {
+		if p := m.c.pods[ord]; p != nil && p.node != "" && ord < m.c.replicas {
+			byZone[simZone(p.node)] += n
+		}
+	}
+	lo, hi := int32(1<<30), int32(0)
+	for _, n := range byZone {
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	return hi - lo
+}
+
+func (m *sim) checkZoneSkew(src *testSource, before map[int32]int32, ps []vsched.Placement) {
+	m.t.Helper()
+	// Capacity allows: every zone still has a candidate with room after
+	// the call, so no vreplica was forced into an uneven zone.
+	room := map[string]bool{}
+	m.s.State(func(st *state.State) {
+		for _, ord := range st.Candidates() {
+			if info, ok := st.Pod(ord); ok && st.Free(ord) > 0 {
+				room[info.Zone] = true
+			}
+		}
+	})
+	if len(room) < 3 {
+		return
+	}
+	m.count("zone skew checked")
+	skewBefore := m.zoneSkew(before)
+	skewAfter := m.zoneSkew(counts(m.t, ps))
+	if skewAfter > max(simMaxSkew, skewBefore) {
+		m.s.State(func(st *state.State) {
+			for ord := int32(0); ord < st.NumPods(); ord++ {
+				info, _ := st.Pod(ord)
+				m.t.Logf("adapter-%d: zone %s node %s candidate %v free %d", ord, info.Zone, info.Node, info.Candidate, st.Free(ord))
+			}
+		})
+		m.fatalf("%s: zone skew %d after the call (before %d, MaxSkew %d): [%s] from %v",
+			src.key.Name, skewAfter, skewBefore, simMaxSkew, short(ps), before)
+	}
+}
+
+// checkState checks capacity and bookkeeping after every step.
+func (m *sim) checkState() {
+	m.t.Helper()
+	m.s.State(func(st *state.State) {
+		perPod := map[int32]int32{}
+		known := map[types.NamespacedName]bool{}
+		for _, k := range st.Sources() {
+			known[k] = true
+			ps, _ := st.Placements(k)
+			got := counts(m.t, ps)
+			if want := m.eff[k]; m.loaded && !sameCounts(got, want) {
+				m.fatalf("state holds %v for %s, the model %v", got, k.Name, want)
+			}
+			for ord, n := range got {
+				perPod[ord] += n
+			}
+		}
+		for k, want := range m.eff {
+			if !known[k] && len(want) > 0 && m.loaded {
+				m.fatalf("the state lost %s (%v)", k.Name, want)
+			}
+		}
+		for ord := int32(0); ord < max(st.NumPods(), simMaxPods); ord++ {
+			if u := st.Used(ord); u != perPod[ord] || u > simCapacity {
+				m.fatalf("adapter-%d: used %d, sources hold %d, capacity %d", ord, u, perPod[ord], simCapacity)
+			}
+		}
+	})
+}
+
+func sameCounts(a, b map[int32]int32) bool {
+	norm := func(m map[int32]int32) []int32 {
+		var out []int32
+		for ord, n := range m {
+			if n != 0 {
+				out = append(out, ord, n)
+			}
+		}
+		return out
+	}
+	x, y := norm(a), norm(b)
+	if len(x) != len(y) {
+		return false
+	}
+	for ord, n := range a {
+		if n != 0 && b[ord] != n {
+			return false
+		}
+	}
+	return true
+}

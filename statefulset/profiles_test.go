@@ -1,0 +1,106 @@
+package statefulset
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/vsched/vsched/config"
+)
+
+func TestProfilesFromAndDefaults(t *testing.T) {
+	ctx := context.Background()
+	def, err := DefaultProfiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := def()
+	if p.Place == nil || p.Remove == nil {
+		t.Fatalf("DefaultProfiles = %+v", p)
+	}
+	if got := strings.Join(p.Place.ScoreNames(), ","); !strings.Contains(got, "AvailabilityZonePriority(weight 10)") {
+		t.Fatalf("default scheduler priorities = %s", got)
+	}
+
+	built, err := config.BuildProfiles(ctx, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ProfilesFrom(built)(); got.Place != built.Place || got.Remove != built.Remove {
+		t.Fatal("ProfilesFrom does not return the profiles it was given")
+	}
+
+	// A missing profile is an error from Schedule, not a panic.
+	c := zones3(t, 3)
+	s := c.start(func(cfg *Config) { cfg.Profiles = ProfilesFrom(nil) })
+	c.store.create("a", 1)
+	if ps, err := s.Schedule(quietCtx(), c.store.get("a")); err == nil || ps != nil {
+		t.Fatalf("Schedule without profiles = %v, %v", ps, err)
+	}
+}
+
+func TestProfilesFromConfigMapsReportsBothConfigMaps(t *testing.T) {
+	sched := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config-scheduler"}, Data: map[string]string{
+		"priorities": `[{"Name": "NoSuchPlugin"}]`,
+	}}
+	desched := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config-descheduler"}, Data: map[string]string{
+		"priorities": `not json`,
+	}}
+	_, err := ProfilesFromConfigMaps(context.Background(), nil, sched, desched)
+	var ce *config.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want a *config.Error", err)
+	}
+	// The descheduler's format error is found while parsing; the
+	// scheduler's unknown plugin only when building, which a parse error
+	// prevents. Both ConfigMaps still surface when both fail to parse.
+	if !strings.Contains(err.Error(), "config-descheduler") {
+		t.Fatalf("err = %v, want the descheduler's problem", err)
+	}
+	sched.Data["priorities"] = `{`
+	_, err = ProfilesFromConfigMaps(context.Background(), nil, sched, desched)
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "config-scheduler") || !strings.Contains(err.Error(), "config-descheduler") {
+		t.Fatalf("err = %v, want both ConfigMaps' problems in one *config.Error", err)
+	}
+}
+
+func TestProfileStoreLiveReload(t *testing.T) {
+	ctx := context.Background()
+	store := NewProfileStore(nil)
+	c := zones3(t, 6)
+	s := c.start(func(cfg *Config) { cfg.Profiles = store.Source() })
+	c.store.create("a", 3)
+	if _, err := s.Schedule(quietCtx(), c.store.get("a")); err == nil {
+		t.Fatal("Schedule succeeded with an empty ProfileStore")
+	}
+
+	// The default policy spreads a over zones.
+	if err := store.Update(ctx, nil, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantPlacements(t, scheduleOK(t, s, c, "a"), 0, 1, 1, 1, 2, 1)
+
+	// Reloaded to lowest-ordinal only, the next decision packs.
+	lowest := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config-scheduler"}, Data: map[string]string{
+		"priorities": `[{"Name": "LowestOrdinalPriority"}]`,
+	}}
+	if err := store.Update(ctx, nil, lowest, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.store.create("b", 3)
+	wantPlacements(t, scheduleOK(t, s, c, "b"), 0, 3)
+
+	// A bad edit keeps the profiles in force.
+	bad := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config-scheduler"}, Data: map[string]string{
+		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 99}]`,
+	}}
+	if err := store.Update(ctx, nil, bad, nil); err == nil {
+		t.Fatal("Update accepted weight 99")
+	}
+	c.store.create("c", 3)
+	wantPlacements(t, scheduleOK(t, s, c, "c"), 0, 3)
+}
