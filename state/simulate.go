@@ -27,6 +27,51 @@ const VirtualNodePrefix = "vsched.dev/virtual-node/"
 // them is safe and keeps a clone of ten thousand sources to a few
 // allocations.
 func (s *State) Clone() *State {
+	c := s.cloneTopology()
+	// One backing array for every source: a clone is taken per simulated
+	// replica count, so allocations matter.
+	backing := make([]source, len(s.sources))
+	c.sources = make(map[types.NamespacedName]*source, len(s.sources))
+	i := 0
+	for k, src := range s.sources {
+		backing[i] = *src
+		c.sources[k] = &backing[i]
+		i++
+	}
+	return c
+}
+
+// CloneFor is Clone for a simulation that changes only the given sources:
+// the clone knows those sources alone, while its pods' free capacity still
+// counts every source's placements. Placements, Reserve and Observe work
+// for the given keys; anything that lists or counts sources (Sources,
+// Pending, HighestHeldOrdinal, HoldingsOn, Resync...) sees only them, and
+// Reserve for any other source that holds placements would count them
+// twice. It costs what the pods and the given sources cost, however many
+// sources the state holds.
+func (s *State) CloneFor(keys []types.NamespacedName) *State {
+	c := s.cloneTopology()
+	backing := make([]source, 0, len(keys))
+	c.sources = make(map[types.NamespacedName]*source, len(keys))
+	for _, k := range keys {
+		if src, ok := s.sources[k]; ok {
+			if _, dup := c.sources[k]; !dup {
+				backing = append(backing, *src)
+				c.sources[k] = &backing[len(backing)-1]
+			}
+		}
+	}
+	return c
+}
+
+// Knows reports whether the state holds anything about the source.
+func (s *State) Knows(key types.NamespacedName) bool {
+	_, ok := s.sources[key]
+	return ok
+}
+
+// cloneTopology copies everything but the sources.
+func (s *State) cloneTopology() *State {
 	c := &State{
 		opts:        s.opts,
 		replicas:    s.replicas,
@@ -50,16 +95,6 @@ func (s *State) Clone() *State {
 	}
 	if c.drainMemory == nil {
 		c.drainMemory = map[int32]bool{}
-	}
-	// One backing array for every source: a clone is taken per simulated
-	// replica count, so allocations matter.
-	backing := make([]source, len(s.sources))
-	c.sources = make(map[types.NamespacedName]*source, len(s.sources))
-	i := 0
-	for k, src := range s.sources {
-		backing[i] = *src
-		c.sources[k] = &backing[i]
-		i++
 	}
 	return c
 }
@@ -206,10 +241,14 @@ type Held struct {
 }
 
 // EachSource calls fn for every known source, in no particular order, with
-// the vreplicas it last asked for, its placements as they count now (the
-// reservation if any, else the committed placements), and the same
-// placements by ordinal, valid ones only. fn must not modify the slices or
-// the state, and must not keep held: it is reused for the next source.
+// the vreplicas it last asked for, its placements (the reservation if any,
+// else the committed placements: what its next decision builds on), and
+// what it holds by ordinal, valid ones only, in no particular order: what it
+// counts against capacity, which while a reservation is outstanding is per
+// pod the larger of the committed and the reserved count (a pod the
+// decision leaves is held until the status shows it). fn must not modify
+// the slices or the state, and must not keep held: it is reused for the
+// next source.
 func (s *State) EachSource(fn func(key types.NamespacedName, vreplicas int32, placements []vsched.Placement, held []Held)) {
 	var buf []Held
 	for k, src := range s.sources {

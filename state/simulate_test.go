@@ -1,6 +1,7 @@
 package state
 
 import (
+	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -305,30 +306,38 @@ func TestSourceViews(t *testing.T) {
 		Placements []vsched.Placement
 		Held       []Held
 	}
-	gotEach := map[types.NamespacedName]each{}
-	s.EachSource(func(k types.NamespacedName, n int32, ps []vsched.Placement, held []Held) {
-		gotEach[k] = each{n, ps, append([]Held(nil), held...)} // held is reused
-	})
+	eachSource := func() map[types.NamespacedName]each {
+		out := map[types.NamespacedName]each{}
+		s.EachSource(func(k types.NamespacedName, n int32, ps []vsched.Placement, held []Held) {
+			h := append([]Held(nil), held...) // held is reused
+			sort.Slice(h, func(i, j int) bool { return h[i].Ordinal < h[j].Ordinal })
+			out[k] = each{n, ps, h}
+		})
+		return out
+	}
+	// a's placements are its reservation, but until it is written a still
+	// runs its committed vreplicas on 0 and 5: it holds all three pods.
 	wantEach := map[types.NamespacedName]each{
-		key("a"):                     {3, []vsched.Placement{p(1, 3)}, []Held{{1, 3}}},
+		key("a"):                     {3, []vsched.Placement{p(1, 3)}, []Held{{0, 1}, {1, 3}, {5, 2}}},
 		key("b"):                     {2, []vsched.Placement{p(1, 1), p(2, 1)}, []Held{{1, 1}, {2, 1}}},
 		{Namespace: "aa", Name: "c"}: {1, []vsched.Placement{p(1, 1)}, []Held{{1, 1}}},
 	}
-	if d := cmp.Diff(wantEach, gotEach); d != "" {
+	if d := cmp.Diff(wantEach, eachSource()); d != "" {
 		t.Errorf("EachSource (-want +got):\n%s", d)
 	}
 
 	// Pod 5 still runs a's committed vreplicas until the reservation is
-	// written, so it is held, though nothing counts on it.
+	// written, so it is held and counts.
 	if got := s.HighestHeldOrdinal(); got != 5 {
 		t.Errorf("HighestHeldOrdinal() = %d, want 5", got)
 	}
-	if got := s.HighestUsedOrdinal(); got != 2 {
-		t.Errorf("HighestUsedOrdinal() = %d, want 2", got)
+	if got := s.HighestUsedOrdinal(); got != 5 {
+		t.Errorf("HighestUsedOrdinal() = %d, want 5", got)
 	}
 
 	got := s.HoldingsOn(func(ord int32) bool { return ord >= 1 })
 	want := []Holding{
+		{Ordinal: 5, Source: key("a"), VReplicas: 2},
 		{Ordinal: 2, Source: key("b"), VReplicas: 1},
 		{Ordinal: 1, Source: types.NamespacedName{Namespace: "aa", Name: "c"}, VReplicas: 1},
 		{Ordinal: 1, Source: key("a"), VReplicas: 3},
@@ -338,9 +347,32 @@ func TestSourceViews(t *testing.T) {
 		t.Errorf("HoldingsOn(>= 1) (-want +got):\n%s", d)
 	}
 
-	// Pod 0: 4 free, pod 1 over capacity (5 used) counts 0, pod 2: 3.
+	// Pod 0: 3 free (a's committed 1), pod 1 over capacity (5 used)
+	// counts 0, pod 2: 3.
+	if got := s.FreeCapacity(); got != 6 {
+		t.Errorf("FreeCapacity() = %d, want 6", got)
+	}
+
+	// a's decision is written: pods 0 and 5 are free of it.
+	if out := s.Observe(src("a", "2", 3, p(1, 3)), t0); out != Committed {
+		t.Fatalf("Observe(a@2) = %v, want Committed", out)
+	}
+	wantEach[key("a")] = each{3, []vsched.Placement{p(1, 3)}, []Held{{1, 3}}}
+	if d := cmp.Diff(wantEach, eachSource()); d != "" {
+		t.Errorf("EachSource after the commit (-want +got):\n%s", d)
+	}
+	if got := s.HighestHeldOrdinal(); got != 2 {
+		t.Errorf("HighestHeldOrdinal() after the commit = %d, want 2", got)
+	}
+	if got := s.HighestUsedOrdinal(); got != 2 {
+		t.Errorf("HighestUsedOrdinal() after the commit = %d, want 2", got)
+	}
+	if got := s.HoldingsOn(func(ord int32) bool { return ord >= 1 }); cmp.Diff(want[1:], got) != "" {
+		t.Errorf("HoldingsOn(>= 1) after the commit (-want +got):\n%s", cmp.Diff(want[1:], got))
+	}
+	// Pod 0: 4 free, pod 1: 0, pod 2: 3.
 	if got := s.FreeCapacity(); got != 7 {
-		t.Errorf("FreeCapacity() = %d, want 7", got)
+		t.Errorf("FreeCapacity() after the commit = %d, want 7", got)
 	}
 	s.SetDraining(0, true)
 	if got := s.FreeCapacity(); got != 3 {

@@ -90,12 +90,39 @@ func (s *State) entries(ps []vsched.Placement) []entry {
 	return out
 }
 
-// setEffective replaces what the source counts against capacity.
-func (s *State) setEffective(src *source, ps []vsched.Placement) {
+// recount recomputes what the source counts against capacity from its
+// committed placements and its reservation. While a decision is not yet
+// written, its source's adapters may still run the committed placements, so
+// each pod counts the larger of the two: a decision that takes vreplicas off
+// a pod frees that room only once its status shows it. Otherwise another
+// source could be given the room while the old vreplicas still run there.
+func (s *State) recount(src *source) {
 	for _, e := range src.effective {
 		s.addUsed(e.ord, -e.n)
 	}
-	src.effective = s.entries(ps)
+	src.effective = s.entries(src.committed)
+	if src.reservation != nil {
+		reserved := map[int32]int32{}
+		var order []int32
+		for _, r := range s.entries(src.reservation.Placements) {
+			if _, seen := reserved[r.ord]; !seen {
+				order = append(order, r.ord)
+			}
+			reserved[r.ord] += r.n
+		}
+		for i := range src.effective {
+			e := &src.effective[i]
+			if n, ok := reserved[e.ord]; ok {
+				e.n = max(e.n, n)
+				delete(reserved, e.ord)
+			}
+		}
+		for _, ord := range order {
+			if n, ok := reserved[ord]; ok {
+				src.effective = append(src.effective, entry{ord: ord, n: n})
+			}
+		}
+	}
 	for _, e := range src.effective {
 		s.addUsed(e.ord, e.n)
 	}
@@ -163,11 +190,7 @@ func (s *State) Observe(vpod vsched.VPod, now time.Time) Outcome {
 			src.reservation, out = nil, Overridden
 		}
 	}
-	if src.reservation != nil {
-		s.setEffective(src, src.reservation.Placements)
-	} else {
-		s.setEffective(src, src.committed)
-	}
+	s.recount(src)
 	return out
 }
 
@@ -182,7 +205,7 @@ func (s *State) Reserve(key types.NamespacedName, vreplicas int32, basedOn strin
 	src.vreplicas = vreplicas
 	cp := append([]vsched.Placement(nil), ps...)
 	src.reservation = &Reservation{Placements: cp, BasedOn: basedOn, At: now}
-	s.setEffective(src, cp)
+	s.recount(src)
 }
 
 // Placements returns the source's placements as they count now: its
@@ -213,7 +236,8 @@ func (s *State) Forget(key types.NamespacedName) bool {
 	if src == nil {
 		return false
 	}
-	s.setEffective(src, nil)
+	src.committed, src.reservation = nil, nil
+	s.recount(src)
 	delete(s.sources, key)
 	return true
 }
@@ -226,7 +250,7 @@ func (s *State) ExpireReservations(now time.Time, ttl time.Duration) []types.Nam
 	for key, src := range s.sources {
 		if r := src.reservation; r != nil && now.Sub(r.At) >= ttl {
 			src.reservation = nil
-			s.setEffective(src, src.committed)
+			s.recount(src)
 			out = append(out, key)
 		}
 	}
@@ -356,6 +380,16 @@ func sortKeys(keys []types.NamespacedName) {
 func (s *State) ExpireOne(key types.NamespacedName) {
 	if src := s.sources[key]; src != nil && src.reservation != nil {
 		src.reservation = nil
-		s.setEffective(src, src.committed)
+		s.recount(src)
 	}
+}
+
+// Committed returns the source's placements as its status last showed them
+// (normalized), whatever its reservation says.
+func (s *State) Committed(key types.NamespacedName) ([]vsched.Placement, bool) {
+	src := s.sources[key]
+	if src == nil {
+		return nil, false
+	}
+	return src.committed, true
 }

@@ -123,17 +123,20 @@ func TestObserve(t *testing.T) {
 			want: want{Outcome: NoReservation, Placements: []vsched.Placement{p(2, 3)}, Used: []int32{0, 0, 3}, VReplicas: 3, Committed: []vsched.Placement{p(2, 3)}, CommittedRV: "5"},
 		},
 		{
+			// The decision moves the 3 off pod 2, but the status still
+			// shows them there: pod 2 stays charged until the write
+			// lands, on top of the reserved pods 0 and 1.
 			name:    "waiting at the same version",
 			before:  src("a", "5", 3, p(2, 3)),
 			reserve: &Reservation{Placements: reserved, BasedOn: "5"},
 			obs:     src("a", "5", 3, p(2, 3)),
-			want:    want{Outcome: Waiting, Placements: reserved, Used: []int32{2, 1, 0}, Reserved: true, VReplicas: 3, Committed: []vsched.Placement{p(2, 3)}, CommittedRV: "5"},
+			want:    want{Outcome: Waiting, Placements: reserved, Used: []int32{2, 1, 3}, Reserved: true, VReplicas: 3, Committed: []vsched.Placement{p(2, 3)}, CommittedRV: "5"},
 		},
 		{
 			name:    "waiting at an older numeric version",
 			reserve: &Reservation{Placements: reserved, BasedOn: "10"},
 			obs:     src("a", "9", 3, p(2, 3)),
-			want:    want{Outcome: Waiting, Placements: reserved, Used: []int32{2, 1, 0}, Reserved: true, VReplicas: 3, Committed: []vsched.Placement{p(2, 3)}, CommittedRV: "9"},
+			want:    want{Outcome: Waiting, Placements: reserved, Used: []int32{2, 1, 3}, Reserved: true, VReplicas: 3, Committed: []vsched.Placement{p(2, 3)}, CommittedRV: "9"},
 		},
 		{
 			name:    "committed",
@@ -164,11 +167,13 @@ func TestObserve(t *testing.T) {
 			want:   want{Outcome: Stale, Placements: []vsched.Placement{p(1, 2)}, Used: []int32{0, 2, 0}, VReplicas: 2, Committed: []vsched.Placement{p(1, 2)}, CommittedRV: "7"},
 		},
 		{
+			// Pod 1 counts the larger of the committed 2 and the
+			// reserved 1; the stale version's pod 2 counts nothing.
 			name:    "stale with a reservation",
 			before:  src("a", "7", 2, p(1, 2)),
 			reserve: &Reservation{Placements: reserved, BasedOn: "7"},
 			obs:     src("a", "6", 9, p(2, 9)),
-			want:    want{Outcome: Stale, Placements: reserved, Used: []int32{2, 1, 0}, Reserved: true, VReplicas: 3, Committed: []vsched.Placement{p(1, 2)}, CommittedRV: "7"},
+			want:    want{Outcome: Stale, Placements: reserved, Used: []int32{2, 2, 0}, Reserved: true, VReplicas: 3, Committed: []vsched.Placement{p(1, 2)}, CommittedRV: "7"},
 		},
 		{
 			name:    "opaque versions: equal waits",
@@ -261,6 +266,164 @@ func TestReserveIgnoresForeignPods(t *testing.T) {
 	}
 }
 
+// While a decision is not written, the source's adapter still runs what its
+// status shows: each pod is charged the larger of the committed and the
+// reserved vreplicas, so a decision that takes vreplicas off a pod frees
+// that room only once the status shows it.
+func TestUnwrittenMoveChargesBothPods(t *testing.T) {
+	s := newState(t, 10)
+	cluster(s, [][2]string{{"n0", "z"}}, []string{"n0", "n0", "n0"})
+	s.Observe(src("a", "1", 10, p(0, 10)), t0)
+	s.Reserve(key("a"), 10, "1", []vsched.Placement{p(1, 10)}, t0)
+
+	type view struct {
+		Used, Free     []int32
+		FreeCands      int
+		TotalUsed      int64
+		HighestUsed    int32
+		On0, On1       []types.NamespacedName
+		EachFree       []int32
+		Placements     []vsched.Placement
+		Committed      []vsched.Placement
+		FreeCapacity   int64
+		HeldOrd, Holds int
+	}
+	look := func() view {
+		var each []int32
+		s.EachFreeCandidate(0, func(ord int32) bool { each = append(each, ord); return true })
+		ps, _ := s.Placements(key("a"))
+		committed, _ := s.Committed(key("a"))
+		return view{
+			Used: usedAll(s, 3), Free: freeAll(s, 3), FreeCands: s.FreeCandidates(), TotalUsed: s.TotalUsed(),
+			HighestUsed: s.HighestUsedOrdinal(), On0: s.SourcesOn(0), On1: s.SourcesOn(1), EachFree: each,
+			Placements: ps, Committed: committed, FreeCapacity: s.FreeCapacity(),
+			HeldOrd: int(s.HighestHeldOrdinal()), Holds: len(s.HoldingsOn(func(int32) bool { return true })),
+		}
+	}
+	// Both pods are charged; the scheduler still builds from the
+	// reservation.
+	charged := view{
+		Used: []int32{10, 10, 0}, Free: []int32{0, 0, 10}, FreeCands: 1, TotalUsed: 20,
+		HighestUsed: 1, On0: []types.NamespacedName{key("a")}, On1: []types.NamespacedName{key("a")}, EachFree: []int32{2},
+		Placements: []vsched.Placement{p(1, 10)}, Committed: []vsched.Placement{p(0, 10)}, FreeCapacity: 10,
+		HeldOrd: 1, Holds: 2,
+	}
+	if d := cmp.Diff(charged, look()); d != "" {
+		t.Fatalf("reserved (-want +got):\n%s", d)
+	}
+	// The same version again changes nothing.
+	if out := s.Observe(src("a", "1", 10, p(0, 10)), t0); out != Waiting {
+		t.Fatalf("Observe(a@1) = %v, want Waiting", out)
+	}
+	if d := cmp.Diff(charged, look()); d != "" {
+		t.Fatalf("waiting (-want +got):\n%s", d)
+	}
+	// Written: only pod 1 is charged.
+	if out := s.Observe(src("a", "2", 10, p(1, 10)), t0); out != Committed {
+		t.Fatalf("Observe(a@2) = %v, want Committed", out)
+	}
+	committed := view{
+		Used: []int32{0, 10, 0}, Free: []int32{10, 0, 10}, FreeCands: 2, TotalUsed: 10,
+		HighestUsed: 1, On1: []types.NamespacedName{key("a")}, EachFree: []int32{0, 2},
+		Placements: []vsched.Placement{p(1, 10)}, Committed: []vsched.Placement{p(1, 10)}, FreeCapacity: 20,
+		HeldOrd: 1, Holds: 1,
+	}
+	if d := cmp.Diff(committed, look()); d != "" {
+		t.Errorf("committed (-want +got):\n%s", d)
+	}
+}
+
+// Each way a reservation ends brings the charge back to the committed
+// placements (none, once forgotten). The reservation scales a down from 6
+// on pod 0 to 2 there and 1 on pod 1: pod 0 stays charged 6 until then.
+func TestChargeFallsBackToCommitted(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		resolve func(s *State)
+		want    []int32
+	}{
+		{"committed", func(s *State) { s.Observe(src("a", "2", 3, p(1, 1), p(0, 2)), t0) }, []int32{2, 1, 0}},
+		{"overridden", func(s *State) { s.Observe(src("a", "2", 5, p(0, 3), p(2, 2)), t0) }, []int32{3, 0, 2}},
+		{"expired", func(s *State) { s.ExpireReservations(t0.Add(time.Minute), time.Minute) }, []int32{6, 0, 0}},
+		{"expired one", func(s *State) { s.ExpireOne(key("a")) }, []int32{6, 0, 0}},
+		{"forgotten", func(s *State) { s.Forget(key("a")) }, []int32{0, 0, 0}},
+		{"resynced away", func(s *State) { s.Resync(nil, t0.Add(time.Minute), time.Minute) }, []int32{0, 0, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newState(t, 10)
+			cluster(s, [][2]string{{"n0", "z"}}, []string{"n0", "n0", "n0"})
+			s.Observe(src("a", "1", 6, p(0, 6)), t0)
+			s.Reserve(key("a"), 3, "1", []vsched.Placement{p(0, 2), p(1, 1)}, t0)
+			if d := cmp.Diff([]int32{6, 1, 0}, usedAll(s, 3)); d != "" {
+				t.Fatalf("reserved: Used (-want +got):\n%s", d)
+			}
+			tc.resolve(s)
+			if _, ok := s.ReservationOf(key("a")); ok {
+				t.Fatal("the reservation is still there")
+			}
+			if d := cmp.Diff(tc.want, usedAll(s, 3)); d != "" {
+				t.Errorf("Used (-want +got):\n%s", d)
+			}
+			var sum int64
+			for _, n := range tc.want {
+				sum += int64(n)
+			}
+			if s.TotalUsed() != sum {
+				t.Errorf("TotalUsed() = %d, want %d", s.TotalUsed(), sum)
+			}
+		})
+	}
+}
+
+// A reservation that lists a pod twice is summed before it is compared with
+// the committed count on that pod: committed 3 on pod 0 against a reserved
+// 2+2 charges 4, not 3 (the first entry alone) nor 5 (the larger of 3 and
+// 2, then 2 more).
+func TestReservationDuplicatesSummedBeforeMax(t *testing.T) {
+	s := newState(t, 10)
+	cluster(s, [][2]string{{"n0", "z"}}, []string{"n0", "n0", "n0"})
+	s.Observe(src("a", "1", 3, p(0, 3)), t0)
+	// Pod 1 is listed twice and holds nothing committed; a zero entry
+	// and a foreign pod count nothing.
+	reserved := []vsched.Placement{p(0, 2), p(1, 1), p(0, 2), p(2, 0), named("web-0", 5), p(1, 2)}
+	s.Reserve(key("a"), 7, "1", reserved, t0)
+	if d := cmp.Diff([]int32{4, 3, 0}, usedAll(s, 3)); d != "" {
+		t.Errorf("Used (-want +got):\n%s", d)
+	}
+	if s.TotalUsed() != 7 {
+		t.Errorf("TotalUsed() = %d, want 7", s.TotalUsed())
+	}
+	// The scheduler builds from the reservation as made.
+	if ps, _ := s.Placements(key("a")); cmp.Diff(reserved, ps) != "" {
+		t.Errorf("Placements (-want +got):\n%s", cmp.Diff(reserved, ps))
+	}
+	// Committed 5 on pod 0 covers the reserved 2+2.
+	s2 := newState(t, 10)
+	cluster(s2, [][2]string{{"n0", "z"}}, []string{"n0", "n0", "n0"})
+	s2.Observe(src("a", "1", 5, p(0, 5)), t0)
+	s2.Reserve(key("a"), 4, "1", []vsched.Placement{p(0, 2), p(0, 2)}, t0)
+	if d := cmp.Diff([]int32{5, 0, 0}, usedAll(s2, 3)); d != "" {
+		t.Errorf("committed 5: Used (-want +got):\n%s", d)
+	}
+	// A status showing the summed counts commits the reservation.
+	s.Reserve(key("a"), 7, "1", []vsched.Placement{p(0, 2), p(1, 1), p(0, 2), p(1, 2)}, t0)
+	if d := cmp.Diff([]int32{4, 3, 0}, usedAll(s, 3)); d != "" {
+		t.Errorf("re-reserved without the foreign pod: Used (-want +got):\n%s", d)
+	}
+	if out := s.Observe(src("a", "2", 7, p(0, 4), p(1, 3)), t0); out != Committed {
+		t.Fatalf("Observe(a@2) = %v, want Committed", out)
+	}
+	if d := cmp.Diff([]int32{4, 3, 0}, usedAll(s, 3)); d != "" {
+		t.Errorf("after the commit: Used (-want +got):\n%s", d)
+	}
+	// Re-reserving the same decision does not count the duplicates twice.
+	s.Reserve(key("a"), 7, "2", []vsched.Placement{p(1, 1), p(0, 4), p(1, 2)}, t0)
+	s.Reserve(key("a"), 7, "2", []vsched.Placement{p(1, 1), p(0, 4), p(1, 2)}, t0)
+	if d := cmp.Diff([]int32{4, 3, 0}, usedAll(s, 3)); d != "" {
+		t.Errorf("re-reserved: Used (-want +got):\n%s", d)
+	}
+}
+
 func TestExpire(t *testing.T) {
 	s := newState(t, 5)
 	cluster(s, [][2]string{{"n0", "z"}}, []string{"n0", "n0"})
@@ -270,7 +433,9 @@ func TestExpire(t *testing.T) {
 	s.Reserve(key("b"), 2, "1", []vsched.Placement{p(1, 2)}, t0)
 	s.Reserve(key("a"), 2, "1", []vsched.Placement{p(1, 2)}, t0.Add(10*time.Second))
 	s.Reserve(key("c"), 2, "1", []vsched.Placement{p(1, 2)}, t0.Add(time.Minute))
-	if d := cmp.Diff([]int32{1, 6}, usedAll(s, 2)); d != "" {
+	// The reservations move a, b and c to pod 1, but their statuses
+	// still hold pod 0: both count.
+	if d := cmp.Diff([]int32{4, 6}, usedAll(s, 2)); d != "" {
 		t.Fatalf("Used before expiry (-want +got):\n%s", d)
 	}
 	// At t0+70s with a 60s ttl, reservations made at or before t0+10s go.
@@ -278,7 +443,9 @@ func TestExpire(t *testing.T) {
 	if d := cmp.Diff([]types.NamespacedName{key("a"), key("b")}, got); d != "" {
 		t.Errorf("ExpireReservations (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]int32{3, 2}, usedAll(s, 2)); d != "" {
+	// a and b fall back to their committed pod 0, which they were
+	// charged for all along; only their reserved pod 1 is freed.
+	if d := cmp.Diff([]int32{4, 2}, usedAll(s, 2)); d != "" {
 		t.Errorf("Used after expiry (-want +got):\n%s", d)
 	}
 	if got := s.ExpireReservations(t0.Add(70*time.Second), time.Minute); len(got) != 0 {
@@ -326,9 +493,11 @@ func TestResync(t *testing.T) {
 		Committed:  1,
 	}
 	wantSources := []types.NamespacedName{key("committed"), key("listed-only"), key("new"), key("overridden"), key("plain"), key("waiting"), key("young")}
-	// committed: 1@1; overridden: 1@2; waiting: 2@1; plain: 2@0;
-	// listed-only: 1@1; young: 2@2; new: 3@2.
-	wantUsed := []int32{2, 5, 6}
+	// By pod: committed 2 on 1 (written); overridden 1 on 2 (the status
+	// wins); waiting 2 reserved on 1 and 1 still committed on 0; plain 2
+	// on 0; listed-only 1 on 1; young 2 reserved on 2 and 1 still
+	// committed on 0; new 3 reserved on 2.
+	wantUsed := []int32{4, 5, 6}
 	r := rand.New(rand.NewSource(1))
 	for i := range 10 {
 		s := build(t)
@@ -346,6 +515,26 @@ func TestResync(t *testing.T) {
 		if d := cmp.Diff(wantUsed, usedAll(s, 3)); d != "" {
 			t.Errorf("order %d: Used (-want +got):\n%s", i, d)
 		}
+	}
+
+	// The next resync shows waiting's decision written and young's status
+	// never updated (its reservation has expired by then): pod 0 is freed
+	// of both, and young's reserved pod 2 too.
+	s := build(t)
+	s.Resync(list, now, ttl)
+	later := append([]vsched.VPod{src("waiting", "5", 2, p(1, 2)), src("young", "1", 1, p(0, 1))}, list[:2]...)
+	later = append(later, list[3:5]...)
+	got := s.Resync(later, now.Add(time.Second), ttl)
+	if d := cmp.Diff(ResyncResult{Committed: 1}, got); d != "" {
+		t.Errorf("second Resync (-want +got):\n%s", d)
+	}
+	if expired := s.ExpireReservations(now.Add(time.Second), ttl); len(expired) != 1 || expired[0] != key("young") {
+		t.Errorf("ExpireReservations = %v, want [young]", expired)
+	}
+	// plain 2 + young 1 on 0; committed 2, waiting 2, listed-only 1 on 1;
+	// overridden 1, new 3 on 2.
+	if d := cmp.Diff([]int32{3, 5, 4}, usedAll(s, 3)); d != "" {
+		t.Errorf("after the second resync: Used (-want +got):\n%s", d)
 	}
 }
 
@@ -399,18 +588,27 @@ func TestSourcesOn(t *testing.T) {
 	s.Observe(src("a", "1", 1, p(1, 1)), t0)
 	s.Observe(&vpod{key: types.NamespacedName{Namespace: "aa", Name: "z"}, vreplicas: 1, placements: []vsched.Placement{p(1, 1)}, rv: "1"}, t0)
 	// b's committed placements are on pod 0, its reservation on pod 2:
-	// only what counts is reported.
+	// both count until the reservation is written.
 	s.Observe(src("b", "1", 1, p(0, 1)), t0)
 	s.Reserve(key("b"), 1, "1", []vsched.Placement{p(2, 1)}, t0)
 	got := [][]types.NamespacedName{s.SourcesOn(0), s.SourcesOn(1), s.SourcesOn(2), s.SourcesOn(3)}
 	want := [][]types.NamespacedName{
-		{key("c")},
+		{key("b"), key("c")},
 		{{Namespace: "aa", Name: "z"}, key("a"), key("c")},
 		{key("b")},
 		nil,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+	// Written: b is on pod 2 alone.
+	if out := s.Observe(src("b", "2", 1, p(2, 1)), t0); out != Committed {
+		t.Fatalf("Observe(b@2) = %v, want Committed", out)
+	}
+	got = [][]types.NamespacedName{s.SourcesOn(0), s.SourcesOn(1), s.SourcesOn(2), s.SourcesOn(3)}
+	want[0] = []types.NamespacedName{key("c")}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("after the commit (-want +got):\n%s", d)
 	}
 }
 

@@ -545,7 +545,7 @@ func TestFreeCapacityRandomized(t *testing.T) {
 				// state's public view of it.
 				m.used = map[types.NamespacedName][]vsched.Placement{}
 				for _, k := range s.Sources() {
-					m.used[k], _ = s.Placements(k)
+					m.used[k] = counted(s, k)
 				}
 				// Read FreeCandidates first: the incremental count must be
 				// right without a recomputation triggered by another call.
@@ -597,4 +597,33 @@ func TestFreeCapacityRandomized(t *testing.T) {
 			}
 		})
 	}
+}
+
+// counted is what a source charges against capacity, by the rule the state
+// documents: its committed placements, and while a reservation is
+// outstanding, per pod the larger of the committed and the reserved count.
+func counted(s *State, k types.NamespacedName) []vsched.Placement {
+	committed, _ := s.Committed(k)
+	res, ok := s.ReservationOf(k)
+	if !ok {
+		return committed
+	}
+	per := map[string]int32{}
+	for _, p := range committed {
+		per[p.PodName] += p.VReplicas
+	}
+	reserved := map[string]int32{}
+	for _, p := range res.Placements {
+		if p.VReplicas > 0 {
+			reserved[p.PodName] += p.VReplicas
+		}
+	}
+	for name, n := range reserved {
+		per[name] = max(per[name], n)
+	}
+	var out []vsched.Placement
+	for name, n := range per {
+		out = append(out, vsched.Placement{PodName: name, VReplicas: n})
+	}
+	return out
 }

@@ -77,8 +77,17 @@ func TestDrainingPodMovesInOneResult(t *testing.T) {
 	// it and places its vreplica elsewhere, so the status never lacks
 	// it. Zone-a is now the emptiest zone and adapter-3 its only other pod.
 	wantPlacements(t, scheduleOK(t, s, c, "a"), 1, 1, 2, 1, 3, 1)
-	if u := used(s); u[0] != 0 {
-		t.Fatalf("draining adapter-0 still counts %d vreplicas after the move", u[0])
+	// Until the scheduler sees the move in a's status, a's adapter still
+	// runs the vreplica on adapter-0, and it still counts there.
+	if u := used(s); u[0] != 1 || u[3] != 1 {
+		t.Fatalf("before the status shows the move: used = %v, want 1 on both adapter-0 and adapter-3", u)
+	}
+	s.Observe(c.store.get("a"))
+	if _, ok := reservation(s, "a"); ok {
+		t.Fatal("the written move is still a reservation")
+	}
+	if u := used(s); u[0] != 0 || u[3] != 1 {
+		t.Fatalf("after the status shows the move: used = %v, want 0 on adapter-0 and 1 on adapter-3", u)
 	}
 
 	// A draining pod receives nothing new.
@@ -183,9 +192,15 @@ func TestPlacementsBeyondReplicasAreMoved(t *testing.T) {
 	// zone-a holds it, so zones b and c come first (adapter-1, 2), then the
 	// pod spread picks adapter-3, then zones b and c again.
 	wantPlacements(t, scheduleOK(t, s, c, "a"), 0, 1, 1, 2, 2, 2, 3, 1)
-	// b was not touched by a's call and still counts where it was.
-	if u := used(s); u[0] != 2 || u[1] != 3 || u[4] != 0 || u[5] != 0 {
-		t.Fatalf("used = %v", u)
+	// b was not touched by a's call and still counts where it was. a's
+	// old placements on adapter-4 and adapter-5 count until its status
+	// shows the move.
+	if u := used(s); !sameCounts(u, map[int32]int32{0: 2, 1: 3, 2: 2, 3: 1, 4: 2, 5: 3}) {
+		t.Fatalf("before the status shows the move: used = %v", u)
+	}
+	s.Observe(c.store.get("a"))
+	if u := used(s); !sameCounts(u, map[int32]int32{0: 2, 1: 3, 2: 2, 3: 1}) {
+		t.Fatalf("after the status shows the move: used = %v", u)
 	}
 }
 
@@ -238,7 +253,7 @@ func TestZeroAndNegativeVReplicas(t *testing.T) {
 	if err == nil || errors.Is(err, vsched.ErrNotEnoughReplicas) || ps != nil {
 		t.Fatalf("Schedule(-1 vreplicas) = %v, %v; want an error that is not pending", ps, err)
 	}
-	if after := used(s); len(after) != len(before) {
+	if after := used(s); !sameCounts(after, before) {
 		t.Fatalf("a rejected call changed the state: %v -> %v", before, after)
 	}
 }

@@ -92,9 +92,20 @@ func TestRequeuePendingSources(t *testing.T) {
 	t.Run("source shrinks", func(t *testing.T) {
 		c.store.scale("b", 0)
 		scheduleOK(t, s, c, "b")
-		// Requeue runs as Schedule returns, not later.
+		// b's adapter runs its 2 vreplicas until b's status shows the
+		// shrink: nothing is freed yet, and a is not requeued (this call
+		// saw b's first decision written, but that took nothing off any
+		// pod).
+		if got := rec.take(); contains(got, a) {
+			t.Fatalf("after b's shrink was decided but not seen written, requeued %v; want no a", got)
+		}
+		scheduleA(10)
+		// The controller schedules b again once its status is written:
+		// the commit frees the room, and requeue runs as Schedule
+		// returns, not later.
+		scheduleOK(t, s, c, "b")
 		if got := rec.take(); !contains(got, a) || contains(got, srcKey("b")) {
-			t.Fatalf("after b shrank, requeued %v; want a (pending) and not b", got)
+			t.Fatalf("after b's shrink was written, requeued %v; want a (pending) and not b", got)
 		}
 		scheduleA(8)
 	})
@@ -133,4 +144,64 @@ func TestRequeuePendingSources(t *testing.T) {
 		waitRequeued(t, rec, a, "replicas raised to 5")
 		scheduleA(2)
 	})
+}
+
+// A decision that frees room (here a shrink) frees it when it is seen
+// written, however the scheduler sees it: the pending source is requeued
+// then, and can take the room.
+func TestRequeueWhenShrinkIsWritten(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// see makes the scheduler see b's status, which the test wrote.
+		see func(t *testing.T, s *Scheduler, c *kubeCluster)
+	}{
+		{"Schedule", func(t *testing.T, s *Scheduler, c *kubeCluster) { scheduleOK(t, s, c, "b") }},
+		{"Observe", func(t *testing.T, s *Scheduler, c *kubeCluster) { s.Observe(c.store.get("b")) }},
+		{"Resync", func(t *testing.T, s *Scheduler, c *kubeCluster) {
+			if err := s.Resync(quietCtx()); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"Observe, overridden", func(t *testing.T, s *Scheduler, c *kubeCluster) {
+			// Another writer shrank b further than the scheduler did.
+			s.Observe(c.store.writeStatus("b", placements(0, 1)))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			c := zones3(t, 3)
+			s := c.start(func(cfg *Config) { cfg.Capacity = 2; cfg.Profiles = lowestOrdinal(t) }, rec.opts)
+			c.store.create("b", 6)
+			wantPlacements(t, scheduleOK(t, s, c, "b"), 0, 2, 1, 2, 2, 2)
+			s.Observe(c.store.get("b"))
+			c.store.create("a", 2)
+			if _, err := s.Schedule(quietCtx(), c.store.get("a")); vsched.PendingCount(err) != 2 {
+				t.Fatalf("a: err = %v, want 2 pending", err)
+			}
+
+			c.store.scale("b", 3)
+			wantPlacements(t, scheduleOK(t, s, c, "b"), 0, 1, 1, 1, 2, 1)
+			if got := rec.take(); contains(got, srcKey("a")) {
+				t.Fatalf("requeued %v before b's shrink was seen written", got)
+			}
+			if _, err := s.Schedule(quietCtx(), c.store.get("a")); vsched.PendingCount(err) != 2 {
+				t.Fatalf("a before b's shrink is written: err = %v, want 2 pending", err)
+			}
+			if u := used(s); !sameCounts(u, map[int32]int32{0: 2, 1: 2, 2: 2}) {
+				t.Fatalf("before b's shrink is written: used = %v, want 2 on every pod", u)
+			}
+
+			tc.see(t, s, c)
+			if _, ok := reservation(s, "b"); ok {
+				t.Fatal("b's reservation survived its status")
+			}
+			if got := rec.take(); !contains(got, srcKey("a")) || contains(got, srcKey("b")) {
+				t.Fatalf("after b's shrink was seen written, requeued %v; want a and not b", got)
+			}
+			ps, err := s.Schedule(quietCtx(), c.store.get("a"))
+			if err != nil || vsched.TotalVReplicas(ps) != 2 {
+				t.Fatalf("a after b's shrink is written = %v, %v; want 2 placed", ps, err)
+			}
+		})
+	}
 }

@@ -399,21 +399,14 @@ func checkShort(t *testing.T, e observer.LoggedEntry) {
 }
 
 func TestCapacityFreedByUnwrittenDecision(t *testing.T) {
-	// Known issue, in package state (not editable here): while a
-	// reservation is outstanding, only the reservation counts against
-	// capacity, not the status it will replace. A decision that takes
-	// vreplicas off a pod (a scale-down, a move) therefore frees that
-	// capacity before the source's adapter has stopped using it, and
-	// another source can be given it at once: the statuses then hold 20
-	// on a pod of 10 until the first write lands, and for good if it
-	// never does (the reservation expires or the scheduler restarts, and
-	// the state counts 20 too). The randomized test found it and loses
-	// only writes that free nothing, to keep checking everything else.
-	//
-	// Fix suggested for state: while a reservation is outstanding, count
-	// per pod the larger of the committed and the reserved placements
-	// (and requeue pending sources when a commit frees capacity).
-	t.Skip("known issue in package state: capacity freed by an unwritten decision is reusable at once")
+	// Regression, found by the randomized test: while a reservation was
+	// outstanding, only the reservation counted against capacity, not the
+	// status it will replace. A decision that takes vreplicas off a pod
+	// (a scale-down, a move) freed that capacity before the source's
+	// adapter stopped using it, and another source was given it at once:
+	// the statuses then held 20 on a pod of 10 until the first write
+	// landed, and for good if it never did. Now a pod counts the larger of
+	// the committed and the reserved placements until the write shows up.
 
 	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	c := zones3(t, 3)

@@ -47,8 +47,9 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		return nil, fmt.Errorf("%s: no scheduling profile configured", key)
 	}
 
-	// Capacity freed by a shrinking source, or pending left for the
-	// autoscaler, is announced after the lock is released.
+	// Capacity freed by the source's last decision being seen written, or
+	// pending left for the autoscaler, is announced after the lock is
+	// released.
 	var freed, pendingLeft bool
 	defer func() {
 		if freed {
@@ -70,7 +71,10 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 	if _, problems := s.st.Normalize(vpod.GetPlacements()); len(problems) > 0 {
 		log.Warnw("vsched: source's placements needed repair", "source", key.String(), "problems", strings.Join(problems, "; "))
 	}
-	if s.st.Observe(vpod, now) == state.Overridden {
+	usedBefore := s.st.TotalUsed()
+	outcome := s.st.Observe(vpod, now)
+	freed = freesRoom(outcome, usedBefore, s.st.TotalUsed())
+	if outcome == state.Overridden {
 		log.Infow("vsched: source's status differs from the scheduler's reservation; the status wins", "source", key.String())
 	}
 	if r, ok := s.st.ReservationOf(key); ok && now.Sub(r.At) >= s.cfg.ReservationTTL {
@@ -149,7 +153,6 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		placements = s.refresh(kept)
 	}
 	pending := desired - vsched.TotalVReplicas(placements)
-	freed = vsched.TotalVReplicas(placements) < vsched.TotalVReplicas(base)
 	pendingLeft = pending > 0
 	switch r, reserved := s.st.ReservationOf(key); {
 	case !samePlacements(base, placements):

@@ -400,7 +400,7 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	if len(res.Forgotten)+len(expired) > 0 {
 		log.Infow("vsched resync", "statefulset", s.key.String(), "forgotten", len(res.Forgotten), "expiredReservations", len(expired))
 	}
-	if len(res.Forgotten)+len(expired) > 0 {
+	if len(res.Forgotten)+len(expired)+len(res.Overridden)+res.Committed > 0 {
 		s.requeuePending()
 	}
 	return nil
@@ -427,8 +427,32 @@ func (s *Scheduler) Run(ctx context.Context) {
 // Schedule and Resync observe too.
 func (s *Scheduler) Observe(vpod vsched.VPod) {
 	s.st.Lock()
-	s.st.Observe(vpod, s.cfg.Clock.Now())
+	before := s.st.TotalUsed()
+	out := s.st.Observe(vpod, s.cfg.Clock.Now())
+	after := s.st.TotalUsed()
 	s.st.Unlock()
+	if freesRoom(out, before, after) {
+		s.requeuePending()
+	}
+}
+
+// freesRoom reports whether observing a source, which changed the state's
+// TotalUsed from usedBefore to usedAfter, may have freed capacity by
+// resolving its reservation: until then each pod counts the larger of the
+// committed and the reserved vreplicas (see state.State.Observe). A commit
+// only lowers what each pod counts (to the reserved count), so it freed room
+// exactly when the total fell; a written decision that took nothing off any
+// pod (a source growing) frees nothing, and requeueing every pending source
+// on each such write would only repeat their decisions. An override may
+// have moved the source anywhere.
+func freesRoom(out state.Outcome, usedBefore, usedAfter int64) bool {
+	switch out {
+	case state.Committed:
+		return usedAfter < usedBefore
+	case state.Overridden:
+		return true
+	}
+	return false
 }
 
 // Forget tells the scheduler a source was deleted, freeing its capacity at
