@@ -3,7 +3,6 @@ package statefulset
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -14,7 +13,7 @@ import (
 // ProfilesFrom returns a ProfileSource that always yields p, as built by
 // config.BuildProfiles. A nil p, or one missing a profile, yields profiles
 // that Schedule rejects with an error naming the source, rather than a
-// panic. For configuration that changes at run time use a ProfileStore.
+// panic. For configuration that changes at run time use ProfilesFromStore.
 func ProfilesFrom(p *config.Profiles) ProfileSource {
 	var ps Profiles
 	if p != nil {
@@ -68,47 +67,14 @@ func buildFromConfigMaps(ctx context.Context, reg *framework.Registry, sched, de
 	return config.BuildProfiles(ctx, reg, sc, dc)
 }
 
-// ProfileStore holds the profiles in force for live reload: the ConfigMap
-// watcher calls Update (or Set), and the scheduler reads Source once per
-// Schedule call, so a change applies from the next decision on. It is safe
-// for concurrent use. The zero value holds no profiles.
-type ProfileStore struct {
-	p atomic.Pointer[Profiles]
-}
-
-// NewProfileStore returns a store holding p.
-func NewProfileStore(p *config.Profiles) *ProfileStore {
-	s := &ProfileStore{}
-	s.Set(p)
-	return s
-}
-
-// Set replaces the profiles in force.
-func (s *ProfileStore) Set(p *config.Profiles) {
-	ps := &Profiles{}
-	if p != nil {
-		ps.Place, ps.Remove = p.Place, p.Remove
-	}
-	s.p.Store(ps)
-}
-
-// Update rebuilds the profiles from the two ConfigMaps (nil: the default
-// policy) and puts them in force. On error the profiles in force are kept:
-// a bad edit to a ConfigMap must not stop scheduling.
-func (s *ProfileStore) Update(ctx context.Context, reg *framework.Registry, sched, desched *corev1.ConfigMap) error {
-	p, err := buildFromConfigMaps(ctx, reg, sched, desched)
-	if err != nil {
-		return err
-	}
-	s.Set(p)
-	return nil
-}
-
-// Source returns the ProfileSource reading the store.
-func (s *ProfileStore) Source() ProfileSource {
+// ProfilesFromStore returns the ProfileSource for live reload: it reads the
+// store's profiles once per Schedule call, so a changed config-scheduler or
+// config-descheduler applies from the next decision on, and a rejected one
+// leaves the last good profiles in force (config.Store).
+func ProfilesFromStore(store *config.Store) ProfileSource {
 	return func() Profiles {
-		if p := s.p.Load(); p != nil {
-			return *p
+		if p := store.Profiles(); p != nil {
+			return Profiles{Place: p.Place, Remove: p.Remove}
 		}
 		return Profiles{}
 	}

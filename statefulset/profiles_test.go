@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/vsched/vsched/config"
 )
@@ -68,38 +69,32 @@ func TestProfilesFromConfigMapsReportsBothConfigMaps(t *testing.T) {
 	}
 }
 
-func TestProfileStoreLiveReload(t *testing.T) {
-	ctx := context.Background()
-	store := NewProfileStore(nil)
-	c := zones3(t, 6)
-	s := c.start(func(cfg *Config) { cfg.Profiles = store.Source() })
-	c.store.create("a", 3)
-	if _, err := s.Schedule(quietCtx(), c.store.get("a")); err == nil {
-		t.Fatal("Schedule succeeded with an empty ProfileStore")
-	}
-
-	// The default policy spreads a over zones.
-	if err := store.Update(ctx, nil, nil, nil); err != nil {
+func TestLiveReloadThroughConfigStore(t *testing.T) {
+	rec := record.NewFakeRecorder(4)
+	store, err := config.NewStore(quietCtx(), nil, config.Names{}, config.RecordRejections(rec))
+	if err != nil {
 		t.Fatal(err)
 	}
+	c := zones3(t, 6)
+	s := c.start(func(cfg *Config) { cfg.Profiles = ProfilesFromStore(store) })
+
+	// The default policy spreads a over zones.
+	c.store.create("a", 3)
 	wantPlacements(t, scheduleOK(t, s, c, "a"), 0, 1, 1, 1, 2, 1)
 
 	// Reloaded to lowest-ordinal only, the next decision packs.
-	lowest := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config-scheduler"}, Data: map[string]string{
+	store.OnConfigChanged(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config-scheduler"}, Data: map[string]string{
 		"priorities": `[{"Name": "LowestOrdinalPriority"}]`,
-	}}
-	if err := store.Update(ctx, nil, lowest, nil); err != nil {
-		t.Fatal(err)
-	}
+	}})
 	c.store.create("b", 3)
 	wantPlacements(t, scheduleOK(t, s, c, "b"), 0, 3)
 
-	// A bad edit keeps the profiles in force.
-	bad := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config-scheduler"}, Data: map[string]string{
+	// A bad edit is rejected with an Event and keeps the profiles in force.
+	store.OnConfigChanged(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config-scheduler"}, Data: map[string]string{
 		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 99}]`,
-	}}
-	if err := store.Update(ctx, nil, bad, nil); err == nil {
-		t.Fatal("Update accepted weight 99")
+	}})
+	if len(rec.Events) != 1 {
+		t.Fatalf("%d events for the rejected ConfigMap, want 1", len(rec.Events))
 	}
 	c.store.create("c", 3)
 	wantPlacements(t, scheduleOK(t, s, c, "c"), 0, 3)
