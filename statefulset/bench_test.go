@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"go.uber.org/zap"
@@ -20,6 +17,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/state"
 )
 
@@ -80,9 +78,30 @@ func (v *benchVPod) GetVReplicas() int32               { return v.vreplicas }
 func (v *benchVPod) GetPlacements() []vsched.Placement { return v.placements }
 func (v *benchVPod) GetResourceVersion() string        { return strconv.Itoa(v.rv) }
 
-// newBenchScheduler builds a scheduler whose state is fed directly, as the
-// informers would, so the benchmark measures Schedule alone.
-func newBenchScheduler(b testing.TB, w workload, profiles ProfileSource, vpods *[]*benchVPod) *Scheduler {
+// benchCluster builds the workload's cluster once: nodes round-robin over the
+// zones, every pod bound, on client-go's fake clientset with real informers.
+func benchCluster(b testing.TB, w workload) *memcluster.Cluster {
+	b.Helper()
+	zones := make([]string, w.zones)
+	for i := range zones {
+		zones[i] = fmt.Sprintf("zone-%d", i)
+	}
+	c, err := memcluster.New(benchCtx(), memcluster.Options{
+		Namespace: "ns", StatefulSetName: "adapter", Zones: zones, NodesPerZone: w.nodes / w.zones,
+		Replicas: int32(w.pods), Capacity: benchCapacity,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Start(benchCtx()); err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// startBenchScheduler starts a scheduler on c, as a controller restart would,
+// and waits until its informer handlers have seen every pod.
+func startBenchScheduler(b testing.TB, c *memcluster.Cluster, w workload, profiles ProfileSource, vpods *[]*benchVPod) *Scheduler {
 	b.Helper()
 	s, err := New(benchCtx(), Config{
 		Namespace: "ns", Name: "adapter", Capacity: benchCapacity,
@@ -93,30 +112,21 @@ func newBenchScheduler(b testing.TB, w workload, profiles ProfileSource, vpods *
 			}
 			return out, nil
 		},
-		Profiles:     profiles,
-		AlwaysLeader: true,
+		InformerFactory: c.InformerFactory(),
+		Profiles:        profiles,
+		AlwaysLeader:    true,
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	now := time.Now()
-	s.State(func(st *state.State) {
-		replicas := int32(w.pods)
-		st.SetReplicas(replicas)
-		_ = appsv1.StatefulSet{}
-		for n := 0; n < w.nodes; n++ {
-			st.UpsertNode(&corev1.Node{
-				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", n), Labels: map[string]string{state.DefaultZoneLabel: fmt.Sprintf("zone-%d", n%w.zones)}},
-				Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
-			}, now)
-		}
-		for i := 0; i < w.pods; i++ {
-			st.UpsertPod(&corev1.Pod{
-				ObjectMeta: metav1.ObjectMeta{Name: vsched.PodName("adapter", int32(i)), Namespace: "ns"},
-				Spec:       corev1.PodSpec{NodeName: fmt.Sprintf("node-%d", i%w.nodes)},
-			})
-		}
+	err = c.WaitFor(benchCtx(), func() bool {
+		n := 0
+		s.State(func(st *state.State) { n = len(st.Candidates()) })
+		return n == w.pods
 	})
+	if err != nil {
+		b.Fatal(err)
+	}
 	return s
 }
 
@@ -145,6 +155,12 @@ func placeAll(b testing.TB, ctx context.Context, s *Scheduler, vpods []*benchVPo
 	}
 }
 
+func mallocs() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.Mallocs
+}
+
 func heapMiB() float64 {
 	runtime.GC()
 	var m runtime.MemStats
@@ -159,6 +175,8 @@ func benchCtx() context.Context {
 func BenchmarkWorkload(b *testing.B) {
 	ctx := benchCtx()
 	for _, w := range []workload{w1, w2a, w2} {
+		c := benchCluster(b, w)
+		b.Cleanup(c.Shutdown)
 		for _, prof := range []struct {
 			name string
 			data map[string]string
@@ -167,31 +185,36 @@ func BenchmarkWorkload(b *testing.B) {
 			b.Run(w.name+"/"+prof.name+"/place", func(b *testing.B) {
 				var total time.Duration
 				var peak float64
+				var allocs uint64
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
 					vpods := makeSources(w, rand.New(rand.NewSource(1)))
-					s := newBenchScheduler(b, w, profiles, &vpods)
+					s := startBenchScheduler(b, c, w, profiles, &vpods)
 					b.StartTimer()
+					m0 := mallocs()
 					start := time.Now()
 					placeAll(b, ctx, s, vpods)
 					total += time.Since(start)
+					allocs += mallocs() - m0
 					b.StopTimer()
 					peak = max(peak, heapMiB())
-					runtime.KeepAlive(s)
+					s.Close()
 					b.StartTimer()
 				}
 				b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*w.sources), "ns/call")
+				b.ReportMetric(float64(allocs)/float64(b.N*w.sources), "allocs/call")
 				b.ReportMetric(peak, "heap-MiB")
 			})
 			b.Run(w.name+"/"+prof.name+"/rescale", func(b *testing.B) {
 				const rescales = 1000
 				var total time.Duration
 				var peak float64
+				var allocs uint64
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
 					rng := rand.New(rand.NewSource(1))
 					vpods := makeSources(w, rng)
-					s := newBenchScheduler(b, w, profiles, &vpods)
+					s := startBenchScheduler(b, c, w, profiles, &vpods)
 					placeAll(b, ctx, s, vpods)
 					picks := make([]int, rescales)
 					sizes := make([]int32, rescales)
@@ -199,6 +222,7 @@ func BenchmarkWorkload(b *testing.B) {
 						picks[j], sizes[j] = rng.Intn(len(vpods)), int32(1+rng.Intn(20))
 					}
 					b.StartTimer()
+					m0 := mallocs()
 					start := time.Now()
 					for j := range picks {
 						v := vpods[picks[j]]
@@ -211,12 +235,14 @@ func BenchmarkWorkload(b *testing.B) {
 						commit(s, v, ps)
 					}
 					total += time.Since(start)
+					allocs += mallocs() - m0
 					b.StopTimer()
 					peak = max(peak, heapMiB())
-					runtime.KeepAlive(s)
+					s.Close()
 					b.StartTimer()
 				}
 				b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*rescales), "ns/call")
+				b.ReportMetric(float64(allocs)/float64(b.N*rescales), "allocs/call")
 				b.ReportMetric(peak, "heap-MiB")
 			})
 		}
@@ -224,3 +250,9 @@ func BenchmarkWorkload(b *testing.B) {
 }
 
 var _ = framework.Place
+
+// newBenchScheduler is startBenchScheduler on a cluster of its own.
+func newBenchScheduler(b testing.TB, w workload, profiles ProfileSource, vpods *[]*benchVPod) *Scheduler {
+	b.Helper()
+	return startBenchScheduler(b, benchCluster(b, w), w, profiles, vpods)
+}

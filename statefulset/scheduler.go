@@ -88,10 +88,11 @@ type Config struct {
 
 // Scheduler places sources' vreplicas on one StatefulSet's pods.
 type Scheduler struct {
-	cfg    Config
-	key    types.NamespacedName
-	st     *state.State
-	synced []cache.InformerSynced
+	cfg      Config
+	key      types.NamespacedName
+	st       *state.State
+	synced   []cache.InformerSynced
+	handlers []handlerReg
 
 	leader atomic.Bool
 	// loaded is true once the committed placements of every source have
@@ -171,30 +172,55 @@ func (s *Scheduler) State(f func(*state.State)) {
 func (s *Scheduler) StatefulSet() types.NamespacedName { return s.key }
 
 func (s *Scheduler) watch(f informers.SharedInformerFactory) error {
-	pods := f.Core().V1().Pods().Informer()
-	nodes := f.Core().V1().Nodes().Informer()
-	sets := f.Apps().V1().StatefulSets().Informer()
-	s.synced = []cache.InformerSynced{pods.HasSynced, nodes.HasSynced, sets.HasSynced}
-	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { s.podChanged(obj) },
-		UpdateFunc: func(_, obj any) { s.podChanged(obj) },
-		DeleteFunc: s.podDeleted,
-	}); err != nil {
-		return err
+	handlers := []struct {
+		informer cache.SharedIndexInformer
+		funcs    cache.ResourceEventHandlerFuncs
+	}{
+		{f.Core().V1().Pods().Informer(), cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { s.podChanged(obj) },
+			UpdateFunc: func(_, obj any) { s.podChanged(obj) },
+			DeleteFunc: s.podDeleted,
+		}},
+		{f.Core().V1().Nodes().Informer(), cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { s.nodeChanged(obj) },
+			UpdateFunc: func(_, obj any) { s.nodeChanged(obj) },
+			DeleteFunc: s.nodeDeleted,
+		}},
+		{f.Apps().V1().StatefulSets().Informer(), cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { s.setChanged(obj) },
+			UpdateFunc: func(_, obj any) { s.setChanged(obj) },
+			DeleteFunc: func(obj any) { s.setDeleted(obj) },
+		}},
 	}
-	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { s.nodeChanged(obj) },
-		UpdateFunc: func(_, obj any) { s.nodeChanged(obj) },
-		DeleteFunc: s.nodeDeleted,
-	}); err != nil {
-		return err
+	for _, h := range handlers {
+		reg, err := h.informer.AddEventHandler(h.funcs)
+		if err != nil {
+			s.Close()
+			return err
+		}
+		// The registration's HasSynced, not the informer's: it holds only
+		// once this handler has seen every object of the initial list, so
+		// no decision is made on a partly replayed state.
+		s.synced = append(s.synced, reg.HasSynced)
+		s.handlers = append(s.handlers, handlerReg{h.informer, reg})
 	}
-	_, err := sets.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { s.setChanged(obj) },
-		UpdateFunc: func(_, obj any) { s.setChanged(obj) },
-		DeleteFunc: func(obj any) { s.setDeleted(obj) },
-	})
-	return err
+	return nil
+}
+
+type handlerReg struct {
+	informer cache.SharedIndexInformer
+	reg      cache.ResourceEventHandlerRegistration
+}
+
+// Close removes the scheduler's informer handlers, for a controller that
+// replaces a scheduler while keeping its informers: without it the old
+// scheduler would keep receiving events, and stay in memory, for as long as
+// the informers live.
+func (s *Scheduler) Close() {
+	for _, h := range s.handlers {
+		_ = h.informer.RemoveEventHandler(h.reg)
+	}
+	s.handlers = nil
 }
 
 func tombstone(obj any) any {
