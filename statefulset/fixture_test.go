@@ -498,6 +498,7 @@ func (c *kubeCluster) tryStart(ctx context.Context, opts ...startOpts) (*Schedul
 		factory.Core().V1().Pods().Informer().HasSynced,
 		factory.Core().V1().Nodes().Informer().HasSynced,
 		factory.Apps().V1().StatefulSets().Informer().HasSynced,
+		s.HasSynced, // the scheduler's own handlers have replayed the lists
 	}
 	deadline := time.Now().Add(syncTimeout)
 	for _, f := range synced {
@@ -642,13 +643,14 @@ func counts(t testing.TB, ps []vsched.Placement) map[int32]int32 {
 	}
 	out := map[int32]int32{}
 	for _, p := range ps {
+		if p.VReplicas == 0 {
+			continue
+		}
 		if !strings.HasPrefix(p.PodName, testSet+"-") {
 			t.Fatalf("placement on a pod of another StatefulSet: %v", ps)
 		}
 		ord, _ := vsched.OrdinalFromPodName(p.PodName)
-		if p.VReplicas > 0 {
-			out[ord] += p.VReplicas
-		}
+		out[ord] += p.VReplicas
 	}
 	return out
 }

@@ -370,6 +370,11 @@ func (s *Scheduler) SetDrainMoveLimit(n int32) { s.drainMoveLimit.Store(max(n, 0
 // IsLeader reports whether this replica currently schedules.
 func (s *Scheduler) IsLeader() bool { return s.leader.Load() }
 
+// HasSynced reports whether the scheduler's informer handlers have seen the
+// initial list of pods, nodes and the StatefulSet. Until then Schedule
+// returns an error wrapping ErrNotReady.
+func (s *Scheduler) HasSynced() bool { return s.hasSynced() }
+
 func (s *Scheduler) hasSynced() bool {
 	for _, f := range s.synced {
 		if !f() {
