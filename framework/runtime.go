@@ -154,7 +154,9 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 			return res, err
 		}
 		if best < 0 {
-			res.Reason = r.whyNone(ctx)
+			if step != nil || !withoutReason(ctx) {
+				res.Reason = r.whyNone(ctx)
+			}
 			if step != nil {
 				step.Reason = res.Reason
 			}

@@ -27,6 +27,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/evictor"
+	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/state"
 )
 
@@ -298,7 +299,9 @@ func (a *Autoscaler) Run(ctx context.Context) {
 	}
 }
 
-// checkConfig reports what makes c unusable.
+// checkConfig reports what makes c unusable to the autoscaler, on top of
+// config.ValidateAutoscalerConfig: a second line of defence for
+// configurations built in code.
 func checkConfig(c *config.AutoscalerConfig, customPolicy bool) error {
 	var p []string
 	if c.MinReplicas < 0 {
@@ -345,14 +348,20 @@ func (a *Autoscaler) config() *config.AutoscalerConfig {
 	if a.cfg.Config != nil {
 		c = a.cfg.Config()
 	}
-	if c == nil || c == a.good {
+	// Stores hand out a copy per call: compare values, not pointers.
+	if c == nil || c == a.good || *c == *a.good {
 		return a.good
 	}
-	if c == a.bad {
+	if a.bad != nil && *c == *a.bad {
 		return a.good
 	}
-	if err := checkConfig(c, a.cfg.Policy != nil); err != nil {
-		a.bad, a.badErr, a.badPending = c, err, true
+	err := config.ValidateAutoscalerConfig(c)
+	if err == nil {
+		err = checkConfig(c, a.cfg.Policy != nil)
+	}
+	if err != nil {
+		bad := *c
+		a.bad, a.badErr, a.badPending = &bad, err, true
 		return a.good
 	}
 	a.good = c
@@ -574,10 +583,13 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 	wants := map[int32]drainWant{}
 	for ord := int32(0); ord < current && ord < base.NumPods(); ord++ {
 		used := base.Used(ord)
-		if used <= 0 || (base.Draining(ord) && !evictor.Owned(marks[ord])) {
+		if base.Draining(ord) && !evictor.Owned(marks[ord]) {
 			continue
 		}
-		if since := base.NodeUnavailableSince(ord); !since.IsZero() && now.Sub(since) >= cfg.UnavailablePodGrace {
+		// A pod on a lost node stays marked until the node is back,
+		// emptied or not, so its mark is not written again and again.
+		if since := base.NodeUnavailableSince(ord); !since.IsZero() && now.Sub(since) >= cfg.UnavailablePodGrace &&
+			(used > 0 || marks[ord] == evictor.ReasonUnavailable) {
 			wants[ord] = drainWant{reason: evictor.ReasonUnavailable}
 		} else if used > capacity {
 			wants[ord] = drainWant{reason: evictor.ReasonOverCapacity, excess: used - capacity}
@@ -612,17 +624,36 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 			listed[v.GetKey()] = v
 		}
 	}
-	var demand, holders []*simSource
+	// How low a scale-down may look this cycle: without compaction only
+	// empty pods may go; with it, a round moves at most the horizon, and a
+	// round in progress (drained pods still holding vreplicas) completes
+	// before the next one starts, so nothing it moved has to move again.
+	used := make([]int32, current)
+	for ord := range used {
+		used[ord] = base.Used(int32(ord))
+	}
+	var floor int32
+	horizon := int64(0)
+	if compacting {
+		horizon = int64(cfg.MaxMovesPerCycle) * compactionHorizonCycles
+		for ord, reason := range marks {
+			if reason == evictor.ReasonCompaction && ord < current && used[ord] > 0 && (floor == 0 || ord < floor) {
+				floor = ord
+			}
+		}
+	}
+	low := lowestSize(used, current, floor, horizon)
+
+	var demand []*simSource
+	var holders []holderRef
 	var held int64
-	seen := make(map[types.NamespacedName]bool, len(listed))
+	listedSeen := 0
 	base.EachSource(func(key types.NamespacedName, vreplicas int32, ps []vsched.Placement, hs []state.Held) {
-		seen[key] = true
 		v, ok := listed[key]
 		want := vreplicas
 		if ok {
 			want = v.GetVReplicas()
-		} else {
-			v = &stubVPod{key: key, vreplicas: vreplicas, placements: ps}
+			listedSeen++
 		}
 		var kept int32
 		maxOrd := int32(-1)
@@ -633,52 +664,31 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 			}
 		}
 		held += int64(min(max(want, 0), kept))
-		if want <= kept && maxOrd < 0 {
-			return
-		}
-		src := &simSource{key: key, vpod: v, want: want, placements: ps, maxOrd: maxOrd}
 		if want > kept {
-			demand = append(demand, src)
+			if !ok {
+				v = &stubVPod{key: key, vreplicas: vreplicas, placements: ps}
+			}
+			demand = append(demand, &simSource{key: key, vpod: v, want: want, placements: ps, maxOrd: maxOrd})
 		}
-		if maxOrd >= 0 {
-			holders = append(holders, src)
+		if maxOrd >= low {
+			// Only a size from low up is simulated: the sources
+			// holding nothing at or above low never have to move.
+			holders = append(holders, holderRef{key: key, maxOrd: maxOrd, want: want})
 		}
 	})
-	for key, v := range listed {
-		if !seen[key] && v.GetVReplicas() > 0 {
-			// Not seen by the scheduler yet: it holds nothing the
-			// state counts.
-			demand = append(demand, &simSource{key: key, vpod: v, want: v.GetVReplicas(), maxOrd: -1})
-		}
-	}
-	sort.Slice(demand, func(i, j int) bool { return less(demand[i].key, demand[j].key) })
-	sort.Slice(holders, func(i, j int) bool {
-		if holders[i].maxOrd != holders[j].maxOrd {
-			return holders[i].maxOrd > holders[j].maxOrd
-		}
-		return less(holders[i].key, holders[j].key)
-	})
-	used := make([]int32, current)
-	for ord := range used {
-		used[ord] = base.Used(int32(ord))
-	}
-
-	m := &simulator{ctx: ctx, profile: profiles.Place, base: base, current: current, capacity: capacity,
-		now: now, demand: demand, byMaxOrd: holders, extra: extra, used: used}
-	opts := fitOptions{max: max(cfg.MaxReplicas, 0), horizon: 0}
-	if compacting {
-		opts.horizon = int64(cfg.MaxMovesPerCycle) * compactionHorizonCycles
-		// A round in progress completes before the next one starts, so
-		// nothing it moved has to move again.
-		for ord, reason := range marks {
-			if reason == evictor.ReasonCompaction && ord < current && used[ord] > 0 {
-				if opts.floor == 0 || ord < opts.floor {
-					opts.floor = ord
-				}
+	if listedSeen < len(listed) {
+		for key, v := range listed {
+			if !base.Knows(key) && v.GetVReplicas() > 0 {
+				// Not seen by the scheduler yet: it holds nothing the
+				// state counts.
+				demand = append(demand, &simSource{key: key, vpod: v, want: v.GetVReplicas(), maxOrd: -1})
 			}
 		}
 	}
-	fr, err := m.fit(opts)
+	sort.Slice(demand, func(i, j int) bool { return less(demand[i].key, demand[j].key) })
+	m := &simulator{ctx: framework.WithoutReason(ctx), profile: profiles.Place, base: base, current: current, capacity: capacity,
+		now: now, demand: demand, holders: holders, listed: listed, extra: extra, used: used}
+	fr, err := m.fit(fitOptions{max: max(cfg.MaxReplicas, 0), low: low})
 	dec.Simulations = m.runs
 	if err != nil {
 		return hold(dec, fmt.Sprintf("simulating the scheduler profile failed (%v); holding the current size", err))
@@ -689,7 +699,10 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		Unplaceable: fr.unplaceable, Fit: fr.replicas, Zones: zones, ZoneSpread: zoneSpread, Config: cfg}
 	rec := pol.Recommend(ctx, obs)
 	desired := max(rec.Replicas, fr.replicas, cfg.MinReplicas)
-	if zoneSpread && zones > 1 && desired > 0 {
+	if zoneSpread && zones > 1 && desired > 0 && desired != current {
+		// Any change lands on a multiple of the zones, so that every
+		// zone offers the same capacity; a size that needs no change is
+		// not grown just to round it.
 		desired = int32(ceilDiv(int64(desired), int64(zones)) * int64(zones))
 	}
 	desired = min(desired, max(cfg.MaxReplicas, cfg.MinReplicas))
@@ -804,8 +817,11 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 
 	// Drains for lost nodes and lowered capacity, whatever the size does.
 	if write {
-		for ord, w := range wants {
-			if ord >= base.Replicas() || a.drainer.Reason(ord) == w.reason {
+		for _, ord := range sortedOrdinals(wants) {
+			w := wants[ord]
+			// Past the size this cycle set, a pod is going away: marking
+			// it would patch a pod being deleted.
+			if ord >= min(base.Replicas(), dec.Target) || a.drainer.Reason(ord) == w.reason {
 				continue
 			}
 			keep(a.drainer.Mark(ctx, ord, w.reason))
@@ -818,8 +834,9 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 					vsched.PodName(a.key.Name, ord), w.excess, capacity)
 			}
 		}
-		for ord, reason := range a.drainer.Marks() {
-			if _, ok := wants[ord]; !ok && reason != evictor.ReasonCompaction {
+		marks := a.drainer.Marks()
+		for _, ord := range sortedOrdinals(marks) {
+			if _, ok := wants[ord]; !ok && marks[ord] != evictor.ReasonCompaction {
 				keep(a.drainer.Unmark(ctx, ord))
 			}
 		}
@@ -956,4 +973,15 @@ func ordinals(set string, ords []int32) string {
 		names[i] = vsched.PodName(set, o)
 	}
 	return strings.Join(names, ", ")
+}
+
+// sortedOrdinals returns the keys of m in ascending order, so that what a
+// cycle does (and the Events it records) comes in a stable order.
+func sortedOrdinals[V any](m map[int32]V) []int32 {
+	out := make([]int32, 0, len(m))
+	for o := range m {
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }

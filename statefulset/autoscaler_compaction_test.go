@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
 	"knative.dev/pkg/reconciler"
 
 	"github.com/vsched/vsched"
@@ -276,5 +275,3 @@ func TestAutoscalerNewLeaderCancelsStaleCompaction(t *testing.T) {
 		t.Fatal("annotation not removed")
 	}
 }
-
-var _ types.NamespacedName

@@ -12,7 +12,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -475,8 +474,6 @@ func (e *asEnv) use(r replica) {
 	e.s, e.a = r.s, r.a
 }
 
-// autoscalerConfigMapParser returns config's config-autoscaler parser when
-// the package has one, nil otherwise.
-func autoscalerConfigMapParser() func(*corev1.ConfigMap) (*config.AutoscalerConfig, error) {
-	return nil
+func quiet() context.Context {
+	return logging.WithLogger(context.Background(), zap.NewNop().Sugar())
 }

@@ -146,30 +146,26 @@ func TestAutoscalerRetriesConflict(t *testing.T) {
 	}
 }
 
-func TestAutoscalerScaleDownAbortsWhenSizeChangedMeanwhile(t *testing.T) {
-	e := newEnv(t, envOpts{replicas: 3, profiles: packProfiles(t), config: func(c *config.AutoscalerConfig) {
-		c.StabilizationWindow, c.ScaleDownCooldown = 0, 0
-	}})
-	e.create("a", 5)
-	// Someone scales to 5 behind the scheduler's back (its informer has
-	// not seen it when the cycle reads the state).
+func TestAutoscalerWritesOnlyFromTheSizeItDecidedFrom(t *testing.T) {
+	e := newEnv(t, envOpts{replicas: 3, profiles: packProfiles(t)})
+	// Someone scaled to 5 after the cycle read 3.
 	set, _ := e.c.StatefulSet()
 	set = set.DeepCopy()
 	set.Spec.Replicas = ptrTo(int32(5))
 	if err := e.c.Client().Tracker().Update(statefulSetsGVR, set, set.Namespace); err != nil {
 		t.Fatal(err)
 	}
-	var hit bool
-	for i := 0; i < 20 && !hit; i++ {
-		d := e.reconcile()
-		hit = d.Action == ActionHold && d.Current == 3
-		if d.Written {
-			// The informer was faster; the decision saw 5.
-			if d.Current != 5 {
-				t.Fatalf("scaled down from a stale size: %+v", d)
-			}
-			return
-		}
+	// A scale-down decided from 3 is not written over 5.
+	if ok, err := e.a.writeScale(e.ctx, 3, 2); ok || !errors.Is(err, errSizeChanged) {
+		t.Fatalf("scale-down: written %v, err %v", ok, err)
+	}
+	// A scale-up to 4 is already covered by 5: nothing to write.
+	if ok, err := e.a.writeScale(e.ctx, 3, 4); ok || err != nil {
+		t.Fatalf("scale-up below the size: written %v, err %v", ok, err)
+	}
+	// A scale-up beyond it is safe to write.
+	if ok, err := e.a.writeScale(e.ctx, 3, 6); !ok || err != nil || e.specReplicas() != 6 {
+		t.Fatalf("scale-up: written %v, err %v, replicas %d", ok, err, e.specReplicas())
 	}
 }
 
@@ -204,32 +200,32 @@ func TestAutoscalerInvalidConfigKeepsLastGood(t *testing.T) {
 }
 
 func TestAutoscalerInvalidConfigMapKeepsLastGood(t *testing.T) {
-	// Through the ConfigMap parser, when config provides one.
-	parse := autoscalerConfigMapParser()
-	if parse == nil {
-		t.Skip("config has no config-autoscaler parser yet")
+	// Through config's live-reload store, as a controller wires it.
+	var rejected atomic.Int32
+	store := config.NewAutoscalerStore(quiet(), "", func(*corev1.ConfigMap, error) { rejected.Add(1) })
+	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t), autoscaler: func(c *AutoscalerConfig) { c.Config = store.Config }})
+	apply := func(data map[string]string) {
+		store.OnConfigChanged(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultAutoscalerConfigMapName}, Data: data})
 	}
-	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t)})
-	var current atomic.Pointer[config.AutoscalerConfig]
-	current.Store(e.cfg.Load())
-	apply := func(data map[string]string) error {
-		c, err := parse(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultAutoscalerConfigMapName}, Data: data})
-		if err != nil {
-			return err
-		}
-		current.Store(c)
-		e.cfg.Store(c)
-		return nil
-	}
-	if err := apply(map[string]string{config.KeyMaxReplicas: "2"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := apply(map[string]string{config.KeyMaxReplicas: "-4"}); err == nil {
-		t.Fatal("a negative max-replicas was accepted")
-	}
+	apply(map[string]string{config.KeyMaxReplicas: "2"})
 	e.create("a", 100)
 	if d := e.reconcile(); d.Target != 2 {
-		t.Fatalf("decision = %+v, want the last good max of 2", d)
+		t.Fatalf("decision = %+v, want max 2", d)
+	}
+	e.settle()
+	apply(map[string]string{config.KeyMaxReplicas: "-4", config.KeyRefreshPeriod: "0s"})
+	if rejected.Load() != 1 {
+		t.Fatalf("%d rejections, want 1", rejected.Load())
+	}
+	for i := 0; i < 3; i++ {
+		if d := e.reconcile(); d.Target != 2 || d.Written {
+			t.Fatalf("decision = %+v, want the last good max of 2", d)
+		}
+	}
+	// The store hands out a copy per call: a good configuration is not
+	// reported as rejected, however often it is read.
+	if evs := e.events(); countPrefix(evs, "Warning InvalidAutoscalerConfig") != 0 {
+		t.Fatalf("events = %q", evs)
 	}
 }
 
@@ -473,8 +469,23 @@ func TestAutoscalerScalesToZero(t *testing.T) {
 	if d := e.reconcile(); !d.Written || d.Target != 0 {
 		t.Fatalf("decision = %+v, want 0", d)
 	}
-	// With min replicas 1 (and zone spread), 3 pods stay.
 	e.settle()
+	// From zero, a new source brings the StatefulSet back, one pod per
+	// zone.
+	e.create("b", 5)
+	if d := e.reconcile(); !d.Written || d.Target != 3 || d.Fit != 1 {
+		t.Fatalf("from zero: %+v", d)
+	}
+	e.settle()
+	e.work()
+	if p := e.pending(); p != 0 {
+		t.Fatalf("pending = %d", p)
+	}
+	if err := e.src.Delete(e.key("b")); err != nil {
+		t.Fatal(err)
+	}
+	e.s.Forget(e.key("b"))
+	// With min replicas 1 (and zone spread), 3 pods stay.
 	e.setConfig(func(c *config.AutoscalerConfig) { c.MinReplicas = 1 })
 	if d := e.reconcile(); d.Target != 3 {
 		t.Fatalf("decision = %+v, want 3 (min 1 rounded to the zones)", d)
@@ -562,4 +573,21 @@ func TestUtilizationPolicyHysteresis(t *testing.T) {
 	}
 }
 
-var _ = evictor.ReasonCompaction
+func TestAutoscalerNeverExceedsWhatTheProfileCanUse(t *testing.T) {
+	// 50 vreplicas with 3 partitions on pods of 10: 3 pods hold 30, and
+	// no number of pods places the other 20.
+	e := newEnv(t, envOpts{replicas: 1, profiles: asProfiles(t, map[string]string{
+		"predicates": `[{"Name": "PodFitsResources"}, {"Name": "NoMaxResourceCount"}]`,
+		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
+	})})
+	e.create("p", 50, 3)
+	d := e.reconcile()
+	if d.Target != 3 || d.Unplaceable != 20 {
+		t.Fatalf("decision = %+v, want 3 pods and 20 unplaceable", d)
+	}
+	e.settle()
+	e.work()
+	if d = e.reconcile(); d.Written || d.Action != ActionNone || d.Pending != 20 {
+		t.Fatalf("at 3 pods: %+v", d)
+	}
+}

@@ -55,10 +55,13 @@ type simulator struct {
 	capacity int32
 	now      time.Time
 	// demand are the sources that need a pod at the current size, sorted
-	// by key; byMaxOrd every source holding vreplicas, highest maxOrd
-	// first.
-	demand   []*simSource
-	byMaxOrd []*simSource
+	// by key; holders every source holding vreplicas, sorted by maxOrd
+	// (highest first) on first use, since only a smaller size needs them.
+	demand  []*simSource
+	holders []holderRef
+	sorted  bool
+	listed  map[types.NamespacedName]vsched.VPod
+	cache   map[types.NamespacedName]*simSource
 	// extra is vreplicas needing a pod on top of the sources' (the excess
 	// of pods over capacity).
 	extra int32
@@ -90,12 +93,9 @@ func (m *simulator) run(r int32) (simResult, error) {
 		for _, s := range m.demand {
 			seen[s.key] = true
 		}
-		for _, s := range m.byMaxOrd {
-			if s.maxOrd < r {
-				break
-			}
-			if !seen[s.key] {
-				srcs = append(srcs, s)
+		for _, h := range m.holdersFrom(r) {
+			if !seen[h.key] {
+				srcs = append(srcs, m.source(h))
 			}
 		}
 		sort.Slice(srcs, func(i, j int) bool { return less(srcs[i].key, srcs[j].key) })
@@ -103,7 +103,11 @@ func (m *simulator) run(r int32) (simResult, error) {
 	if len(srcs) == 0 && m.extra == 0 {
 		return res, nil
 	}
-	c := m.base.Clone()
+	keys := make([]types.NamespacedName, len(srcs))
+	for i, s := range srcs {
+		keys[i] = s.key
+	}
+	c := m.base.CloneFor(keys)
 	switch {
 	case r > m.current:
 		c.AddVirtualPods(r - m.current)
@@ -153,6 +157,46 @@ func (m *simulator) run(r int32) (simResult, error) {
 	return res, nil
 }
 
+// holderRef is a source holding vreplicas, before the simulations need it.
+type holderRef struct {
+	key    types.NamespacedName
+	maxOrd int32
+	want   int32
+}
+
+// holdersFrom returns the holders with vreplicas at or above ordinal r.
+func (m *simulator) holdersFrom(r int32) []holderRef {
+	if !m.sorted {
+		sort.Slice(m.holders, func(i, j int) bool {
+			if m.holders[i].maxOrd != m.holders[j].maxOrd {
+				return m.holders[i].maxOrd > m.holders[j].maxOrd
+			}
+			return less(m.holders[i].key, m.holders[j].key)
+		})
+		m.sorted = true
+	}
+	n := sort.Search(len(m.holders), func(i int) bool { return m.holders[i].maxOrd < r })
+	return m.holders[:n]
+}
+
+// source builds (once) the simSource of a holder.
+func (m *simulator) source(h holderRef) *simSource {
+	if s, ok := m.cache[h.key]; ok {
+		return s
+	}
+	ps, _ := m.base.Placements(h.key)
+	v, ok := m.listed[h.key]
+	if !ok {
+		v = &stubVPod{key: h.key, vreplicas: h.want, placements: ps}
+	}
+	s := &simSource{key: h.key, vpod: v, want: h.want, placements: ps, maxOrd: h.maxOrd}
+	if m.cache == nil {
+		m.cache = map[types.NamespacedName]*simSource{}
+	}
+	m.cache[h.key] = s
+	return s
+}
+
 // fitResult is the fit policy's answer and what was learnt finding it.
 type fitResult struct {
 	// replicas is the fewest replicas holding every vreplica that can be
@@ -170,12 +214,34 @@ type fitResult struct {
 // fitOptions bound the search.
 type fitOptions struct {
 	max int32
-	// floor is the lowest size the scale-down search considers.
-	floor int32
-	// horizon bounds how many vreplicas a scale-down may need to move:
-	// sizes that would move more are not considered this cycle. <= 0 means
-	// no move may be needed (only empty pods go).
-	horizon int64
+	// low is the lowest size the scale-down search considers (see
+	// lowestSize).
+	low int32
+}
+
+// lowestSize is the lowest size a scale-down may consider this cycle: not
+// below floor, and not so low that the pods it removes hold more than
+// horizon vreplicas (used[o] is what ordinal o holds); horizon < 0 means no
+// such bound, 0 that only empty pods may go.
+func lowestSize(used []int32, current, floor int32, horizon int64) int32 {
+	low := max(floor, 0)
+	if horizon < 0 {
+		return low
+	}
+	var moved int64
+	r := current
+	for r > low {
+		u := int64(0)
+		if int(r-1) < len(used) {
+			u = int64(used[r-1])
+		}
+		if moved+u > horizon {
+			break
+		}
+		moved += u
+		r--
+	}
+	return r
 }
 
 // fit finds the fewest replicas that hold every vreplica the profile can
@@ -205,25 +271,7 @@ func (m *simulator) fit(o fitOptions) (fitResult, error) {
 		}
 	}
 	// Downwards: the smallest size that places as much as the current one.
-	low := max(o.floor, 0)
-	if o.horizon >= 0 {
-		// Sizes that move more than the horizon are left for a later
-		// round.
-		var moved int64
-		r := m.current
-		for r > low {
-			u := int64(0)
-			if int(r-1) < len(m.used) {
-				u = int64(m.used[r-1])
-			}
-			if moved+u > o.horizon {
-				break
-			}
-			moved += u
-			r--
-		}
-		low = r
-	}
+	low := o.low
 	if low >= m.current {
 		return res, nil
 	}

@@ -2,28 +2,16 @@ package statefulset
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
-	clienttesting "k8s.io/client-go/testing"
-	"knative.dev/pkg/reconciler"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
-	"github.com/vsched/vsched/evictor"
-	"github.com/vsched/vsched/framework"
-	"github.com/vsched/vsched/plugins/core/lowestordinalpriority"
-	"github.com/vsched/vsched/plugins/core/podfitsresources"
 	"github.com/vsched/vsched/state"
 )
 
@@ -269,18 +257,3 @@ func TestAutoscalerNoScaleDownBelowHeldPods(t *testing.T) {
 }
 
 func testSetName(e *asEnv) string { return e.c.StatefulSetName() }
-
-var (
-	_ = errors.New
-	_ = atomic.Int32{}
-	_ = apierrors.IsConflict
-	_ runtime.Object
-	_ = schema.GroupResource{}
-	_ types.NamespacedName
-	_ clienttesting.Action
-	_ = reconciler.UniversalBucket
-	_ = evictor.ReasonCompaction
-	_ = framework.Place
-	_ = lowestordinalpriority.Name
-	_ = podfitsresources.Name
-)

@@ -454,7 +454,7 @@ func validate(args []string, env *Env) int {
 	if len(files) == 0 {
 		return report(usagef("no file given"), "validate", env)
 	}
-	var all sim.Problems
+	invalid := false
 	for _, f := range files {
 		data, err := env.readFile(f)
 		if err != nil {
@@ -464,17 +464,18 @@ func validate(args []string, env *Env) int {
 		if f == "-" {
 			name = "<stdin>"
 		}
+		// The problems are the report: stdout, like the "valid" lines.
 		ps, what := sim.ValidateFile(name, data)
-		all = append(all, ps...)
-		if len(ps) == 0 {
+		for _, p := range ps {
+			fmt.Fprintln(env.Stdout, p.String())
+		}
+		if len(ps) > 0 {
+			invalid = true
+		} else {
 			fmt.Fprintf(env.Stdout, "%s: valid (%s)\n", name, what)
 		}
 	}
-	if len(all) > 0 {
-		// The problems are the report: stdout, like the "valid" lines.
-		for _, p := range all {
-			fmt.Fprintln(env.Stdout, p.String())
-		}
+	if invalid {
 		return ExitInvalid
 	}
 	return ExitOK

@@ -10,7 +10,7 @@ import (
 // progressThreshold is the number of operations above which simulate shows
 // a progress bar (on a terminal, without --quiet): smaller scenarios finish
 // before one would be read.
-const progressThreshold = 2000
+var progressThreshold = 2000
 
 // progressBar draws "[#####.....]  45%  1234/2740 operations" on one line,
 // redrawn at most once per every.

@@ -196,7 +196,13 @@ func LoadConfigMaps(files []NamedData) ([]*ConfigMapFile, Problems) {
 			probs = append(probs, Problem{File: f.Name, Step: -1, Message: "holds no ConfigMap"})
 		}
 		for _, doc := range docs {
+			if !hasKind(doc) {
+				probs = append(probs, Problem{File: f.Name, Line: doc.firstLine, Step: -1,
+					Message: "is not a ConfigMap manifest: it has no kind (a scenario is given with -f)"})
+				continue
+			}
 			cmf, ps := decodeConfigMap(doc)
+			sortProblems(ps)
 			probs = append(probs, ps...)
 			if cmf == nil {
 				continue

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"sort"
 	"strings"
 )
 
@@ -18,10 +19,17 @@ const (
 	freeText    = 70
 	statusWidth = 130
 	groupGap    = 6
+	// maxHTMLSources is the most sources the heat map shows in columns of
+	// their own.
+	maxHTMLSources = 40
 	// maxLabel is the most characters of a source's name a column header
 	// shows; the full name is in its tooltip.
 	maxLabel = 28
 )
+
+// otherSources is the key of the heat map's column summing the sources
+// without a column of their own.
+const otherSources = "(other sources)"
 
 // htmlPage is what the template renders.
 type htmlPage struct {
@@ -46,8 +54,11 @@ type htmlStep struct {
 	Notes        []string
 	Metrics      Metrics
 	Sources      []htmlSource
-	Map          htmlMap
-	Nodes        []NodeState
+	// Others is how many sources the map sums in one column; Shown how
+	// many have a column of their own then.
+	Others, Shown int
+	Map           htmlMap
+	Nodes         []NodeState
 }
 
 type htmlSource struct {
@@ -94,6 +105,8 @@ type htmlRow struct {
 	FreeText     string
 	FreeTextX    int
 	Over         bool
+	// GridX and GridW span the row's cells, drawn as its background.
+	GridX, GridW int
 }
 
 type htmlCell struct {
@@ -194,6 +207,29 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 		})
 	}
 
+	// The heat map's columns: every source, or with many of them the
+	// biggest maxHTMLSources and a column summing the others (the table
+	// below the map lists every placement).
+	cols := keys
+	var others []string
+	if len(keys) > maxHTMLSources {
+		bySize := append([]string(nil), keys...)
+		sort.SliceStable(bySize, func(i, j int) bool {
+			return st.Metrics.Sources[bySize[i]].VReplicas > st.Metrics.Sources[bySize[j]].VReplicas
+		})
+		cols = append([]string(nil), bySize[:maxHTMLSources]...)
+		sort.Strings(cols)
+		others = bySize[maxHTMLSources:]
+		for pod, bySrc := range on {
+			for _, k := range others {
+				on[pod][otherSources] += bySrc[k]
+			}
+		}
+		cols = append(cols, otherSources)
+		hs.Others, hs.Shown = len(others), maxHTMLSources
+	}
+	keys = cols
+
 	pods := sortPods(st.Pods, order)
 	var zoneW, nodeW, podW int
 	for _, p := range pods {
@@ -206,6 +242,9 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 	m.LabelX = [3]int{labelPad, labelPad + zoneW + labelPad, labelPad + zoneW + labelPad + nodeW + labelPad}
 	gridX := m.LabelX[2] + podW + labelPad
 	labels := sourceLabels(keys)
+	if len(others) > 0 {
+		labels = append(sourceLabels(keys[:len(keys)-1]), fmt.Sprintf("%d other sources", len(others)))
+	}
 	longest := 0
 	for c := range labels {
 		if r := []rune(labels[c]); len(r) > maxLabel {
@@ -254,12 +293,15 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 			group = &m.Groups[len(m.Groups)-1]
 		}
 		group.Height = y + rowHeight - group.Y
+		row.GridX, row.GridW = gridX+1, len(keys)*cellWidth-2
+		m.Rows[len(m.Rows)-1] = row
 		for c, k := range keys {
 			v := on[p.Name][k]
-			fill, ink := "#f6f7f9", "#9aa3ad"
-			if v > 0 {
-				fill, ink = heat(float64(v) / float64(capacity))
+			if v <= 0 {
+				// Empty cells are the row's background.
+				continue
 			}
+			fill, ink := heat(float64(v) / float64(capacity))
 			x := gridX + c*cellWidth
 			m.Cells = append(m.Cells, htmlCell{
 				X: x + 1, Y: y + 1, TextX: x + cellWidth/2, TextY: y + rowHeight/2 + 4,
@@ -335,6 +377,7 @@ td.pending { color: #b3261e; font-weight: 600; }
 <div><dt>moved</dt><dd class="moved">{{.Metrics.Moved}}</dd></div>
 </dl>
 <p class="nodes">{{range .Nodes}}<span class="{{.Status}}">{{.Name}}{{if .Zone}} ({{.Zone}}){{end}}: {{.Status}}</span>{{end}}</p>
+{{if .Others}}<p class="action">The map has a column for each of the {{.Shown}} sources with the most vreplicas, and one summing the other {{.Others}}; the table below lists every placement.</p>{{end}}
 <div class="heat">
 {{with .Map}}<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="vreplicas per pod and source">
 <text class="head" x="{{index .LabelX 0}}" y="{{.HeadY}}">zone</text>
@@ -347,12 +390,13 @@ td.pending { color: #b3261e; font-weight: 600; }
 {{if .ShowZone}}<text class="zone" x="{{index $lx 0}}" y="{{.TextY}}">{{.Zone}}</text>{{end}}
 {{if .ShowNode}}<text x="{{index $lx 1}}" y="{{.TextY}}">{{.Node}}</text>{{end}}
 <text{{if .Bad}} class="bad"{{end}} x="{{index $lx 2}}" y="{{.TextY}}">{{.Pod}}</text>
+<rect class="row" x="{{.GridX}}" y="{{.Y}}" width="{{.GridW}}" height="20" fill="#f6f7f9"/>
 <rect class="capacity" x="{{$free}}" y="{{.Y}}" width="{{.FullW}}" height="20" fill="#cfe8cf" stroke="#9cc79c"/>
 <rect class="used" x="{{$free}}" y="{{.Y}}" width="{{.UsedW}}" height="20" fill="#a9b4c2"/>
 <text class="free{{if .Over}} bad{{end}}" x="{{.FreeTextX}}" y="{{.TextY}}">{{.FreeText}}</text>
 {{if .Status}}<text class="bad status" x="{{$status}}" y="{{.TextY}}">{{.Status}}</text>{{end}}
 </g>
-{{end}}{{range .Cells}}<rect class="cell" x="{{.X}}" y="{{.Y}}" width="44" height="20" rx="2" fill="{{.Fill}}" data-pod="{{.Pod}}" data-source="{{.Source}}" data-vreplicas="{{.VReplicas}}"><title>{{.Pod}} · {{.Source}}: {{.VReplicas}} vreplica(s)</title></rect>
+{{end}}{{range .Cells}}<rect class="{{if eq .Source "(other sources)"}}others{{else}}cell{{end}}" x="{{.X}}" y="{{.Y}}" width="44" height="20" rx="2" fill="{{.Fill}}" data-pod="{{.Pod}}" data-source="{{.Source}}" data-vreplicas="{{.VReplicas}}"><title>{{.Pod}} · {{.Source}}: {{.VReplicas}} vreplica(s)</title></rect>
 {{if .VReplicas}}<text x="{{.TextX}}" y="{{.TextY}}" text-anchor="middle" fill="{{.Ink}}">{{.VReplicas}}</text>
 {{end}}{{end}}</svg>{{end}}
 </div>
@@ -365,8 +409,8 @@ td.pending { color: #b3261e; font-weight: 600; }
 </section>
 {{end}}</main>
 <script>
-// Marks the page as fully rendered, for the report's browser test: it needs
-// every step's heat map to have been laid out.
+// Marks the page as fully rendered, for the report's browser test: it counts
+// every step and every cell (one per placement) of the heat maps.
 (function () {
   var cells = document.querySelectorAll("rect.cell").length;
   var steps = document.querySelectorAll("section.step").length;

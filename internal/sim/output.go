@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -77,7 +78,7 @@ func WriteExplanationJSON(w io.Writer, source string, ex *Explained) error {
 	return err
 }
 
-// CheckSource reports, as Problems, a source the scenario never schedules.
+// CheckSource reports a source the scenario never schedules.
 func CheckSource(s *Scenario, source string) error {
 	var known []string
 	seen := map[string]bool{}
@@ -92,11 +93,11 @@ func CheckSource(s *Scenario, source string) error {
 	if seen[source] {
 		return nil
 	}
-	msg := fmt.Sprintf("source %s is never scheduled in this scenario%s", source, didYouMean(source, known))
+	msg := fmt.Sprintf("source %s is never scheduled in %s%s", source, s.File, didYouMean(source, known))
 	if len(known) > 0 {
 		msg += "; its sources are " + strings.Join(known, ", ")
 	}
-	return Problems{{File: s.File, Step: -1, Field: "--source", Message: msg}}
+	return errors.New(msg)
 }
 
 // ValidateFile checks one file: every ConfigMap manifest in it, or the
@@ -127,6 +128,7 @@ func ValidateFile(name string, data []byte) (Problems, string) {
 			continue
 		}
 		cmf, ps := decodeConfigMap(doc)
+		sortProblems(ps)
 		probs = append(probs, ps...)
 		if cmf == nil {
 			continue

@@ -89,6 +89,9 @@ type simulation struct {
 // reports the cluster after each step. A failure is a Problems naming the
 // step.
 func Run(ctx context.Context, s *Scenario, opts Options) (*Result, *Explained, error) {
+	if s == nil || s.doc == nil || s.Cluster.StatefulSet.Capacity == nil {
+		return nil, nil, errors.New("sim: the scenario was not read by ParseScenario")
+	}
 	quiet()
 	ctx = logging.WithLogger(ctx, zap.NewNop().Sugar())
 	ctx, cancel := context.WithCancel(ctx)
@@ -194,7 +197,7 @@ func (sim *simulation) stepError(i int, err error) error {
 	st := &sim.s.Steps[i]
 	return Problems{{
 		File: sim.s.File, Line: sim.s.doc.line(path{"steps", i, string(st.Kind)}),
-		Step: i, StepName: st.Name, Field: string(st.Kind), Message: err.Error(),
+		Step: i, StepName: st.Name, Field: string(st.Kind), Message: oneLine(err.Error()),
 	}}
 }
 

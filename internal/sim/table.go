@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,29 +16,51 @@ const maxGridSources = 10
 
 // WriteTable writes the result for people: per step, a grid of pods
 // (grouped by zone and node) by sources, then each source's pending
-// vreplicas, skews and moves, then the step's metrics.
+// vreplicas, skews and moves, then the step's metrics. A step that leaves
+// the cluster as the previous one did gets its header only.
 func WriteTable(w io.Writer, s *Scenario, res *Result) error {
 	var b strings.Builder
 	title := res.Scenario
 	if title == "" {
 		title = s.File
 	}
-	fmt.Fprintf(&b, "Scenario %q", title)
-	if s.Description != "" {
-		fmt.Fprintf(&b, ": %s", oneLine(s.Description))
+	fmt.Fprintf(&b, "Scenario %q\n", title)
+	for _, line := range wrap(oneLine(s.Description), 76) {
+		fmt.Fprintf(&b, "  %s\n", line)
 	}
-	b.WriteString("\n")
-	fmt.Fprintf(&b, "StatefulSet %s, %d vreplicas per pod; ", res.StatefulSet, res.Capacity)
-	b.WriteString(describeNodes(s))
-	b.WriteString("\n")
+	fmt.Fprintf(&b, "StatefulSet %s, %d vreplicas per pod\n", res.StatefulSet, res.Capacity)
+	b.WriteString(strings.ToUpper(describeNodes(s)[:1]) + describeNodes(s)[1:] + "\n")
 	prev := int32(-1)
 	for i := range res.Steps {
 		b.WriteString("\n")
-		writeStep(&b, i, len(res.Steps), &res.Steps[i], prev, zoneOrder(s))
+		same := i > 0 && sameState(&res.Steps[i-1], &res.Steps[i])
+		writeStep(&b, i, len(res.Steps), &res.Steps[i], prev, same, zoneOrder(s))
 		prev = res.Steps[i].Replicas
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// wrap breaks text into lines of at most width characters (longer words
+// stay whole).
+func wrap(text string, width int) []string {
+	var lines []string
+	var cur string
+	for _, w := range strings.Fields(text) {
+		switch {
+		case cur == "":
+			cur = w
+		case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) <= width:
+			cur += " " + w
+		default:
+			lines = append(lines, cur)
+			cur = w
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
 }
 
 // oneLine folds a multi-line description.
@@ -149,7 +172,17 @@ func replicasText(prev, now int32) string {
 	return fmt.Sprintf("replicas %d", now)
 }
 
-func writeStep(b *strings.Builder, i, n int, st *StepResult, prev int32, order map[string]int) {
+// sameState reports whether two steps leave the cluster alike: the same
+// replicas, pods, nodes, placements, pending vreplicas and metrics.
+func sameState(a, b *StepResult) bool {
+	return a.Replicas == b.Replicas && reflect.DeepEqual(a.Pods, b.Pods) && reflect.DeepEqual(a.Nodes, b.Nodes) &&
+		reflect.DeepEqual(a.Placements, b.Placements) && reflect.DeepEqual(a.Pending, b.Pending) &&
+		reflect.DeepEqual(a.Metrics, b.Metrics)
+}
+
+// writeStep writes one step; same says the cluster is as the previous step
+// left it, and only the header is written.
+func writeStep(b *strings.Builder, i, n int, st *StepResult, prev int32, same bool, order map[string]int) {
 	fmt.Fprintf(b, "Step %d/%d: %s\n", i+1, n, st.Name)
 	detail := []string{}
 	if st.Action != st.Name {
@@ -159,6 +192,10 @@ func writeStep(b *strings.Builder, i, n int, st *StepResult, prev int32, order m
 	fmt.Fprintf(b, "  %s\n", strings.Join(detail, "; "))
 	for _, note := range st.Notes {
 		fmt.Fprintf(b, "  note: %s\n", note)
+	}
+	if same {
+		b.WriteString("  placements, pods and metrics as in the previous step\n")
+		return
 	}
 
 	keys := sortedKeys(st.Placements)

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary stand in for vsched: with VSCHED_RUN_MAIN
+// set it runs main with the arguments after "--".
+func TestMain(m *testing.M) {
+	if os.Getenv("VSCHED_RUN_MAIN") == "1" {
+		for i, a := range os.Args {
+			if a == "--" {
+				os.Args = append([]string{"vsched"}, os.Args[i+1:]...)
+				break
+			}
+		}
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// vsched runs the command as a process and returns its exit code, stdout
+// and stderr.
+func vsched(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
+	cmd.Env = append(os.Environ(), "VSCHED_RUN_MAIN=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+func TestSimulateBuiltin(t *testing.T) {
+	code, out, errOut := vsched(t, "simulate")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.HasPrefix(out, `Scenario "built-in"`) || !strings.Contains(out, "Step 10/10: compact and scale down") {
+		t.Errorf("unexpected output:\n%s", out)
+	}
+}
+
+func TestBadInputExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("version: 1\ncluster:\n  zones: [a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := vsched(t, "simulate", "-f", bad)
+	if code != 1 || out != "" || errOut != bad+":3: malformed YAML: did not find expected ',' or ']'\n" {
+		t.Errorf("malformed YAML: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, _, errOut = vsched(t, "validate", bad)
+	if code != 1 || errOut != "" {
+		t.Errorf("validate: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = vsched(t, "simulate", "--nope")
+	if code != 2 || !strings.Contains(errOut, "flag provided but not defined") {
+		t.Errorf("usage error: exit %d, stderr %q", code, errOut)
+	}
+	code, _, _ = vsched(t, "validate", filepath.Join("..", "..", "examples", "builtin.yaml"), filepath.Join("..", "..", "examples", "configmaps", "config-scheduler.yaml"))
+	if code != 0 {
+		t.Errorf("validate examples: exit %d", code)
+	}
+}

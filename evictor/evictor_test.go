@@ -1,0 +1,322 @@
+package evictor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/state"
+)
+
+const ns, set = "ns", "adapter"
+
+func src(name string) types.NamespacedName { return types.NamespacedName{Namespace: "s", Name: name} }
+
+func TestPlanMoves(t *testing.T) {
+	h := func(ord int32, name string, n int32) state.Holding {
+		return state.Holding{Ordinal: ord, Source: src(name), VReplicas: n}
+	}
+	holdings := []state.Holding{
+		h(5, "a", 4), h(5, "b", 2), h(5, "c", 7),
+		h(4, "a", 3), h(4, "d", 1),
+		h(3, "e", 6), h(3, "f", 2), h(3, "g", 1),
+		h(1, "z", 9), // not a target
+	}
+	tests := []struct {
+		name             string
+		targets          []Target
+		perCycle, perSrc int32
+		want             []Move
+	}{
+		{
+			name:     "top down within the budget; a source counts once over its pods",
+			targets:  []Target{{Ordinal: 5}, {Ordinal: 4}},
+			perCycle: 20, perSrc: 10,
+			// a: 4+3 on targets = 7; b 2; c 7; d 1 -> 17.
+			want: []Move{{src("a"), 7}, {src("b"), 2}, {src("c"), 7}, {src("d"), 1}},
+		},
+		{
+			name:     "the per-source cap bounds each move",
+			targets:  []Target{{Ordinal: 5}, {Ordinal: 4}},
+			perCycle: 20, perSrc: 3,
+			want: []Move{{src("a"), 3}, {src("b"), 2}, {src("c"), 3}, {src("d"), 1}},
+		},
+		{
+			name:     "the plan stops before the budget is exceeded",
+			targets:  []Target{{Ordinal: 5}, {Ordinal: 4}},
+			perCycle: 8, perSrc: 10,
+			want: []Move{{src("a"), 7}},
+		},
+		{
+			name:     "an excess takes the smallest sources until covered",
+			targets:  []Target{{Ordinal: 3, Excess: 3}},
+			perCycle: 100, perSrc: 10,
+			want: []Move{{src("g"), 1}, {src("f"), 2}},
+		},
+		{
+			name:     "per-source cap above the cycle's counts as the cycle's",
+			targets:  []Target{{Ordinal: 3}},
+			perCycle: 2, perSrc: 50,
+			want: []Move{{src("e"), 2}},
+		},
+		{
+			name:     "no targets",
+			perCycle: 10, perSrc: 10,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := PlanMoves(holdings, tc.targets, tc.perCycle, tc.perSrc)
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+type fixture struct {
+	t        *testing.T
+	client   *fake.Clientset
+	st       *state.State
+	mu       sync.Mutex
+	d        *Drainer
+	evicted  []types.NamespacedName
+	evictErr error
+}
+
+func newFixture(t *testing.T, pods ...int32) *fixture {
+	f := &fixture{t: t, client: fake.NewSimpleClientset()}
+	var err error
+	if f.st, err = state.New(state.Options{StatefulSetName: set, Capacity: 10}); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range pods {
+		f.createPod(o, fmt.Sprintf("uid-%d", o), nil)
+	}
+	f.d, err = New(Config{Client: f.client, Namespace: ns, StatefulSet: set, State: f.with,
+		Evict: func(_ context.Context, k types.NamespacedName) error {
+			if f.evictErr != nil && k == src("bad") {
+				return f.evictErr
+			}
+			f.evicted = append(f.evicted, k)
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *fixture) with(fn func(*state.State)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn(f.st)
+}
+
+func (f *fixture) createPod(ord int32, uid string, ann map[string]string) {
+	_, err := f.client.CoreV1().Pods(ns).Create(context.Background(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+		Namespace: ns, Name: vsched.PodName(set, ord), UID: types.UID(uid), Annotations: ann}}, metav1.CreateOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) deletePod(ord int32) {
+	if err := f.client.CoreV1().Pods(ns).Delete(context.Background(), vsched.PodName(set, ord), metav1.DeleteOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) annotation(ord int32) (string, bool) {
+	p, err := f.client.CoreV1().Pods(ns).Get(context.Background(), vsched.PodName(set, ord), metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	v, ok := p.Annotations[state.DefaultDrainingAnnotation]
+	return v, ok
+}
+
+func (f *fixture) draining(ord int32) bool {
+	var d bool
+	f.with(func(st *state.State) { d = st.Draining(ord) })
+	return d
+}
+
+func TestMarkUnmark(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, 0, 1)
+	if err := f.d.Mark(ctx, 1, ReasonCompaction); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := f.annotation(1); v != ReasonCompaction || !f.draining(1) {
+		t.Fatalf("after Mark: annotation %q, draining %v", v, f.draining(1))
+	}
+	// A pod that does not exist is remembered in the state.
+	if err := f.d.Mark(ctx, 7, ReasonUnavailable); err != nil {
+		t.Fatal(err)
+	}
+	if !f.draining(7) {
+		t.Fatal("pod 7 not draining")
+	}
+	if err := f.d.Mark(ctx, 0, "whatever"); err == nil {
+		t.Fatal("an unknown reason was accepted")
+	}
+	if d := cmp.Diff(map[int32]string{1: ReasonCompaction, 7: ReasonUnavailable}, f.d.Marks()); d != "" {
+		t.Fatalf("marks (-want +got):\n%s", d)
+	}
+	if err := f.d.Unmark(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, has := f.annotation(1); has || f.draining(1) {
+		t.Fatal("pod 1 still drained")
+	}
+	// Unmarking a pod the Drainer did not mark does nothing.
+	f.createPod(2, "uid-2", map[string]string{state.DefaultDrainingAnnotation: "true"})
+	if err := f.d.Unmark(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := f.annotation(2); v != "true" {
+		t.Fatalf("operator's annotation = %q", v)
+	}
+}
+
+func TestAdopt(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, 0)
+	f.createPod(1, "uid-1", map[string]string{state.DefaultDrainingAnnotation: ReasonCompaction})
+	f.createPod(2, "uid-2", map[string]string{state.DefaultDrainingAnnotation: "true"})
+	f.createPod(3, "uid-3", map[string]string{state.DefaultDrainingAnnotation: ReasonUnavailable})
+	got, err := f.d.Adopt(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]int32{1, 3}, got); d != "" {
+		t.Fatalf("adopted (-want +got):\n%s", d)
+	}
+	if !f.draining(1) || !f.draining(3) || f.draining(2) {
+		t.Fatal("draining memory not set for the adopted pods only")
+	}
+	// Pod 1 is recreated without the annotation: it gets it back.
+	f.deletePod(1)
+	f.createPod(1, "uid-1b", nil)
+	if _, err := f.d.Adopt(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := f.annotation(1); v != ReasonCompaction {
+		t.Fatalf("recreated pod annotation = %q", v)
+	}
+	// A mark made while the pod did not exist is written once it does.
+	if err := f.d.Mark(ctx, 4, ReasonOverCapacity); err != nil {
+		t.Fatal(err)
+	}
+	f.createPod(4, "uid-4", nil)
+	if _, err := f.d.Adopt(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := f.annotation(4); v != ReasonOverCapacity {
+		t.Fatalf("pod 4 annotation = %q", v)
+	}
+}
+
+func TestAdoptDoesNotTakeBackWhatALaggingListerShows(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	f.createPod(1, "uid-1", nil)
+	// The lister is a snapshot taken before Unmark.
+	var snapshot []*corev1.Pod
+	f.d.cfg.Pods = func() ([]*corev1.Pod, error) { return snapshot, nil }
+	if err := f.d.Mark(ctx, 1, ReasonCompaction); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := f.client.CoreV1().Pods(ns).Get(ctx, vsched.PodName(set, 1), metav1.GetOptions{})
+	snapshot = []*corev1.Pod{p}
+	if err := f.d.Unmark(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.d.Adopt(ctx, false); len(got) != 0 || f.draining(1) {
+		t.Fatalf("adopted %v from a stale lister", got)
+	}
+	// Once the lister catches up, a new annotation is adopted again.
+	p, _ = f.client.CoreV1().Pods(ns).Get(ctx, vsched.PodName(set, 1), metav1.GetOptions{})
+	snapshot = []*corev1.Pod{p}
+	if got, _ := f.d.Adopt(ctx, false); len(got) != 0 {
+		t.Fatalf("adopted %v", got)
+	}
+	p = p.DeepCopy()
+	p.Annotations = map[string]string{state.DefaultDrainingAnnotation: ReasonCompaction}
+	snapshot = []*corev1.Pod{p}
+	if got, _ := f.d.Adopt(ctx, false); len(got) != 1 {
+		t.Fatalf("adopted %v, want pod 1", got)
+	}
+}
+
+func TestForgetAndReset(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, 0, 1, 2)
+	for _, o := range []int32{0, 1, 2} {
+		if err := f.d.Mark(ctx, o, ReasonCompaction); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.with(func(st *state.State) { st.SetDraining(9, true) }) // left from an earlier term
+	f.d.Forget(1)
+	if d := cmp.Diff(map[int32]string{0: ReasonCompaction}, f.d.Marks()); d != "" {
+		t.Fatalf("marks (-want +got):\n%s", d)
+	}
+	if !f.draining(0) || f.draining(1) || f.draining(2) || f.draining(9) {
+		t.Fatal("Forget left draining memory behind")
+	}
+	f.d.Reset()
+	if len(f.d.Marks()) != 0 || f.draining(0) {
+		t.Fatal("Reset kept a mark")
+	}
+	// The annotation stays for the next leader to adopt.
+	if v, _ := f.annotation(0); v != ReasonCompaction {
+		t.Fatalf("annotation = %q", v)
+	}
+}
+
+func TestRequeue(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	f.evictErr = errors.New("queue full")
+	got, err := f.d.Requeue(ctx, []Move{{src("a"), 1}, {src("bad"), 1}, {src("c"), 2}})
+	if err == nil {
+		t.Fatal("the failed requeue was not reported")
+	}
+	if d := cmp.Diff([]types.NamespacedName{src("a"), src("c")}, got); d != "" {
+		t.Fatalf("requeued (-want +got):\n%s", d)
+	}
+	none, err := New(Config{Client: f.client, Namespace: ns, StatefulSet: set, State: f.with})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := none.Requeue(ctx, []Move{{src("a"), 1}}); got != nil || err != nil || none.HasEvictor() {
+		t.Fatal("a Drainer without an Evictor requeued")
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []Config{
+		{Namespace: ns, StatefulSet: set, State: f.with},
+		{Client: f.client, StatefulSet: set, State: f.with},
+		{Client: f.client, Namespace: ns, StatefulSet: set},
+	} {
+		if _, err := New(c); err == nil {
+			t.Errorf("New(%+v) accepted", c)
+		}
+	}
+	if !Owned(ReasonCompaction) || Owned("true") || Owned("") {
+		t.Error("Owned is wrong")
+	}
+}

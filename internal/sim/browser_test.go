@@ -1,0 +1,216 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+)
+
+// chromium finds Debian's chromium. Without it the browser tests skip,
+// unless CI=true: CI installs it, and there they must run.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is not installed, and CI=true requires the browser test: install Debian's chromium package")
+	}
+	t.Skip("skipping the browser test: chromium is not installed (apt-get install chromium); with CI=true it is required")
+	return ""
+}
+
+// runChromium runs headless Chromium with a fresh profile on the page and
+// returns its standard output.
+func runChromium(t *testing.T, bin string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	base := []string{
+		"--headless", "--no-sandbox", "--disable-gpu",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+		"--disable-dev-shm-usage",
+		"--user-data-dir=" + t.TempDir(),
+	}
+	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %s: %v\n%s", strings.Join(args, " "), err, lastLines(stderr.String(), 20))
+	}
+	return stdout.Bytes()
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writeReport renders the built-in scenario's report into a file.
+func writeReport(t *testing.T) (*Result, string) {
+	t.Helper()
+	res, page := renderHTML(t, "builtin.yaml")
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return res, path
+}
+
+// TestBrowserDOM loads the report in headless Chromium and reads back the
+// DOM it built: the page's script must have run over every step and cell,
+// and every step and placement must be there.
+func TestBrowserDOM(t *testing.T) {
+	bin := chromium(t)
+	res, path := writeReport(t)
+	out := runChromium(t, bin, "--dump-dom", "file://"+path)
+	doc, err := html.Parse(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, want := 0, 0
+	var rendered string
+	var titles []string
+	walk(doc, func(n *html.Node) {
+		if n.Type != html.ElementNode {
+			return
+		}
+		switch {
+		case n.Data == "body":
+			rendered, _ = attr(n, "data-rendered")
+		case n.Data == "rect" && hasClass(n, "cell"):
+			cells++
+		case n.Data == "h2":
+			titles = append(titles, text(n))
+		}
+	})
+	for i := range res.Steps {
+		for _, ps := range res.Steps[i].Placements {
+			want += len(ps)
+		}
+	}
+	if wantRendered := fmt.Sprintf("%d steps, %d cells", len(res.Steps), want); rendered != wantRendered {
+		t.Errorf("the page's script reports %q, want %q (did the browser run it over the whole page?)", rendered, wantRendered)
+	}
+	if cells != want {
+		t.Errorf("the browser's DOM has %d cells, want %d", cells, want)
+	}
+	if len(titles) != len(res.Steps) {
+		t.Fatalf("the browser shows %d steps, want %d: %q", len(titles), len(res.Steps), titles)
+	}
+	for i, st := range res.Steps {
+		if wantTitle := fmt.Sprintf("Step %d/%d: %s", i+1, len(res.Steps), st.Name); titles[i] != wantTitle {
+			t.Errorf("step %d title %q, want %q", i+1, titles[i], wantTitle)
+		}
+	}
+	// Every placement of the last step is in the DOM as the browser has it.
+	last := len(res.Steps) - 1
+	var lastSection *html.Node
+	walk(doc, func(n *html.Node) {
+		if v, _ := attr(n, "data-step"); n.Data == "section" && v == fmt.Sprint(last+1) {
+			lastSection = n
+		}
+	})
+	if lastSection == nil {
+		t.Fatal("last step's section not found")
+	}
+	for src, ps := range res.Steps[last].Placements {
+		for _, p := range ps {
+			re := regexp.MustCompile(`data-pod="` + regexp.QuoteMeta(p.PodName) + `" data-source="` + regexp.QuoteMeta(src) + `" data-vreplicas="` + fmt.Sprint(p.VReplicas) + `"`)
+			if !re.Match(out) {
+				t.Errorf("placement %s on %s (%d) is not in the browser's DOM", src, p.PodName, p.VReplicas)
+			}
+		}
+	}
+}
+
+// TestBrowserScreenshot renders the report to an image and checks what it
+// shows: a page with text, and the heat map's cells in their colours.
+func TestBrowserScreenshot(t *testing.T) {
+	bin := chromium(t)
+	res, path := writeReport(t)
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	runChromium(t, bin, "--window-size=1280,1400", "--hide-scrollbars", "--screenshot="+shot, "file://"+path)
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	if b.Dx() < 1000 || b.Dy() < 1000 {
+		t.Fatalf("screenshot is %dx%d", b.Dx(), b.Dy())
+	}
+	// The first step's cells: their fill colours must be on screen.
+	capacity := res.Capacity
+	wantColors := map[[3]uint8]string{}
+	for src, ps := range res.Steps[0].Placements {
+		for _, p := range ps {
+			fill, _ := heat(float64(p.VReplicas) / float64(capacity))
+			var c [3]uint8
+			fmt.Sscanf(fill, "#%02x%02x%02x", &c[0], &c[1], &c[2])
+			wantColors[c] = fmt.Sprintf("%s on %s (%s)", src, p.PodName, fill)
+		}
+	}
+	seen := map[[3]uint8]int{}
+	dark, white := 0, 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			px := [3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8)}
+			for c := range wantColors {
+				if near(px, c) {
+					seen[c]++
+				}
+			}
+			switch {
+			case px[0] < 80 && px[1] < 80 && px[2] < 80:
+				dark++
+			case px[0] > 250 && px[1] > 250 && px[2] > 250:
+				white++
+			}
+		}
+	}
+	t.Logf("cell colours on screen (pixels): %v", seen)
+	for c, what := range wantColors {
+		// A cell is 44x20 pixels; half of one is plenty.
+		if seen[c] < 400 {
+			t.Errorf("cell colour of %s: %d pixels on screen, want a cell's worth", what, seen[c])
+		}
+	}
+	total := b.Dx() * b.Dy()
+	if dark < total/1000 {
+		t.Errorf("only %d dark (text) pixels: is anything written on the page?", dark)
+	}
+	if white > total*98/100 {
+		t.Errorf("%d of %d pixels are white: the page looks empty", white, total)
+	}
+}
+
+func near(a, b [3]uint8) bool {
+	for i := range a {
+		d := int(a[i]) - int(b[i])
+		if d < -3 || d > 3 {
+			return false
+		}
+	}
+	return true
+}
