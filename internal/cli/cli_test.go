@@ -348,13 +348,10 @@ func TestInternalErrorIsOneLine(t *testing.T) {
 	}
 }
 
-// TestReadmeSection keeps the README section honest: it shows the built-in
+// TestReadmeSection keeps the README honest: it shows the built-in
 // scenario's output as it is, and its scenarios are valid.
 func TestReadmeSection(t *testing.T) {
-	doc, err := os.ReadFile("README-section.md")
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skip("README-section.md has been folded into the README")
-	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +360,7 @@ func TestReadmeSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(doc, table) {
-		t.Error("README-section.md does not show the built-in scenario's current output (internal/sim/testdata/golden/builtin.txt)")
+		t.Error("README.md does not show the built-in scenario's current output (internal/sim/testdata/golden/builtin.txt)")
 	}
 	for i, block := range strings.Split(string(doc), "```yaml\n")[1:] {
 		block = block[:strings.Index(block, "```")]
@@ -372,7 +369,7 @@ func TestReadmeSection(t *testing.T) {
 		}
 		code, out, _ := run(t, map[string]string{"doc.yaml": block}, "validate", "doc.yaml")
 		if code != ExitOK {
-			t.Errorf("scenario %d of README-section.md is invalid:\n%s", i+1, out)
+			t.Errorf("scenario %d of README.md is invalid:\n%s", i+1, out)
 		}
 	}
 }
