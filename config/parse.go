@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/vsched/vsched/internal/suggest"
 )
 
 var (
@@ -160,49 +162,6 @@ func quoteList(list []string) string {
 	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
-// didYouMean suggests the option closest to s, if one is close: equal but
-// for case (unless caseInsensitive, where that would have matched), or at
-// most two single-character edits apart.
 func didYouMean(s string, options []string, caseInsensitive bool) string {
-	best, bestDist := "", 3
-	for _, o := range options {
-		d := editDistance(strings.ToLower(s), strings.ToLower(o))
-		if d == 0 && caseInsensitive {
-			continue
-		}
-		if d < bestDist {
-			best, bestDist = o, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return " (did you mean " + strconv.Quote(best) + "?)"
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes. Long
-// inputs are not compared (the distance is reported as large), which keeps
-// the cost bounded for hostile keys.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 || len(rb) > 64 {
-		return 1 << 30
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return suggest.DidYouMean(s, options, caseInsensitive)
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vsched/vsched/internal/suggest"
 )
 
 // decoder decodes a document's JSON strictly into Go values, reporting
@@ -286,43 +288,7 @@ func intRange(bits int) (int64, int64) {
 	return -1 << (bits - 1), 1<<(bits-1) - 1
 }
 
-// didYouMean suggests the option closest to s, when one is close.
+// didYouMean hints at the closest known name; names match exactly here.
 func didYouMean(s string, options []string) string {
-	best, bestDist := "", 3
-	for _, o := range options {
-		dist := editDistance(strings.ToLower(s), strings.ToLower(o))
-		if dist < bestDist {
-			best, bestDist = o, dist
-		}
-	}
-	if best == "" || best == s {
-		return ""
-	}
-	return " (did you mean " + strconv.Quote(best) + "?)"
-}
-
-// editDistance is the Levenshtein distance in runes; long strings count as
-// far apart.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 || len(rb) > 64 {
-		return 1 << 30
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return suggest.DidYouMean(s, options, false)
 }
