@@ -21,3 +21,10 @@ cover:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# End-to-end suite on a local control plane (see e2e/README.md). Not part of
+# `make test`. E2E_RUN selects scenarios (go test -run).
+.PHONY: e2e
+e2e:
+	./e2e/tools/build.sh
+	$(GO) test -tags e2e -count=1 -v -timeout 40m $(if $(E2E_RUN),-run '$(E2E_RUN)') ./e2e/...

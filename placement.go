@@ -136,3 +136,28 @@ func ValidatePlacements(placements []Placement) error {
 	}
 	return nil
 }
+
+// SamePlacements reports whether a and b put the same number of vreplicas on
+// every pod, in whatever order they list them; zone and node names and empty
+// entries do not matter, and a pod listed twice counts the sum.
+func SamePlacements(a, b []Placement) bool {
+	count := func(ps []Placement) map[string]int32 {
+		m := make(map[string]int32, len(ps))
+		for _, p := range ps {
+			if p.VReplicas != 0 {
+				m[p.PodName] += p.VReplicas
+			}
+		}
+		return m
+	}
+	ma, mb := count(a), count(b)
+	if len(ma) != len(mb) {
+		return false
+	}
+	for k, v := range ma {
+		if mb[k] != v {
+			return false
+		}
+	}
+	return true
+}

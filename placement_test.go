@@ -266,3 +266,30 @@ func ExampleSortPlacements() {
 	fmt.Println(names(ps))
 	// Output: [adapter-2 adapter-10 bad]
 }
+
+func TestSamePlacements(t *testing.T) {
+	p := func(pod string, n int32) Placement { return Placement{PodName: pod, VReplicas: n} }
+	for _, tc := range []struct {
+		name string
+		a, b []Placement
+		want bool
+	}{
+		{"both empty", nil, []Placement{}, true},
+		{"same, other order", []Placement{p("a-0", 1), p("a-1", 2)}, []Placement{p("a-1", 2), p("a-0", 1)}, true},
+		{"zone and node ignored", []Placement{{PodName: "a-0", ZoneName: "z", NodeName: "n", VReplicas: 1}}, []Placement{p("a-0", 1)}, true},
+		{"empty entry ignored", []Placement{p("a-0", 1), p("a-1", 0)}, []Placement{p("a-0", 1)}, true},
+		{"duplicate summed", []Placement{p("a-0", 1), p("a-0", 2)}, []Placement{p("a-0", 3)}, true},
+		{"count differs", []Placement{p("a-0", 1)}, []Placement{p("a-0", 2)}, false},
+		{"pod differs", []Placement{p("a-0", 1)}, []Placement{p("a-1", 1)}, false},
+		{"one more pod", []Placement{p("a-0", 1)}, []Placement{p("a-0", 1), p("a-1", 1)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := SamePlacements(tc.a, tc.b); got != tc.want {
+				t.Errorf("SamePlacements = %v, want %v", got, tc.want)
+			}
+			if got := SamePlacements(tc.b, tc.a); got != tc.want {
+				t.Errorf("SamePlacements (swapped) = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,7 +1,8 @@
 package config
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -108,13 +109,13 @@ func parseDescheduler(name string, data map[string]string, binary map[string][]b
 // every binaryData key, in sorted order.
 func checkKeys(name string, data map[string]string, binary map[string][]byte, allowed ...string) field.ErrorList {
 	var errs field.ErrorList
-	for _, k := range sortedKeys(data) {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
 		if k == KeyExample || contains(allowed, k) {
 			continue
 		}
 		errs = append(errs, field.Invalid(dataPath, k, "unknown key"+didYouMean(k, allowed, false)+"; "+allowedKeys(name, allowed)))
 	}
-	for _, k := range sortedKeys(binary) {
+	for _, k := range slices.Sorted(maps.Keys(binary)) {
 		detail := "the configuration is read from data only"
 		if contains(allowed, k) {
 			detail = "move " + strconv.Quote(k) + " to data; " + detail
@@ -122,15 +123,6 @@ func checkKeys(name string, data map[string]string, binary map[string][]byte, al
 		errs = append(errs, field.Invalid(binaryDataPath, k, detail))
 	}
 	return errs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func contains(list []string, s string) bool {

@@ -138,28 +138,6 @@ func olderRV(a, b string) bool {
 	return err1 == nil && err2 == nil && x < y
 }
 
-func samePlacements(a, b []vsched.Placement) bool {
-	count := func(ps []vsched.Placement) map[string]int32 {
-		m := make(map[string]int32, len(ps))
-		for _, p := range ps {
-			if p.VReplicas > 0 {
-				m[p.PodName] += p.VReplicas
-			}
-		}
-		return m
-	}
-	ma, mb := count(a), count(b)
-	if len(ma) != len(mb) {
-		return false
-	}
-	for k, v := range ma {
-		if mb[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
 // Observe records what a source's object shows now (from the lister, an
 // informer event or a Schedule call) and resolves its reservation:
 // a newer version with the reserved placements commits it, a newer version
@@ -184,7 +162,7 @@ func (s *State) Observe(vpod vsched.VPod, now time.Time) Outcome {
 		switch {
 		case rv == r.BasedOn || olderRV(rv, r.BasedOn):
 			out = Waiting
-		case samePlacements(committed, r.Placements):
+		case vsched.SamePlacements(committed, r.Placements):
 			src.reservation, out = nil, Committed
 		default:
 			src.reservation, out = nil, Overridden

@@ -155,7 +155,7 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 	pending := desired - vsched.TotalVReplicas(placements)
 	pendingLeft = pending > 0
 	switch r, reserved := s.st.ReservationOf(key); {
-	case !samePlacements(base, placements):
+	case !vsched.SamePlacements(base, placements):
 		s.st.Reserve(key, desired, vpod.GetResourceVersion(), placements, now)
 	case reserved:
 		// The same decision again: the controller is about to write it
@@ -192,18 +192,6 @@ func (s *Scheduler) refresh(ps []vsched.Placement) []vsched.Placement {
 		}
 	}
 	return out
-}
-
-func samePlacements(a, b []vsched.Placement) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].PodName != b[i].PodName || a[i].VReplicas != b[i].VReplicas {
-			return false
-		}
-	}
-	return true
 }
 
 // limitDrainMoves keeps on their draining pods the vreplicas a Schedule call

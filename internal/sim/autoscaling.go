@@ -161,7 +161,7 @@ func (a *autoscaling) cycle(ctx context.Context, notes *[]string) (bool, error) 
 		if err := a.sim.reconcile(ctx, k); err != nil {
 			return false, fmt.Errorf("%s: %w", k, err)
 		}
-		if nv, err := a.sim.sources.Get(k); err == nil && !samePlacements(old, nv.GetPlacements()) {
+		if nv, err := a.sim.sources.Get(k); err == nil && !vsched.SamePlacements(old, nv.GetPlacements()) {
 			moved = true
 		}
 	}
@@ -263,18 +263,6 @@ func sameMarks(a, b map[int32]string) bool {
 	}
 	for k, v := range a {
 		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-func samePlacements(a, b []vsched.Placement) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].PodName != b[i].PodName || a[i].VReplicas != b[i].VReplicas {
 			return false
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -189,7 +191,7 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 	if st.Action != st.Name {
 		hs.Action = st.Action
 	}
-	keys := sortedKeys(st.Placements)
+	keys := slices.Sorted(maps.Keys(st.Placements))
 	on := map[string]map[string]int32{}
 	for _, k := range keys {
 		var parts []string

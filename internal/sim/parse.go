@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -169,9 +171,9 @@ func (v *validator) cluster() {
 		v.nodes[n.Name] = true
 		switch {
 		case n.Zone == "" && len(c.Zones) > 0:
-			v.problem(np.key("zone"), "required: node %q needs one of the zones %s", n.Name, strings.Join(sortedKeys(v.zones), ", "))
+			v.problem(np.key("zone"), "required: node %q needs one of the zones %s", n.Name, strings.Join(slices.Sorted(maps.Keys(v.zones)), ", "))
 		case n.Zone != "" && len(c.Zones) > 0 && !v.zones[n.Zone]:
-			v.problem(np.key("zone"), "unknown zone %q%s; the zones are %s", n.Zone, didYouMean(n.Zone, c.Zones), strings.Join(sortedKeys(v.zones), ", "))
+			v.problem(np.key("zone"), "unknown zone %q%s; the zones are %s", n.Zone, didYouMean(n.Zone, c.Zones), strings.Join(slices.Sorted(maps.Keys(v.zones)), ", "))
 		case n.Zone != "" && len(c.Zones) == 0:
 			if msgs := validation.IsValidLabelValue(n.Zone); len(msgs) > 0 {
 				v.problem(np.key("zone"), "%q is not a valid zone label value: %s", n.Zone, strings.Join(msgs, "; "))
@@ -226,7 +228,7 @@ func (v *validator) cluster() {
 	}
 	for i, n := range ss.PodNodes {
 		if n != "" && !v.nodes[n] {
-			v.problem(sp.key("podNodes").index(i), "unknown node %q%s", n, didYouMean(n, sortedKeys(v.nodes)))
+			v.problem(sp.key("podNodes").index(i), "unknown node %q%s", n, didYouMean(n, slices.Sorted(maps.Keys(v.nodes))))
 		}
 	}
 }
@@ -290,7 +292,7 @@ func (v *validator) steps() {
 			case err != nil:
 				v.problem(ap.key("source"), "%v", err)
 			case !exists[st.Source]:
-				v.problem(ap.key("source"), "source %s does not exist at this step%s", st.Source, didYouMean(st.Source, sortedKeys(exists)))
+				v.problem(ap.key("source"), "source %s does not exist at this step%s", st.Source, didYouMean(st.Source, slices.Sorted(maps.Keys(exists))))
 			}
 			delete(exists, st.Source)
 		case StepCordon, StepUncordon:
@@ -305,7 +307,7 @@ func (v *validator) steps() {
 				v.problem(ap, "give a node or a zone, not both")
 			case st.Zone != "":
 				if !v.zones[st.Zone] {
-					v.problem(ap.key("zone"), "unknown zone %q%s; the zones are %s", st.Zone, didYouMean(st.Zone, sortedKeys(v.zones)), strings.Join(sortedKeys(v.zones), ", "))
+					v.problem(ap.key("zone"), "unknown zone %q%s; the zones are %s", st.Zone, didYouMean(st.Zone, slices.Sorted(maps.Keys(v.zones))), strings.Join(slices.Sorted(maps.Keys(v.zones)), ", "))
 				}
 			default:
 				if st.Node == "" {
@@ -330,7 +332,7 @@ func (v *validator) checkNode(ap path, node string) {
 	case node == "":
 		v.problem(ap.key("node"), "required: the node's name")
 	case !v.nodes[node]:
-		names := sortedKeys(v.nodes)
+		names := slices.Sorted(maps.Keys(v.nodes))
 		list := strings.Join(names, ", ")
 		if len(names) > 8 {
 			list = strings.Join(names[:8], ", ") + ", ..."

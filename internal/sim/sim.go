@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -436,7 +438,7 @@ func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []s
 		}
 	})
 	used := map[int32]int32{}
-	keys := sortedKeys(after)
+	keys := slices.Sorted(maps.Keys(after))
 	for _, k := range keys {
 		for _, p := range after[k].GetPlacements() {
 			if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil && p.VReplicas > 0 {

@@ -3,7 +3,9 @@ package sim
 import (
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -198,7 +200,7 @@ func writeStep(b *strings.Builder, i, n int, st *StepResult, prev int32, same bo
 		return
 	}
 
-	keys := sortedKeys(st.Placements)
+	keys := slices.Sorted(maps.Keys(st.Placements))
 	grid := len(keys) <= maxGridSources
 	on := map[string]map[string]int32{} // pod -> source -> vreplicas
 	for _, k := range keys {
