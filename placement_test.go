@@ -268,26 +268,26 @@ func ExampleSortPlacements() {
 }
 
 func TestSamePlacements(t *testing.T) {
-	p := func(pod string, n int32) Placement { return Placement{PodName: pod, VReplicas: n} }
+	p := func(pod string, n int32) vsched.Placement { return vsched.Placement{PodName: pod, VReplicas: n} }
 	for _, tc := range []struct {
 		name string
-		a, b []Placement
+		a, b []vsched.Placement
 		want bool
 	}{
-		{"both empty", nil, []Placement{}, true},
-		{"same, other order", []Placement{p("a-0", 1), p("a-1", 2)}, []Placement{p("a-1", 2), p("a-0", 1)}, true},
-		{"zone and node ignored", []Placement{{PodName: "a-0", ZoneName: "z", NodeName: "n", VReplicas: 1}}, []Placement{p("a-0", 1)}, true},
-		{"empty entry ignored", []Placement{p("a-0", 1), p("a-1", 0)}, []Placement{p("a-0", 1)}, true},
-		{"duplicate summed", []Placement{p("a-0", 1), p("a-0", 2)}, []Placement{p("a-0", 3)}, true},
-		{"count differs", []Placement{p("a-0", 1)}, []Placement{p("a-0", 2)}, false},
-		{"pod differs", []Placement{p("a-0", 1)}, []Placement{p("a-1", 1)}, false},
-		{"one more pod", []Placement{p("a-0", 1)}, []Placement{p("a-0", 1), p("a-1", 1)}, false},
+		{"both empty", nil, []vsched.Placement{}, true},
+		{"same, other order", []vsched.Placement{p("a-0", 1), p("a-1", 2)}, []vsched.Placement{p("a-1", 2), p("a-0", 1)}, true},
+		{"zone and node ignored", []vsched.Placement{{PodName: "a-0", ZoneName: "z", NodeName: "n", VReplicas: 1}}, []vsched.Placement{p("a-0", 1)}, true},
+		{"empty entry ignored", []vsched.Placement{p("a-0", 1), p("a-1", 0)}, []vsched.Placement{p("a-0", 1)}, true},
+		{"duplicate summed", []vsched.Placement{p("a-0", 1), p("a-0", 2)}, []vsched.Placement{p("a-0", 3)}, true},
+		{"count differs", []vsched.Placement{p("a-0", 1)}, []vsched.Placement{p("a-0", 2)}, false},
+		{"pod differs", []vsched.Placement{p("a-0", 1)}, []vsched.Placement{p("a-1", 1)}, false},
+		{"one more pod", []vsched.Placement{p("a-0", 1)}, []vsched.Placement{p("a-0", 1), p("a-1", 1)}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := SamePlacements(tc.a, tc.b); got != tc.want {
+			if got := vsched.SamePlacements(tc.a, tc.b); got != tc.want {
 				t.Errorf("SamePlacements = %v, want %v", got, tc.want)
 			}
-			if got := SamePlacements(tc.b, tc.a); got != tc.want {
+			if got := vsched.SamePlacements(tc.b, tc.a); got != tc.want {
 				t.Errorf("SamePlacements (swapped) = %v, want %v", got, tc.want)
 			}
 		})
