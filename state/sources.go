@@ -144,6 +144,14 @@ func olderRV(a, b string) bool {
 // with other placements overrides it, and the same or an older version
 // leaves it counting.
 func (s *State) Observe(vpod vsched.VPod, now time.Time) Outcome {
+	out, _ := s.ObserveWithProblems(vpod, now)
+	return out
+}
+
+// ObserveWithProblems is Observe that also returns what Normalize repaired in
+// the source's placements (nil for a Stale version, which is not read), so
+// a caller can log it without normalizing a second time.
+func (s *State) ObserveWithProblems(vpod vsched.VPod, now time.Time) (Outcome, []string) {
 	key := vpod.GetKey()
 	src := s.sources[key]
 	if src == nil {
@@ -152,9 +160,9 @@ func (s *State) Observe(vpod vsched.VPod, now time.Time) Outcome {
 	}
 	rv := vpod.GetResourceVersion()
 	if src.committedRV != "" && olderRV(rv, src.committedRV) {
-		return Stale
+		return Stale, nil
 	}
-	committed, _ := s.Normalize(vpod.GetPlacements())
+	committed, problems := s.Normalize(vpod.GetPlacements())
 	src.committed, src.committedRV = committed, rv
 	src.vreplicas = vpod.GetVReplicas()
 	out := NoReservation
@@ -169,7 +177,7 @@ func (s *State) Observe(vpod vsched.VPod, now time.Time) Outcome {
 		}
 	}
 	s.recount(src)
-	return out
+	return out, problems
 }
 
 // Reserve records the scheduler's decision for a source, made from the

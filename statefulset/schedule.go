@@ -17,8 +17,8 @@ import (
 // Existing placements stay where they are (running vreplicas are never
 // rebalanced), even on pods that became unschedulable; only placements on
 // ordinals at or above the StatefulSet's replicas, or on draining pods, are
-// moved, and in the same result as their
-// replacements, so the source's status never lacks them. When a draining
+// moved, and in the same result as their replacements, so the source's
+// status never lacks them. When a draining
 // pod's vreplicas find no room elsewhere they stay where they are. New
 // vreplicas go through the scheduler profile one at a time; surplus ones are
 // removed through the descheduler profile.
@@ -68,11 +68,11 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
 	now := s.cfg.Clock.Now()
-	if _, problems := s.st.Normalize(vpod.GetPlacements()); len(problems) > 0 {
+	usedBefore := s.st.TotalUsed()
+	outcome, problems := s.st.ObserveWithProblems(vpod, now)
+	if len(problems) > 0 {
 		log.Warnw("vsched: source's placements needed repair", "source", key.String(), "problems", strings.Join(problems, "; "))
 	}
-	usedBefore := s.st.TotalUsed()
-	outcome := s.st.Observe(vpod, now)
 	freed = freesRoom(outcome, usedBefore, s.st.TotalUsed())
 	if outcome == state.Overridden {
 		log.Infow("vsched: source's status differs from the scheduler's reservation; the status wins", "source", key.String())
