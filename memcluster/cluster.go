@@ -113,6 +113,11 @@ type Cluster struct {
 	real    informers.SharedInformerFactory
 	factory informers.SharedInformerFactory
 	clock   *clocktesting.FakeClock
+	// stop ends the informers on Shutdown, whatever context Start got:
+	// the factory's Shutdown waits for them, and would wait forever on a
+	// context that is never cancelled.
+	stop     chan struct{}
+	stopOnce sync.Once
 
 	// mu serializes writes, so resource versions follow write order.
 	mu       sync.Mutex
@@ -136,6 +141,7 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	c := &Cluster{
 		opts:   opts,
+		stop:   make(chan struct{}),
 		client: fake.NewSimpleClientset(),
 		clock:  opts.Clock,
 		nodes:  map[string]*nodeRec{},
@@ -395,7 +401,14 @@ func (c *Cluster) ordinalOf(name string) (int32, bool) {
 // made before Start returns may be lost to a watch that is not open yet,
 // as with any fake clientset, so mutate only after it.
 func (c *Cluster) Start(ctx context.Context) error {
-	c.real.Start(ctx.Done())
+	go func() {
+		select {
+		case <-ctx.Done():
+			c.stopInformers()
+		case <-c.stop:
+		}
+	}()
+	c.real.Start(c.stop)
 	if err := c.WaitForCacheSync(ctx); err != nil {
 		return err
 	}
@@ -454,7 +467,13 @@ func (c *Cluster) WaitFor(ctx context.Context, cond func() bool) error {
 
 // Shutdown waits for the informers to stop; cancel the context given to
 // Start first.
-func (c *Cluster) Shutdown() { c.real.Shutdown() }
+// Shutdown stops the informers and waits for them to end.
+func (c *Cluster) Shutdown() {
+	c.stopInformers()
+	c.real.Shutdown()
+}
+
+func (c *Cluster) stopInformers() { c.stopOnce.Do(func() { close(c.stop) }) }
 
 func (c *Cluster) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, c.opts.SyncTimeout)

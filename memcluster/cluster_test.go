@@ -731,3 +731,22 @@ func TestDrivesState(t *testing.T) {
 		t.Errorf("after ScaleTo(2) and RecoverZone(b) (-want +got):\n%s", d)
 	}
 }
+
+// Shutdown must return even when Start's context is never cancelled: the
+// factory's Shutdown waits for its informers, which only stop when told.
+func TestShutdownWithoutCancel(t *testing.T) {
+	c, err := memcluster.New(context.Background(), memcluster.Options{Replicas: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { c.Shutdown(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown did not return")
+	}
+}
