@@ -1,0 +1,89 @@
+// Command sample-controller runs the sample source controller: it places
+// SampleSources' vreplicas (samplesources.samples.vsched.dev) on the pods of
+// the sample-adapter StatefulSet with vsched, and sizes the StatefulSet.
+//
+// In a cluster it runs from deploy/sample (in-cluster config, namespace from
+// SYSTEM_NAMESPACE); outside one, pass --kubeconfig and --namespace.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"knative.dev/pkg/logging"
+	"knative.dev/pkg/system"
+
+	"github.com/vsched/vsched/internal/sample/controller"
+)
+
+func main() {
+	var (
+		kubeconfig  = flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "path to a kubeconfig; empty means in-cluster")
+		namespace   = flag.String("namespace", os.Getenv(system.NamespaceEnvKey), "namespace of the StatefulSet, ConfigMaps and leases (default $"+system.NamespaceEnvKey+")")
+		sts         = flag.String("statefulset", "sample-adapter", "the adapter StatefulSet")
+		capacity    = flag.Int("capacity", 10, "most vreplicas per adapter pod")
+		srcNS       = flag.String("source-namespace", "", "watch sources in this namespace only (default: all)")
+		resync      = flag.Duration("resync", 5*time.Minute, "scheduler and informer resync period")
+		leaderElect = flag.Bool("leader-elect", true, "elect a leader through leases (config-leader-election)")
+		identity    = flag.String("identity", "", "leader election identity (default $POD_NAME, else hostname_uuid)")
+		threads     = flag.Int("threadiness", 2, "workers")
+		bindWait    = flag.Duration("bind-wait", 10*time.Second, "how long a source needing new vreplicas waits for the StatefulSet's new pods to be bound (negative: never)")
+		level       = flag.String("log-level", "info", "debug, info, warn or error")
+		qps         = flag.Float64("kube-api-qps", 50, "client QPS")
+		burst       = flag.Int("kube-api-burst", 100, "client burst")
+	)
+	flag.Parse()
+
+	logger, _ := logging.NewLogger("", *level)
+	defer logger.Sync()
+	logger = logger.Named(controller.Component)
+	if *identity != "" {
+		logger = logger.With("identity", *identity)
+	}
+
+	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	if err != nil {
+		logger.Fatalw("kubeconfig", "error", err)
+	}
+	cfg.QPS, cfg.Burst = float32(*qps), *burst
+	cfg.UserAgent = controller.Component
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		logger.Fatalw("kubernetes client", "error", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		logger.Fatalw("dynamic client", "error", err)
+	}
+
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer cancel()
+	ctx = logging.WithLogger(ctx, logger)
+	err = controller.Run(ctx, controller.Options{
+		Namespace:       *namespace,
+		StatefulSet:     *sts,
+		Capacity:        int32(*capacity),
+		SourceNamespace: *srcNS,
+		ResyncPeriod:    *resync,
+		LeaderElect:     *leaderElect,
+		Identity:        *identity,
+		Threadiness:     *threads,
+		BindWait:        *bindWait,
+		Kube:            kube,
+		Dynamic:         dyn,
+	})
+	if err != nil {
+		logger.Errorw("controller stopped", "error", err)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	logger.Info("controller stopped")
+}

@@ -1,0 +1,590 @@
+//go:build e2e
+
+// Package e2e runs the sample controller against a local control plane
+// (package harness). Run with `make e2e` or
+// `go test -tags e2e -v -timeout 30m ./e2e/`.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrs "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/e2e/harness"
+	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+)
+
+const (
+	systemNS    = "vsched-sample"
+	sourcesNS   = "e2e-sources"
+	adapterName = "sample-adapter"
+	capacity    = 10 // --capacity of deploy/sample's controller
+	maxSkew     = 1  // deploy/sample's config-scheduler
+	drainingKey = "vsched.dev/draining"
+)
+
+// env is one scenario's control plane, manifests and controllers.
+type env struct {
+	t          *testing.T
+	ctx        context.Context
+	cp         *harness.ControlPlane
+	kubeconfig string // the controller's ServiceAccount
+	start      time.Time
+	timings    []harness.Timing
+	ctrls      []*harness.Controller
+}
+
+// newEnv starts a control plane, applies deploy/sample and the e2e
+// ConfigMaps with server-side validation, and starts controllers sample
+// controllers. The scenario's whole run is bounded by timeout.
+func newEnv(t *testing.T, timeout time.Duration, controllers int) *env {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	e := &env{t: t, ctx: ctx, start: time.Now()}
+	e.cp = harness.Start(t, harness.Options{Zones: []string{"zone-a", "zone-b", "zone-c"}, NodesPerZone: 2})
+	e.timings = append(e.timings, e.cp.Timings...)
+	if err := e.cp.ApplyDir(ctx, filepath.Join(harness.RepoRoot(), "deploy", "sample")); err != nil {
+		t.Fatalf("applying deploy/sample: %v", err)
+	}
+	if err := e.cp.ApplyDir(ctx, filepath.Join(harness.RepoRoot(), "e2e", "testdata")); err != nil {
+		t.Fatalf("applying e2e/testdata: %v", err)
+	}
+	if _, err := e.cp.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sourcesNS}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kc, err := e.cp.ServiceAccountKubeconfig(ctx, systemNS, "sample-controller")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.kubeconfig = kc
+	e.mark("manifests applied")
+	if _, err := harness.BuildSampleController(); err != nil {
+		t.Fatal(err)
+	}
+	e.mark("sample controller built")
+	for i := 0; i < controllers; i++ {
+		e.startController(fmt.Sprintf("ctrl-%d", i))
+	}
+	t.Cleanup(e.report)
+	return e
+}
+
+func (e *env) startController(id string) *harness.Controller {
+	c := e.cp.StartController(e.t, e.kubeconfig, systemNS, id)
+	e.ctrls = append(e.ctrls, c)
+	return c
+}
+
+func (e *env) mark(step string) {
+	e.timings = append(e.timings, harness.Timing{Step: step, Took: time.Since(e.start)})
+}
+
+func (e *env) report() {
+	var b strings.Builder
+	fmt.Fprintf(&b, "TIMING %s\n", e.t.Name())
+	for _, tm := range e.timings {
+		fmt.Fprintf(&b, "  %-55s %8.1fs\n", tm.Step, tm.Took.Seconds())
+	}
+	fmt.Fprintf(&b, "  %-55s %8.1fs", "total", time.Since(e.start).Seconds())
+	e.t.Log(b.String())
+}
+
+// createSources creates n sources named src-000... with vreplicas uniform
+// in [1, maxV] from seed, and returns their vreplicas by name.
+func (e *env) createSources(n int, maxV int32, seed uint64) map[string]int32 {
+	e.t.Helper()
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	out := map[string]int32{}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("src-%03d", i)
+		v := 1 + r.Int32N(maxV)
+		e.createSource(name, v)
+		out[name] = v
+	}
+	return out
+}
+
+func (e *env) createSource(name string, v int32) {
+	e.t.Helper()
+	u, err := v1alpha1.ToUnstructured(v1alpha1.New(sourcesNS, name, v))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	unstructured.RemoveNestedField(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	if _, err := e.sources().Create(e.ctx, u, metav1.CreateOptions{FieldValidation: "Strict"}); err != nil {
+		e.t.Fatalf("creating source %s: %v", name, err)
+	}
+}
+
+// setVReplicas changes a source's spec.vreplicas (retrying conflicts).
+func (e *env) setVReplicas(name string, v int32) {
+	e.t.Helper()
+	patch := fmt.Sprintf(`{"spec":{"vreplicas":%d}}`, v)
+	if _, err := e.sources().Patch(e.ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		e.t.Fatalf("scaling %s: %v", name, err)
+	}
+}
+
+func (e *env) deleteSource(name string) {
+	e.t.Helper()
+	if err := e.sources().Delete(e.ctx, name, metav1.DeleteOptions{}); err != nil && !apierrs.IsNotFound(err) {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) sources() interface {
+	Create(context.Context, *unstructured.Unstructured, metav1.CreateOptions, ...string) (*unstructured.Unstructured, error)
+	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, options metav1.PatchOptions, subresources ...string) (*unstructured.Unstructured, error)
+	Delete(ctx context.Context, name string, options metav1.DeleteOptions, subresources ...string) error
+	List(ctx context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error)
+} {
+	return e.cp.Dynamic.Resource(v1alpha1.GroupVersionResource).Namespace(sourcesNS)
+}
+
+// snapshot is what the API server shows at one moment.
+type snapshot struct {
+	at      time.Time
+	sources []*v1alpha1.SampleSource
+	sts     *appsv1.StatefulSet
+	pods    map[string]*corev1.Pod // the adapter's pods by name
+	existed map[string]bool        // pods seen just before or after the sources were read
+	nodes   map[string]*corev1.Node
+}
+
+func (e *env) snapshot() (*snapshot, error) {
+	s := &snapshot{at: time.Now(), pods: map[string]*corev1.Pod{}, nodes: map[string]*corev1.Node{}, existed: map[string]bool{}}
+	// Pods are listed before and after the sources: a pod a placement
+	// names existed while the sources were read if either list has it.
+	before, err := e.cp.Kube.CoreV1().Pods(systemNS).List(e.ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + adapterName})
+	if err != nil {
+		return nil, err
+	}
+	for i := range before.Items {
+		s.existed[before.Items[i].Name] = true
+	}
+	list, err := e.sources().List(e.ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for i := range list.Items {
+		src, err := v1alpha1.FromUnstructured(&list.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		s.sources = append(s.sources, src)
+	}
+	sort.Slice(s.sources, func(i, j int) bool { return s.sources[i].Name < s.sources[j].Name })
+	if s.sts, err = e.cp.Kube.AppsV1().StatefulSets(systemNS).Get(e.ctx, adapterName, metav1.GetOptions{}); err != nil {
+		return nil, err
+	}
+	pods, err := e.cp.Kube.CoreV1().Pods(systemNS).List(e.ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + adapterName})
+	if err != nil {
+		return nil, err
+	}
+	for i := range pods.Items {
+		s.pods[pods.Items[i].Name] = &pods.Items[i]
+		s.existed[pods.Items[i].Name] = true
+	}
+	nodes, err := e.cp.Kube.CoreV1().Nodes().List(e.ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for i := range nodes.Items {
+		s.nodes[nodes.Items[i].Name] = &nodes.Items[i]
+	}
+	return s, nil
+}
+
+func (s *snapshot) replicas() int32 {
+	if s.sts.Spec.Replicas == nil {
+		return 1
+	}
+	return *s.sts.Spec.Replicas
+}
+
+// healthyNode: Ready, schedulable, no unreachable/not-ready taint.
+func healthyNode(n *corev1.Node) bool {
+	if n == nil || n.Spec.Unschedulable || !harness.NodeReady(n) {
+		return false
+	}
+	for _, t := range n.Spec.Taints {
+		if t.Key == corev1.TaintNodeUnreachable || t.Key == corev1.TaintNodeNotReady {
+			return false
+		}
+	}
+	return true
+}
+
+// candidate: a pod vsched may place on (README, "Candidate pods").
+func (s *snapshot) candidate(p *corev1.Pod) bool {
+	ord, err := vsched.OrdinalFromPodName(p.Name)
+	if err != nil || ord >= s.replicas() || p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
+		return false
+	}
+	if v, ok := p.Annotations[drainingKey]; ok && v != "false" {
+		return false
+	}
+	return healthyNode(s.nodes[p.Spec.NodeName])
+}
+
+func (s *snapshot) totalVReplicas() int32 {
+	var n int32
+	for _, src := range s.sources {
+		n += src.Spec.VReplicas
+	}
+	return n
+}
+
+// checks selects the invariants to assert.
+type checks struct {
+	allPlaced    bool  // every source's placements sum to its vreplicas
+	zoneSkew     bool  // per source, zone skew <= maxSkew over zones with candidates
+	running      bool  // every placement is on a Running pod
+	wantReplicas int32 // StatefulSet replicas; < 0: not checked
+}
+
+// violations returns what breaks the invariants. Always checked: no pod over
+// capacity, no placement on a pod that does not exist, no placement beyond
+// spec.vreplicas.
+func (s *snapshot) violations(c checks) []string {
+	var out []string
+	perPod := map[string]int32{}
+	for _, src := range s.sources {
+		var sum int32
+		for _, p := range src.Status.Placements {
+			sum += p.VReplicas
+			perPod[p.PodName] += p.VReplicas
+			if !s.existed[p.PodName] {
+				out = append(out, fmt.Sprintf("%s: %d vreplica(s) on %s, which does not exist", src.Name, p.VReplicas, p.PodName))
+				continue
+			}
+			pod, ok := s.pods[p.PodName]
+			if !ok {
+				continue
+			}
+			if c.running && pod.Status.Phase != corev1.PodRunning {
+				out = append(out, fmt.Sprintf("%s: placed on %s, which is %s", src.Name, p.PodName, pod.Status.Phase))
+			}
+		}
+		if sum > src.Spec.VReplicas && src.Status.ObservedGeneration == src.Generation {
+			out = append(out, fmt.Sprintf("%s: %d placed, more than its %d vreplicas", src.Name, sum, src.Spec.VReplicas))
+		}
+		if c.allPlaced && (sum != src.Spec.VReplicas || src.Status.ObservedGeneration != src.Generation) {
+			out = append(out, fmt.Sprintf("%s: %d of %d vreplicas placed (observed generation %d of %d)", src.Name, sum, src.Spec.VReplicas, src.Status.ObservedGeneration, src.Generation))
+		}
+	}
+	if c.zoneSkew && strictZoneSkew {
+		out = append(out, s.zoneSkewViolations()...)
+	}
+	for pod, n := range perPod {
+		if n > capacity {
+			out = append(out, fmt.Sprintf("pod %s holds %d vreplicas, over its capacity %d", pod, n, capacity))
+		}
+	}
+	if c.wantReplicas >= 0 && s.replicas() != c.wantReplicas {
+		out = append(out, fmt.Sprintf("StatefulSet replicas %d, want %d", s.replicas(), c.wantReplicas))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// strictZoneSkew makes the zone skew a failing invariant. It is off by
+// default: zone spread is a priority in the default profile, and a source
+// scheduled while the StatefulSet is still growing is placed on the pods
+// that have room at that moment (possibly one or two zones); running
+// vreplicas are never rebalanced, so it stays skewed once the new pods add
+// room in the other zones. See e2e/README.md, "Known gaps".
+var strictZoneSkew = os.Getenv("E2E_STRICT_ZONE_SKEW") != ""
+
+// zoneSkewViolations lists the sources whose zone skew exceeds MaxSkew
+// while a lighter zone has room.
+func (s *snapshot) zoneSkewViolations() []string {
+	var out []string
+	zones := s.candidateZones()
+	free := s.freeByZone()
+	for _, src := range s.sources {
+		perZone := map[string]int32{}
+		for _, p := range src.Status.Placements {
+			if pod := s.pods[p.PodName]; pod != nil {
+				if n := s.nodes[pod.Spec.NodeName]; n != nil {
+					perZone[n.Labels[harness.ZoneLabel]] += p.VReplicas
+				}
+			}
+		}
+		hi := int32(0)
+		for z := range zones {
+			hi = max(hi, perZone[z])
+		}
+		for z := range zones {
+			if hi-perZone[z] > maxSkew && free[z] > 0 {
+				out = append(out, fmt.Sprintf("%s: zone skew %d > %d while %s has room for %d (%v)", src.Name, hi-perZone[z], maxSkew, z, free[z], perZone))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// freeByZone is the free capacity of the candidate pods, by zone.
+func (s *snapshot) freeByZone() map[string]int32 {
+	used := map[string]int32{}
+	for _, src := range s.sources {
+		for _, p := range src.Status.Placements {
+			used[p.PodName] += p.VReplicas
+		}
+	}
+	free := map[string]int32{}
+	for _, p := range s.pods {
+		if s.candidate(p) {
+			free[s.nodes[p.Spec.NodeName].Labels[harness.ZoneLabel]] += max(0, capacity-used[p.Name])
+		}
+	}
+	return free
+}
+
+func (s *snapshot) candidateZones() map[string]bool {
+	zones := map[string]bool{}
+	for _, p := range s.pods {
+		if s.candidate(p) {
+			zones[s.nodes[p.Spec.NodeName].Labels[harness.ZoneLabel]] = true
+		}
+	}
+	return zones
+}
+
+// adapterSettled: every pod below replicas exists, is Running and Ready,
+// and none above.
+func (s *snapshot) adapterSettled() bool {
+	r := s.replicas()
+	for i := int32(0); i < r; i++ {
+		p, ok := s.pods[vsched.PodName(adapterName, i)]
+		if !ok || p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+			return false
+		}
+	}
+	return int32(len(s.pods)) == r
+}
+
+// fingerprint identifies the placements and size, to tell a settled
+// cluster from one still moving.
+func (s *snapshot) fingerprint() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "r=%d;", s.replicas())
+	for _, src := range s.sources {
+		fmt.Fprintf(&b, "%s/%d/%d:", src.Name, src.Generation, src.Status.ObservedGeneration)
+		for _, p := range src.Status.Placements {
+			fmt.Fprintf(&b, "%s=%d,", p.PodName, p.VReplicas)
+		}
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+// settle waits until c holds, the adapter's pods are all Running and
+// nothing has changed for `quiet`, then returns the snapshot. observe, when
+// set, sees every snapshot taken on the way.
+func (e *env) settle(what string, c checks, quiet time.Duration, observe func(*snapshot)) *snapshot {
+	e.t.Helper()
+	var (
+		last     *snapshot
+		lastFP   string
+		sameFrom time.Time
+		problems []string
+		// lastSummary is logged when it changes, to show progress.
+		lastSummary = "-"
+	)
+	err := wait.PollUntilContextCancel(e.ctx, 500*time.Millisecond, true, func(context.Context) (bool, error) {
+		s, err := e.snapshot()
+		if err != nil {
+			problems = []string{err.Error()}
+			return false, nil
+		}
+		if observe != nil {
+			observe(s)
+		}
+		last = s
+		problems = s.violations(c)
+		fp := s.fingerprint()
+		if fp != lastFP {
+			lastFP, sameFrom = fp, time.Now()
+		}
+		if !s.adapterSettled() {
+			problems = append(problems, "adapter pods not all Running")
+		}
+		if sum := summary(problems); sum != lastSummary {
+			lastSummary = sum
+			e.t.Logf("%6.1fs %s: %s", time.Since(e.start).Seconds(), what, sum)
+		}
+		return len(problems) == 0 && time.Since(sameFrom) >= quiet, nil
+	})
+	if err != nil {
+		if len(problems) > 10 {
+			problems = append(problems[:10], fmt.Sprintf("... and %d more", len(problems)-10))
+		}
+		desc := "no snapshot"
+		if last != nil {
+			desc = fmt.Sprintf("replicas %d, %d pods, %d vreplicas wanted", last.replicas(), len(last.pods), last.totalVReplicas())
+			desc += fmt.Sprintf(" (status: %d ready, %d current)", last.sts.Status.ReadyReplicas, last.sts.Status.CurrentReplicas)
+			for _, p := range last.pods {
+				if p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+					desc += fmt.Sprintf("\n  pod %s on %q: %s deleting=%v %v", p.Name, p.Spec.NodeName, p.Status.Phase, p.DeletionTimestamp != nil, p.Status.Conditions)
+				}
+			}
+		}
+		e.t.Fatalf("%s did not settle (%v): %s\n  %s", what, err, desc, strings.Join(problems, "\n  "))
+	}
+	e.mark(what + " settled")
+	if c.zoneSkew && !strictZoneSkew {
+		// Reported, not failed: see strictZoneSkew.
+		if v := last.zoneSkewViolations(); len(v) > 0 {
+			e.t.Logf("ZONE SKEW (not failing; E2E_STRICT_ZONE_SKEW=1 makes it fail): %d source(s) exceed MaxSkew while a lighter zone has room: %s", len(v), summary(v))
+		}
+	}
+	e.t.Logf("%s settled: replicas %d, %d vreplicas", what, last.replicas(), last.totalVReplicas())
+	return last
+}
+
+// fitReplicas is the size the autoscaler's fit policy must choose when the
+// only hard rule is capacity: enough pods for every vreplica, rounded up to
+// a multiple of the zones (the profile spreads over zones), within
+// [min, max].
+func fitReplicas(total int32, zones int32, maxReplicas int32) int32 {
+	if total == 0 {
+		return 0
+	}
+	n := (total + capacity - 1) / capacity
+	n = (n + zones - 1) / zones * zones
+	return min(n, maxReplicas)
+}
+
+// failNode makes kwok stop managing the node: its heartbeats stop, and the
+// node lifecycle controller marks it NotReady (Unknown) and taints it.
+func (e *env) failNode(name string) {
+	e.t.Helper()
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, harness.KwokNodeAnnotation)
+	if _, err := e.cp.Kube.CoreV1().Nodes().Patch(e.ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// recoverNode hands the node back to kwok, which makes it Ready again.
+func (e *env) recoverNode(name string) {
+	e.t.Helper()
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"fake"}}}`, harness.KwokNodeAnnotation)
+	if _, err := e.cp.Kube.CoreV1().Nodes().Patch(e.ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) cordon(name string, on bool) {
+	e.t.Helper()
+	patch := fmt.Sprintf(`{"spec":{"unschedulable":%v}}`, on)
+	if _, err := e.cp.Kube.CoreV1().Nodes().Patch(e.ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// waitNode waits until the node's health is as wanted.
+func (e *env) waitNode(name string, healthy bool) {
+	e.t.Helper()
+	err := wait.PollUntilContextCancel(e.ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		n, err := e.cp.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		return healthyNode(n) == healthy, nil
+	})
+	if err != nil {
+		e.t.Fatalf("node %s never became healthy=%v: %v", name, healthy, err)
+	}
+}
+
+// waitFor polls cond until it holds.
+func (e *env) waitFor(what string, cond func(*snapshot) bool) *snapshot {
+	e.t.Helper()
+	var last *snapshot
+	err := wait.PollUntilContextCancel(e.ctx, 500*time.Millisecond, true, func(context.Context) (bool, error) {
+		s, err := e.snapshot()
+		if err != nil {
+			return false, nil
+		}
+		last = s
+		return cond(s), nil
+	})
+	if err != nil {
+		e.t.Fatalf("waiting for %s: %v", what, err)
+	}
+	e.mark(what)
+	return last
+}
+
+// placedOn returns the vreplicas placed on pods bound to the node.
+func (s *snapshot) placedOn(node string) int32 {
+	var n int32
+	for _, src := range s.sources {
+		for _, p := range src.Status.Placements {
+			if pod := s.pods[p.PodName]; pod != nil && pod.Spec.NodeName == node {
+				n += p.VReplicas
+			}
+		}
+	}
+	return n
+}
+
+func (s *snapshot) placedTotal() int32 {
+	var n int32
+	for _, src := range s.sources {
+		n += vsched.TotalVReplicas(src.Status.Placements)
+	}
+	return n
+}
+
+// leaseHolder returns the holder of the sample controller's lease.
+func (e *env) leaseHolder() string {
+	leases, err := e.cp.Kube.CoordinationV1().Leases(systemNS).List(e.ctx, metav1.ListOptions{})
+	if err != nil {
+		return ""
+	}
+	for _, l := range leases.Items {
+		if strings.HasPrefix(l.Name, "sample-controller.") && l.Spec.HolderIdentity != nil {
+			return *l.Spec.HolderIdentity
+		}
+	}
+	return ""
+}
+
+func sum(m map[string]int32) int32 {
+	var n int32
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// summary shortens a list of problems for a progress line.
+func summary(problems []string) string {
+	switch {
+	case len(problems) == 0:
+		return "invariants hold; waiting for quiet"
+	case len(problems) <= 2:
+		return strings.Join(problems, "; ")
+	}
+	return fmt.Sprintf("%s; %s; and %d more", problems[0], problems[1], len(problems)-2)
+}

@@ -1,0 +1,74 @@
+//go:build e2e
+
+package harness
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	ctrlOnce sync.Once
+	ctrlPath string
+	ctrlErr  error
+)
+
+// BuildSampleController builds cmd/sample-controller into the cache folder,
+// once per test binary (go's build cache makes a rebuild cheap).
+func BuildSampleController() (string, error) {
+	ctrlOnce.Do(func() {
+		out := filepath.Join(BinDir(), "sample-controller")
+		if err := os.MkdirAll(BinDir(), 0o755); err != nil {
+			ctrlErr = err
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", out, "./cmd/sample-controller")
+		cmd.Dir = RepoRoot()
+		if b, err := cmd.CombinedOutput(); err != nil {
+			ctrlErr = fmt.Errorf("building the sample controller: %v\n%s", err, b)
+			return
+		}
+		ctrlPath = out
+	})
+	return ctrlPath, ctrlErr
+}
+
+// Controller is a sample controller run as a process of the test.
+type Controller struct {
+	*Proc
+	Identity string
+}
+
+// StartController starts a sample controller with the kubeconfig (use
+// ServiceAccountKubeconfig so it runs with the manifests' RBAC) and
+// identity, and stops it at cleanup.
+func (cp *ControlPlane) StartController(t testing.TB, kubeconfig, namespace, identity string, extra ...string) *Controller {
+	t.Helper()
+	bin, err := BuildSampleController()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Controller{Identity: identity, Proc: &Proc{
+		Name: "sample-controller " + identity, Path: bin, Log: cp.path("sample-controller-" + identity + ".log"),
+		Args: append([]string{
+			"--kubeconfig=" + kubeconfig, "--namespace=" + namespace, "--identity=" + identity,
+			"--resync=30s",
+		}, extra...),
+		Env: []string{"SYSTEM_NAMESPACE=" + namespace},
+	}}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("---- last lines of %s (%s)\n%s", c.Name, c.Log, c.Tail(40))
+		}
+		c.Stop(15, 10*time.Second) // SIGTERM
+	})
+	return c
+}

@@ -1,0 +1,446 @@
+//go:build e2e
+
+// Package harness starts a local Kubernetes control plane for vsched's e2e
+// tests: etcd, kube-apiserver, kube-controller-manager (statefulset,
+// serviceaccount, garbage collector and node lifecycle controllers),
+// kube-scheduler and kwok, which runs the pods bound to fake nodes labelled
+// with zones. Everything listens on loopback ports chosen at start, and
+// t.Cleanup stops every process group and removes the temporary folder even
+// when the test fails.
+//
+// The binaries come from e2e/tools/build.sh (cached in e2e/.bin, or $E2E_BIN);
+// Start runs it once per test binary, which takes about a second once they
+// are built.
+//
+// The package is built only with the e2e build tag (go test -tags e2e), so
+// `go test ./...` and `make test` never compile or run it.
+package harness
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrs "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// Labels and annotations of the fake nodes.
+const (
+	ZoneLabel          = "topology.kubernetes.io/zone"
+	HostnameLabel      = "kubernetes.io/hostname"
+	KwokNodeAnnotation = "kwok.x-k8s.io/node"
+	kwokNodeValue      = "fake"
+	adminToken         = "vsched-e2e-admin-token"
+)
+
+// RepoRoot is the repository's root folder.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// BinDir is where the control plane's binaries are cached: $E2E_BIN, or
+// e2e/.bin (git-ignored).
+func BinDir() string {
+	if d := os.Getenv("E2E_BIN"); d != "" {
+		return d
+	}
+	return filepath.Join(RepoRoot(), "e2e", ".bin")
+}
+
+var (
+	buildOnce sync.Once
+	buildErr  error
+)
+
+// EnsureBinaries runs e2e/tools/build.sh once per test binary (a no-op
+// when the cached binaries are current), unless E2E_SKIP_BUILD is set.
+func EnsureBinaries() error {
+	buildOnce.Do(func() {
+		if os.Getenv("E2E_SKIP_BUILD") != "" {
+			return
+		}
+		cmd := exec.Command("bash", filepath.Join(RepoRoot(), "e2e", "tools", "build.sh"))
+		cmd.Env = append(os.Environ(), "E2E_BIN="+BinDir())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("e2e/tools/build.sh: %v\n%s", err, out)
+		}
+	})
+	return buildErr
+}
+
+// Options configure the control plane.
+type Options struct {
+	// Zones and NodesPerZone: nodes are named <zone>-node-<i>.
+	Zones        []string
+	NodesPerZone int
+	// NodeMonitorGracePeriod is how long a node may miss heartbeats before
+	// the node lifecycle controller marks it NotReady and taints it
+	// (default 12s; kwok renews node leases every 2s).
+	NodeMonitorGracePeriod time.Duration
+}
+
+// ControlPlane is a running local control plane.
+type ControlPlane struct {
+	Dir        string
+	Kubeconfig string
+	Config     *rest.Config
+	Kube       kubernetes.Interface
+	Dynamic    dynamic.Interface
+
+	APIServer, ETCD, ControllerManager, Scheduler, Kwok *Proc
+
+	opts   Options
+	caPEM  []byte
+	apiURL string
+	// Timings of the start, for the report.
+	Timings []Timing
+}
+
+// Timing is one measured step.
+type Timing struct {
+	Step string
+	Took time.Duration
+}
+
+// Start starts a control plane for t and registers its teardown.
+func Start(t testing.TB, opts Options) *ControlPlane {
+	t.Helper()
+	if len(opts.Zones) == 0 {
+		opts.Zones = []string{"zone-a", "zone-b", "zone-c"}
+	}
+	if opts.NodesPerZone == 0 {
+		opts.NodesPerZone = 2
+	}
+	if opts.NodeMonitorGracePeriod == 0 {
+		opts.NodeMonitorGracePeriod = 12 * time.Second
+	}
+	start := time.Now()
+	if err := EnsureBinaries(); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "vsched-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := &ControlPlane{Dir: dir, opts: opts}
+	t.Cleanup(func() { cp.teardown(t) })
+	cp.Timings = append(cp.Timings, Timing{"binaries", time.Since(start)})
+	if err := cp.start(t); err != nil {
+		t.Fatalf("starting the control plane: %v", err)
+	}
+	cp.Timings = append(cp.Timings, Timing{"control plane ready", time.Since(start)})
+	t.Logf("control plane up in %v (%s)", time.Since(start).Round(time.Millisecond), dir)
+	return cp
+}
+
+func (cp *ControlPlane) teardown(t testing.TB) {
+	procs := []*Proc{cp.Kwok, cp.Scheduler, cp.ControllerManager, cp.APIServer, cp.ETCD}
+	if t.Failed() {
+		for _, p := range procs {
+			if p != nil {
+				t.Logf("---- last lines of %s (%s)\n%s", p.Name, p.Log, p.Tail(25))
+			}
+		}
+	}
+	for _, p := range procs {
+		if p != nil {
+			p.Stop(syscall.SIGTERM, 5*time.Second)
+		}
+	}
+	if keep := os.Getenv("E2E_KEEP"); keep == "always" || (keep != "" && t.Failed()) {
+		t.Logf("kept %s (E2E_KEEP)", cp.Dir)
+		return
+	}
+	_ = os.RemoveAll(cp.Dir)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func (cp *ControlPlane) path(name string) string { return filepath.Join(cp.Dir, name) }
+
+func (cp *ControlPlane) bin(name string) (string, error) { return findBinary(BinDir(), name) }
+
+func (cp *ControlPlane) start(t testing.TB) error {
+	ports := make([]int, 3)
+	for i := range ports {
+		p, err := freePort()
+		if err != nil {
+			return err
+		}
+		ports[i] = p
+	}
+	etcdClient, etcdPeer, apiPort := ports[0], ports[1], ports[2]
+
+	// Credentials.
+	ca, err := writeServingCert(cp.path("apiserver.crt"), cp.path("apiserver.key"))
+	if err != nil {
+		return err
+	}
+	cp.caPEM = ca
+	if err := writeServiceAccountKey(cp.path("sa.key")); err != nil {
+		return err
+	}
+	if err := os.WriteFile(cp.path("tokens.csv"), []byte(adminToken+",vsched-e2e-admin,vsched-e2e-admin,system:masters\n"), 0o600); err != nil {
+		return err
+	}
+	cp.apiURL = "https://127.0.0.1:" + strconv.Itoa(apiPort)
+	cp.Kubeconfig = cp.path("admin.kubeconfig")
+	if err := cp.WriteKubeconfig(cp.Kubeconfig, adminToken); err != nil {
+		return err
+	}
+
+	// etcd.
+	etcdBin, err := cp.bin("etcd")
+	if err != nil {
+		return err
+	}
+	etcdURL := "http://127.0.0.1:" + strconv.Itoa(etcdClient)
+	cp.ETCD = &Proc{Name: "etcd", Path: etcdBin, Log: cp.path("etcd.log"), Args: []string{
+		"--name=e2e", "--data-dir=" + cp.path("etcd-data"),
+		"--listen-client-urls=" + etcdURL, "--advertise-client-urls=" + etcdURL,
+		"--listen-peer-urls=http://127.0.0.1:" + strconv.Itoa(etcdPeer),
+		"--initial-advertise-peer-urls=http://127.0.0.1:" + strconv.Itoa(etcdPeer),
+		"--initial-cluster=e2e=http://127.0.0.1:" + strconv.Itoa(etcdPeer),
+		"--unsafe-no-fsync", "--log-level=warn",
+	}}
+	if err := cp.ETCD.Start(); err != nil {
+		return err
+	}
+
+	// kube-apiserver.
+	apiBin, err := cp.bin("kube-apiserver")
+	if err != nil {
+		return err
+	}
+	cp.APIServer = &Proc{Name: "kube-apiserver", Path: apiBin, Log: cp.path("kube-apiserver.log"), Args: []string{
+		"--etcd-servers=" + etcdURL,
+		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port=" + strconv.Itoa(apiPort),
+		"--tls-cert-file=" + cp.path("apiserver.crt"), "--tls-private-key-file=" + cp.path("apiserver.key"),
+		"--token-auth-file=" + cp.path("tokens.csv"),
+		"--authorization-mode=RBAC",
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file=" + cp.path("sa.key"),
+		"--service-account-signing-key-file=" + cp.path("sa.key"),
+		"--service-cluster-ip-range=10.0.0.0/24",
+		"--endpoint-reconciler-type=none",
+		"--v=0",
+	}}
+	t0 := time.Now()
+	if err := cp.APIServer.Start(); err != nil {
+		return err
+	}
+	if cp.Config, err = clientcmd.BuildConfigFromFlags("", cp.Kubeconfig); err != nil {
+		return err
+	}
+	cp.Config.QPS, cp.Config.Burst = 100, 200
+	if cp.Kube, err = kubernetes.NewForConfig(cp.Config); err != nil {
+		return err
+	}
+	if cp.Dynamic, err = dynamic.NewForConfig(cp.Config); err != nil {
+		return err
+	}
+	if err := cp.WaitAPIReady(60 * time.Second); err != nil {
+		return err
+	}
+	cp.Timings = append(cp.Timings, Timing{"kube-apiserver ready (after its start)", time.Since(t0)})
+
+	// kube-controller-manager.
+	kcmBin, err := cp.bin("kube-controller-manager")
+	if err != nil {
+		return err
+	}
+	cp.ControllerManager = &Proc{Name: "kube-controller-manager", Path: kcmBin, Log: cp.path("kube-controller-manager.log"), Args: []string{
+		"--kubeconfig=" + cp.Kubeconfig,
+		"--controllers=statefulset,serviceaccount,serviceaccount-token,garbagecollector,nodelifecycle",
+		"--service-account-private-key-file=" + cp.path("sa.key"),
+		"--root-ca-file=" + cp.path("apiserver.crt"),
+		"--leader-elect=false", "--secure-port=0",
+		"--node-monitor-period=1s",
+		"--node-monitor-grace-period=" + cp.opts.NodeMonitorGracePeriod.String(),
+		"--v=0",
+	}}
+	if err := cp.ControllerManager.Start(); err != nil {
+		return err
+	}
+
+	// kube-scheduler.
+	schedBin, err := cp.bin("kube-scheduler")
+	if err != nil {
+		return err
+	}
+	cp.Scheduler = &Proc{Name: "kube-scheduler", Path: schedBin, Log: cp.path("kube-scheduler.log"), Args: []string{
+		"--kubeconfig=" + cp.Kubeconfig,
+		"--authentication-kubeconfig=" + cp.Kubeconfig, "--authorization-kubeconfig=" + cp.Kubeconfig,
+		"--leader-elect=false", "--secure-port=0", "--v=0",
+	}}
+	if err := cp.Scheduler.Start(); err != nil {
+		return err
+	}
+
+	// kwok.
+	kwokBin, err := cp.bin("kwok")
+	if err != nil {
+		return err
+	}
+	cp.Kwok = &Proc{Name: "kwok", Path: kwokBin, Log: cp.path("kwok.log"), Args: []string{
+		"--kubeconfig=" + cp.Kubeconfig,
+		"--manage-all-nodes=false",
+		"--manage-nodes-with-annotation-selector=" + KwokNodeAnnotation + "=" + kwokNodeValue,
+		"--cidr=10.0.0.1/16", "--node-ip=10.0.0.1",
+		// Node leases renewed every 2s: without them kwok heartbeats
+		// through the node status every 20-45s, and the node lifecycle
+		// controller would see healthy nodes flap NotReady.
+		"--node-lease-duration-seconds=8",
+	}}
+	if err := cp.Kwok.Start(); err != nil {
+		return err
+	}
+
+	// The serviceaccount controller creates "default" in every namespace:
+	// pods cannot be created before it runs.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		_, err := cp.Kube.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	}); err != nil {
+		return fmt.Errorf("kube-controller-manager did not create the default ServiceAccount: %w\n%s", err, cp.ControllerManager.Tail(20))
+	}
+	cp.Timings = append(cp.Timings, Timing{"controller-manager serving (after apiserver ready)", time.Since(t0)})
+
+	for _, zone := range cp.opts.Zones {
+		for i := 0; i < cp.opts.NodesPerZone; i++ {
+			if err := cp.AddNode(ctx, fmt.Sprintf("%s-node-%d", zone, i), zone); err != nil {
+				return err
+			}
+		}
+	}
+	if err := cp.WaitNodesReady(ctx); err != nil {
+		return fmt.Errorf("%w\n%s", err, cp.Kwok.Tail(20))
+	}
+	cp.Timings = append(cp.Timings, Timing{"kwok nodes ready (after apiserver ready)", time.Since(t0)})
+	return nil
+}
+
+// WriteKubeconfig writes a kubeconfig for the API server with a bearer token.
+func (cp *ControlPlane) WriteKubeconfig(path, token string) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["e2e"] = &clientcmdapi.Cluster{Server: cp.apiURL, CertificateAuthorityData: cp.caPEM}
+	cfg.AuthInfos["e2e"] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: "e2e", Namespace: "default"}
+	cfg.CurrentContext = "e2e"
+	return clientcmd.WriteToFile(*cfg, path)
+}
+
+// WaitAPIReady waits for /readyz.
+func (cp *ControlPlane) WaitAPIReady(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var last error
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		if !cp.APIServer.Running() {
+			return false, fmt.Errorf("kube-apiserver exited: %v\n%s", cp.APIServer.ExitErr(), cp.APIServer.Tail(30))
+		}
+		body, err := cp.Kube.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		if err != nil {
+			last = fmt.Errorf("%v: %s", err, body)
+			return false, nil
+		}
+		return string(body) == "ok", nil
+	})
+	if err != nil {
+		return fmt.Errorf("kube-apiserver not ready: %w (last: %v)", err, last)
+	}
+	return nil
+}
+
+// RestartAPIServer stops kube-apiserver (SIGTERM), waits down, starts it
+// again on the same port and waits for /readyz.
+func (cp *ControlPlane) RestartAPIServer(down time.Duration) error {
+	cp.APIServer.Terminate()
+	time.Sleep(down)
+	if err := cp.APIServer.Start(); err != nil {
+		return err
+	}
+	return cp.WaitAPIReady(60 * time.Second)
+}
+
+// AddNode creates a fake node in zone, which kwok manages (heartbeats,
+// Ready, runs its pods).
+func (cp *ControlPlane) AddNode(ctx context.Context, name, zone string) error {
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Labels:      map[string]string{ZoneLabel: zone, HostnameLabel: name, "type": "kwok"},
+			Annotations: map[string]string{KwokNodeAnnotation: kwokNodeValue},
+		},
+		Status: corev1.NodeStatus{
+			Capacity: corev1.ResourceList{
+				corev1.ResourceCPU: resource.MustParse("32"), corev1.ResourceMemory: resource.MustParse("256Gi"),
+				corev1.ResourcePods: resource.MustParse("110"),
+			},
+			Allocatable: corev1.ResourceList{
+				corev1.ResourceCPU: resource.MustParse("32"), corev1.ResourceMemory: resource.MustParse("256Gi"),
+				corev1.ResourcePods: resource.MustParse("110"),
+			},
+		},
+	}
+	_, err := cp.Kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+	if apierrs.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// WaitNodesReady waits until every node is Ready.
+func (cp *ControlPlane) WaitNodesReady(ctx context.Context) error {
+	return wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		nodes, err := cp.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for i := range nodes.Items {
+			if !NodeReady(&nodes.Items[i]) {
+				return false, nil
+			}
+		}
+		return len(nodes.Items) > 0, nil
+	})
+}
+
+// NodeReady reports the node's Ready condition.
+func NodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

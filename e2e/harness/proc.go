@@ -1,0 +1,165 @@
+//go:build e2e
+
+package harness
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Proc is a child process run in its own process group, so that stopping it
+// stops everything it started. Its output goes to a log file.
+type Proc struct {
+	Name string
+	Path string
+	Args []string
+	Env  []string
+	Log  string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+// Start starts the process. It is an error to start a running one.
+func (p *Proc) Start() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd != nil {
+		return fmt.Errorf("%s: already running", p.Name)
+	}
+	f, err := os.OpenFile(p.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f, "\n===== %s start %s: %s %s\n", p.Name, time.Now().Format(time.RFC3339Nano), p.Path, strings.Join(p.Args, " "))
+	cmd := exec.Command(p.Path, p.Args...)
+	cmd.Env = append(os.Environ(), p.Env...)
+	cmd.Stdout, cmd.Stderr = f, f
+	// Own process group (killed as a whole), and killed with the test
+	// binary if that dies first.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", p.Name, err)
+	}
+	done := make(chan struct{})
+	p.cmd, p.done, p.err = cmd, done, nil
+	go func() {
+		err := cmd.Wait()
+		f.Close()
+		p.mu.Lock()
+		p.err = err
+		p.mu.Unlock()
+		close(done)
+	}()
+	return nil
+}
+
+// Running reports whether the process has been started and not exited.
+func (p *Proc) Running() bool {
+	p.mu.Lock()
+	done := p.done
+	p.mu.Unlock()
+	if done == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Exited returns a channel closed when the process exits (nil when not
+// started).
+func (p *Proc) Exited() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.done
+}
+
+// Stop sends sig to the process group and waits up to grace for it to exit,
+// then kills the group. Stopping a process that is not running is a no-op.
+func (p *Proc) Stop(sig syscall.Signal, grace time.Duration) {
+	p.mu.Lock()
+	cmd, done := p.cmd, p.done
+	p.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	pgid := cmd.Process.Pid
+	_ = syscall.Kill(-pgid, sig)
+	select {
+	case <-done:
+	case <-time.After(grace):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-done
+	}
+	// Children that outlived the leader of the group.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	p.mu.Lock()
+	p.cmd, p.done = nil, nil
+	p.mu.Unlock()
+}
+
+// Kill stops the process at once (SIGKILL), as a crash would.
+func (p *Proc) Kill() { p.Stop(syscall.SIGKILL, 5*time.Second) }
+
+// Terminate stops the process gracefully (SIGTERM, then SIGKILL after 10s).
+func (p *Proc) Terminate() { p.Stop(syscall.SIGTERM, 10*time.Second) }
+
+// ExitErr is the process's exit error once it exited on its own.
+func (p *Proc) ExitErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Tail returns the last n lines of the process's log.
+func (p *Proc) Tail(n int) string {
+	return tailFile(p.Log, n)
+}
+
+func tailFile(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	var lines [][]byte
+	for _, l := range bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n")) {
+		// knative's controller logs every successful reconcile.
+		if !bytes.Contains(l, []byte(`"Reconcile succeeded"`)) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
+}
+
+var errNotFound = errors.New("not found")
+
+// findBinary returns dir/name when it exists and is executable.
+func findBinary(dir, name string) (string, error) {
+	p := filepath.Join(dir, name)
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w (run e2e/tools/build.sh)", p, errNotFound)
+	}
+	if st.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%s is not executable", p)
+	}
+	return p, nil
+}

@@ -1,0 +1,274 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+)
+
+const maxReplicas = 60 // e2e/testdata config-autoscaler
+
+// TestPlaceFromZero: 3 zones, 6 nodes, 50 sources with random vreplicas;
+// the StatefulSet grows from 0 and every vreplica lands on a Running pod.
+func TestPlaceFromZero(t *testing.T) {
+	e := newEnv(t, 4*time.Minute, 1)
+	want := e.createSources(50, 8, 1)
+	e.mark("50 sources created")
+	s := e.settle("50 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 3*time.Second, nil)
+	if len(s.sources) != 50 {
+		t.Fatalf("%d sources, want 50", len(s.sources))
+	}
+	for _, src := range s.sources {
+		c := src.Condition(v1alpha1.ConditionScheduled)
+		if c == nil || c.Status != metav1.ConditionTrue {
+			t.Errorf("%s: Scheduled condition %+v, want True", src.Name, c)
+		}
+	}
+}
+
+// TestScaleAndCompact: sources scale up, then down, then half are deleted;
+// the StatefulSet follows, compaction drains the high ordinals, and no
+// status ever lacks a vreplica it held.
+func TestScaleAndCompact(t *testing.T) {
+	e := newEnv(t, 6*time.Minute, 1)
+	w := e.watchStatuses()
+	want := e.createSources(30, 6, 2)
+	e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+
+	for name, v := range want {
+		want[name] = min(v*2, 12)
+		e.setVReplicas(name, want[name])
+	}
+	e.mark("scaled up")
+	e.settle("scale-up", checks{allPlaced: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+
+	i := 0
+	for name := range want {
+		want[name] = 1 + int32(i%3)
+		e.setVReplicas(name, want[name])
+		i++
+	}
+	e.mark("scaled down")
+	e.settle("scale-down and compaction", checks{allPlaced: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+
+	for i := 0; i < 30; i += 2 {
+		name := fmt.Sprintf("src-%03d", i)
+		e.deleteSource(name)
+		delete(want, name)
+	}
+	e.mark("half deleted")
+	e.settle("delete half and compaction", checks{allPlaced: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	w.check(e)
+}
+
+// TestCordonNode: vreplicas on a cordoned node stay (running vreplicas are
+// never rebalanced), and new ones go elsewhere.
+func TestCordonNode(t *testing.T) {
+	e := newEnv(t, 4*time.Minute, 1)
+	want := e.createSources(20, 5, 3)
+	s := e.settle("20 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	const node = "zone-a-node-0"
+	before := s.placedOn(node)
+	e.cordon(node, true)
+	e.mark("node cordoned")
+	for i := 20; i < 30; i++ {
+		e.createSource(fmt.Sprintf("src-%03d", i), 4)
+	}
+	s = e.settle("10 more sources", checks{allPlaced: true, running: true, wantReplicas: -1}, 2*time.Second, nil)
+	if after := s.placedOn(node); after > before {
+		t.Errorf("vreplicas on cordoned %s grew from %d to %d", node, before, after)
+	}
+	e.cordon(node, false)
+}
+
+// TestNodeFails: a node stops heartbeating; once the node lifecycle
+// controller taints it and the unavailable-pod grace passes, its vreplicas
+// run elsewhere.
+func TestNodeFails(t *testing.T) {
+	e := newEnv(t, 5*time.Minute, 1)
+	want := e.createSources(30, 6, 4)
+	s := e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	// The node holding the most vreplicas.
+	node, most := "", int32(0)
+	for name := range s.nodes {
+		if n := s.placedOn(name); n > most {
+			node, most = name, n
+		}
+	}
+	t.Logf("failing %s, which holds %d vreplicas", node, most)
+	e.failNode(node)
+	e.waitNode(node, false)
+	e.mark("node NotReady and tainted")
+	e.waitFor("vreplicas moved off the failed node", func(s *snapshot) bool {
+		return s.placedOn(node) == 0 && len(s.violations(checks{allPlaced: true, wantReplicas: -1})) == 0
+	})
+	e.recoverNode(node)
+	e.waitNode(node, true)
+	e.settle("node recovered", checks{allPlaced: true, wantReplicas: -1, running: true}, 2*time.Second, nil)
+}
+
+// TestZoneFailsAndRecovers: both nodes of a zone fail; the vreplicas there
+// move to the other zones (the StatefulSet grows if needed), spread over the
+// healthy zones; then the zone comes back.
+func TestZoneFailsAndRecovers(t *testing.T) {
+	e := newEnv(t, 5*time.Minute, 1)
+	want := e.createSources(30, 6, 5)
+	e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	nodes := []string{"zone-c-node-0", "zone-c-node-1"}
+	for _, n := range nodes {
+		e.failNode(n)
+	}
+	for _, n := range nodes {
+		e.waitNode(n, false)
+	}
+	e.mark("zone-c NotReady and tainted")
+	e.waitFor("vreplicas moved out of zone-c", func(s *snapshot) bool {
+		return s.placedOn(nodes[0])+s.placedOn(nodes[1]) == 0 && len(s.violations(checks{allPlaced: true, wantReplicas: -1})) == 0
+	})
+	for _, n := range nodes {
+		e.recoverNode(n)
+	}
+	for _, n := range nodes {
+		e.waitNode(n, true)
+	}
+	e.mark("zone-c recovered")
+	for i := 30; i < 36; i++ {
+		e.createSource(fmt.Sprintf("src-%03d", i), 3)
+	}
+	e.settle("after recovery", checks{allPlaced: true, running: true, wantReplicas: -1}, 2*time.Second, nil)
+}
+
+// TestControllerRestart: the controller is killed while it places 50
+// sources; a new one loads the committed placements and finishes.
+func TestControllerRestart(t *testing.T) {
+	e := newEnv(t, 4*time.Minute, 1)
+	w := e.watchStatuses()
+	want := e.createSources(50, 8, 6)
+	e.waitFor("some sources placed", func(s *snapshot) bool { return s.placedTotal() > 0 })
+	e.ctrls[0].Kill()
+	e.mark("controller killed")
+	e.startController("ctrl-restarted")
+	e.settle("after restart", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 3*time.Second, nil)
+	w.check(e)
+}
+
+// TestLeaderFailover: two controller replicas; the leader is killed while
+// sources are being placed and the other takes over.
+func TestLeaderFailover(t *testing.T) {
+	e := newEnv(t, 4*time.Minute, 2)
+	w := e.watchStatuses()
+	want := e.createSources(25, 8, 7)
+	s := e.settle("25 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	_ = s
+	leader := e.leaseHolder()
+	var victim, other = -1, -1
+	for i, c := range e.ctrls {
+		if strings.HasPrefix(leader, c.Identity) {
+			victim = i
+		} else {
+			other = i
+		}
+	}
+	if victim < 0 {
+		t.Fatalf("lease holder %q is none of the controllers", leader)
+	}
+	for i := 25; i < 50; i++ {
+		v := int32(1 + i%8)
+		e.createSource(fmt.Sprintf("src-%03d", i), v)
+		want[fmt.Sprintf("src-%03d", i)] = v
+	}
+	e.ctrls[victim].Kill()
+	e.mark("leader killed")
+	e.settle("after failover", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	if h := e.leaseHolder(); !strings.HasPrefix(h, e.ctrls[other].Identity) {
+		t.Errorf("lease held by %q after failover, want %s", h, e.ctrls[other].Identity)
+	}
+	w.check(e)
+}
+
+// TestConfigSchedulerLive: a valid config-scheduler change applies to the
+// next decisions; an invalid one is rejected with a Warning Event and the
+// last good one stays.
+func TestConfigSchedulerLive(t *testing.T) {
+	e := newEnv(t, 4*time.Minute, 1)
+	want := e.createSources(10, 4, 8)
+	e.settle("10 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+
+	// Every new source on a single pod.
+	onePod := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: config-scheduler
+  namespace: vsched-sample
+data:
+  predicates: |
+    [{"Name": "PodFitsResources"}, {"Name": "NoMaxResourceCount", "Args": {"NumPartitions": 1}}]
+  priorities: |
+    [{"Name": "LowestOrdinalPriority", "Weight": 1}]
+`
+	if err := e.cp.ApplyYAML(e.ctx, onePod); err != nil {
+		t.Fatal(err)
+	}
+	e.mark("config-scheduler changed")
+	time.Sleep(2 * time.Second) // the ConfigMap informer's delivery
+	e.createSource("one-pod-a", 3)
+	s := e.settle("source under the new policy", checks{allPlaced: true, running: true, wantReplicas: -1}, 2*time.Second, nil)
+	checkOnePod(t, s, "one-pod-a")
+
+	invalid := strings.Replace(onePod, `"NumPartitions": 1`, `"NumPartitions": 0`, 1)
+	if err := e.cp.ApplyYAML(e.ctx, invalid); err != nil {
+		t.Fatal(err)
+	}
+	e.mark("invalid config-scheduler applied")
+	e.waitFor("Warning Event on config-scheduler", func(*snapshot) bool {
+		evs, err := e.cp.Kube.CoreV1().Events(systemNS).List(e.ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=config-scheduler,type=Warning"})
+		return err == nil && len(evs.Items) > 0
+	})
+	e.createSource("one-pod-b", 3)
+	s = e.settle("source under the last good policy", checks{allPlaced: true, running: true, wantReplicas: -1}, 2*time.Second, nil)
+	checkOnePod(t, s, "one-pod-b")
+}
+
+func checkOnePod(t *testing.T, s *snapshot, name string) {
+	t.Helper()
+	for _, src := range s.sources {
+		if src.Name == name {
+			if n := vsched.PodCount(src.Status.Placements); n != 1 {
+				t.Errorf("%s spans %d pods (%v), want 1", name, n, src.Status.Placements)
+			}
+			return
+		}
+	}
+	t.Errorf("%s not found", name)
+}
+
+// TestAPIServerRestart: kube-apiserver restarts while 50 sources are being
+// placed; informers and leases recover and everything is placed.
+func TestAPIServerRestart(t *testing.T) {
+	e := newEnv(t, 5*time.Minute, 1)
+	want := e.createSources(50, 8, 9)
+	e.waitFor("some sources placed", func(s *snapshot) bool { return s.placedTotal() > 0 })
+	if err := e.cp.RestartAPIServer(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	e.mark("kube-apiserver restarted")
+	e.settle("after apiserver restart", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 3*time.Second, nil)
+	for _, c := range e.ctrls {
+		if !c.Running() {
+			t.Errorf("%s exited: %v", c.Name, c.ExitErr())
+		}
+	}
+}
+
+var _ = corev1.PodRunning
+var _ = syscall.SIGTERM

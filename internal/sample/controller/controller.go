@@ -1,0 +1,286 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"go.uber.org/zap"
+	corev1 "k8s.io/api/core/v1"
+	apierrs "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"knative.dev/pkg/configmap/informer"
+	kcontroller "knative.dev/pkg/controller"
+	kle "knative.dev/pkg/leaderelection"
+	"knative.dev/pkg/logging"
+	"knative.dev/pkg/system"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/statefulset"
+)
+
+// Component names the controller in leases, events and logs.
+const Component = "sample-controller"
+
+// Options configure Run.
+type Options struct {
+	// Namespace holds the StatefulSet, the ConfigMaps and the leases.
+	Namespace string
+	// StatefulSet is the adapter's StatefulSet (default "sample-adapter").
+	StatefulSet string
+	// Capacity is the most vreplicas one adapter pod holds (default 10).
+	Capacity int32
+	// SourceNamespace limits the sources watched; "" means all namespaces.
+	SourceNamespace string
+	// ResyncPeriod is the scheduler's and the informers' resync (default 5m).
+	ResyncPeriod time.Duration
+	// LeaderElect enables leader election through leases
+	// (knative.dev/pkg/leaderelection, configured by config-leader-election).
+	LeaderElect bool
+	// Identity is this replica's identity in leader election (default:
+	// POD_NAME, else hostname plus a random suffix).
+	Identity string
+	// Threadiness is the number of workers (default 2).
+	Threadiness int
+	// BindWait bounds how long a source needing new vreplicas waits for
+	// the StatefulSet's new pods to be bound, so it spreads over all of
+	// them (default 10s; negative: never wait).
+	BindWait time.Duration
+
+	Kube    kubernetes.Interface
+	Dynamic dynamic.Interface
+}
+
+func (o *Options) defaults() error {
+	if o.Namespace == "" {
+		return fmt.Errorf("a namespace is required")
+	}
+	if o.StatefulSet == "" {
+		o.StatefulSet = "sample-adapter"
+	}
+	if o.Capacity == 0 {
+		o.Capacity = 10
+	}
+	if o.ResyncPeriod == 0 {
+		o.ResyncPeriod = 5 * time.Minute
+	}
+	if o.BindWait == 0 {
+		o.BindWait = 10 * time.Second
+	}
+	if o.Threadiness == 0 {
+		o.Threadiness = 2
+	}
+	if o.Identity == "" {
+		o.Identity = os.Getenv("POD_NAME")
+	}
+	if o.Kube == nil || o.Dynamic == nil {
+		return fmt.Errorf("Kube and Dynamic clients are required")
+	}
+	return nil
+}
+
+// Run runs the controller until ctx is done.
+func Run(ctx context.Context, o Options) error {
+	if err := o.defaults(); err != nil {
+		return err
+	}
+	// knative.dev/pkg's leader election and InformedWatcher read the system
+	// namespace from the environment.
+	if os.Getenv(system.NamespaceEnvKey) == "" {
+		os.Setenv(system.NamespaceEnvKey, o.Namespace)
+	}
+	log := logging.FromContext(ctx).With(zap.String("statefulset", o.Namespace+"/"+o.StatefulSet))
+	ctx = logging.WithLogger(ctx, log)
+
+	// Events: rejected ConfigMaps, autoscaler decisions.
+	broadcaster := record.NewBroadcaster()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: o.Kube.CoreV1().Events(o.Namespace)})
+	defer broadcaster.Shutdown()
+	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Component})
+
+	// Live configuration: config-scheduler, config-descheduler,
+	// config-autoscaler (a rejected edit is an Event; the last good stays).
+	cmw := informer.NewInformedWatcher(o.Kube, o.Namespace)
+	store, err := config.NewStore(ctx, nil, config.Names{}, config.RecordRejections(recorder))
+	if err != nil {
+		return err
+	}
+	store.WatchConfigs(cmw, o.Namespace)
+	astore := config.NewAutoscalerStore(ctx, "", config.RecordRejections(recorder))
+	astore.WatchConfigs(cmw, o.Namespace)
+
+	// Sources, through the dynamic client.
+	dynFactory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(o.Dynamic, o.ResyncPeriod, o.SourceNamespace, nil)
+	srcInformer := dynFactory.ForResource(v1alpha1.GroupVersionResource)
+	lister := srcInformer.Lister()
+	listSources := func() ([]vsched.VPod, error) {
+		objs, err := lister.List(labels.Everything())
+		if err != nil {
+			return nil, err
+		}
+		out := make([]vsched.VPod, 0, len(objs))
+		for _, obj := range objs {
+			s, err := v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+
+	r := &Reconciler{lister: lister, client: o.Dynamic.Resource(v1alpha1.GroupVersionResource)}
+	impl := kcontroller.NewContext(ctx, r, kcontroller.ControllerOptions{
+		WorkQueueName: "SampleSources", Logger: log, Concurrency: o.Threadiness,
+	})
+	r.enqueueAll = func() {
+		objs, err := lister.List(labels.Everything())
+		if err != nil {
+			return
+		}
+		for _, obj := range objs {
+			impl.Enqueue(obj)
+		}
+	}
+
+	kubeFactory := informers.NewSharedInformerFactoryWithOptions(o.Kube, o.ResyncPeriod, informers.WithNamespace(o.Namespace))
+	sched, err := statefulset.New(ctx, statefulset.Config{
+		Namespace:       o.Namespace,
+		Name:            o.StatefulSet,
+		Capacity:        o.Capacity,
+		Lister:          listSources,
+		InformerFactory: kubeFactory,
+		Profiles:        statefulset.ProfilesFromStore(store),
+		Requeue:         impl.EnqueueKey,
+		ResyncPeriod:    o.ResyncPeriod,
+	})
+	if err != nil {
+		return err
+	}
+	defer sched.Close()
+	r.sched = sched
+	pods := kubeFactory.Core().V1().Pods().Lister().Pods(o.Namespace)
+	sets := kubeFactory.Apps().V1().StatefulSets().Lister().StatefulSets(o.Namespace)
+	r.bindWait, r.now = o.BindWait, time.Now
+	r.podsStarting = func() bool {
+		set, err := sets.Get(o.StatefulSet)
+		if err != nil || set.Spec.Replicas == nil {
+			return false
+		}
+		for i := int32(0); i < *set.Spec.Replicas; i++ {
+			p, err := pods.Get(vsched.PodName(o.StatefulSet, i))
+			if err != nil || p.Spec.NodeName == "" {
+				return true
+			}
+		}
+		return false
+	}
+
+	auto, err := statefulset.NewAutoscaler(ctx, statefulset.AutoscalerConfig{
+		Scheduler: sched,
+		Client:    o.Kube,
+		Recorder:  recorder,
+		Config:    astore.Config,
+		// The drain protocol: requeue the source and return; its next
+		// Schedule moves its vreplicas off the draining pods and the
+		// reconciler writes the result in one status update.
+		Evictor: func(_ context.Context, src types.NamespacedName) error {
+			impl.EnqueueKey(src)
+			return nil
+		},
+	})
+	if err != nil {
+		return err
+	}
+
+	if _, err := srcInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { observe(sched, obj); impl.Enqueue(obj) },
+		UpdateFunc: func(_, obj any) {
+			observe(sched, obj)
+			impl.Enqueue(obj)
+		},
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				sched.Forget(types.NamespacedName{Namespace: u.GetNamespace(), Name: u.GetName()})
+			}
+		},
+	}); err != nil {
+		return err
+	}
+
+	if o.LeaderElect {
+		lecfg, err := leaderElectionConfig(ctx, o.Kube, o.Namespace)
+		if err != nil {
+			return err
+		}
+		cc := lecfg.GetComponentConfig(Component)
+		cc.Identity = o.Identity
+		ctx = kle.WithStandardLeaderElectorBuilder(ctx, o.Kube, cc)
+		log.Infow("leader election enabled", "leaseDuration", cc.LeaseDuration.String(),
+			"renewDeadline", cc.RenewDeadline.String(), "retryPeriod", cc.RetryPeriod.String(), "buckets", cc.Buckets)
+	}
+
+	if err := cmw.Start(ctx.Done()); err != nil {
+		return fmt.Errorf("watching ConfigMaps: %w", err)
+	}
+	kubeFactory.Start(ctx.Done())
+	dynFactory.Start(ctx.Done())
+	for typ, ok := range kubeFactory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("informer for %v did not sync", typ)
+		}
+	}
+	for gvr, ok := range dynFactory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("informer for %v did not sync", gvr)
+		}
+	}
+	log.Info("informers synced; starting")
+	go sched.Run(ctx)
+	go auto.Run(ctx)
+	return impl.RunContext(ctx, o.Threadiness)
+}
+
+func observe(sched *statefulset.Scheduler, obj any) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	if s, err := v1alpha1.FromUnstructured(u); err == nil {
+		sched.Observe(s)
+	}
+}
+
+// leaderElectionConfig reads config-leader-election (knative's format:
+// lease-duration, renew-deadline, retry-period, buckets); absent means
+// knative's defaults.
+func leaderElectionConfig(ctx context.Context, kube kubernetes.Interface, ns string) (*kle.Config, error) {
+	cm, err := kube.CoreV1().ConfigMaps(ns).Get(ctx, kle.ConfigMapName(), metav1.GetOptions{})
+	if apierrs.IsNotFound(err) {
+		cm = &corev1.ConfigMap{}
+	} else if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", kle.ConfigMapName(), err)
+	}
+	c, err := kle.NewConfigFromConfigMap(cm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", kle.ConfigMapName(), err)
+	}
+	return c, nil
+}

@@ -1,0 +1,202 @@
+// Package controller is the sample source controller: a knative.dev/pkg
+// controller that places SampleSources' vreplicas on a StatefulSet's pods
+// with vsched's scheduler, sizes the StatefulSet with its autoscaler and
+// moves vreplicas off drained pods with its evictor.
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrs "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+	kcontroller "knative.dev/pkg/controller"
+	"knative.dev/pkg/logging"
+	"knative.dev/pkg/reconciler"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/statefulset"
+)
+
+// Reconciler schedules one SampleSource per call and writes the result to
+// its status.
+type Reconciler struct {
+	sched  *statefulset.Scheduler
+	lister cache.GenericLister
+	client dynamic.NamespaceableResourceInterface
+	// enqueueAll enqueues every source; set once the controller exists.
+	enqueueAll func()
+	la         reconciler.LeaderAwareFuncs
+
+	// podsStarting reports whether pods the StatefulSet's spec pays for
+	// are not bound to a node yet; bindWait bounds how long a source that
+	// needs new vreplicas waits for them (see waitForStartingPods).
+	podsStarting  func() bool
+	bindWait      time.Duration
+	startingMu    sync.Mutex
+	startingSince time.Time
+	now           func() time.Time
+}
+
+// waitForStartingPods returns how long to wait before scheduling new
+// vreplicas, or 0. vsched places on the pods that are bound now; while the
+// StatefulSet grows, the first sources scheduled would all land on the
+// first pods bound (often one zone), and running vreplicas are never
+// rebalanced. So a source that needs new vreplicas waits, up to bindWait
+// after the first unbound pod was seen, for the new pods to be bound, and
+// is then spread over all of them.
+func (r *Reconciler) waitForStartingPods() time.Duration {
+	if r.podsStarting == nil || r.bindWait <= 0 {
+		return 0
+	}
+	r.startingMu.Lock()
+	defer r.startingMu.Unlock()
+	if !r.podsStarting() {
+		r.startingSince = time.Time{}
+		return 0
+	}
+	now := r.now()
+	if r.startingSince.IsZero() {
+		r.startingSince = now
+	}
+	if now.Sub(r.startingSince) >= r.bindWait {
+		return 0
+	}
+	return 250 * time.Millisecond
+}
+
+var (
+	_ kcontroller.Reconciler = (*Reconciler)(nil)
+	_ reconciler.LeaderAware = (*Reconciler)(nil)
+)
+
+// Promote implements reconciler.LeaderAware. Leadership is the scheduler's:
+// it leads while it holds a bucket owning the StatefulSet's key. All the
+// sources of a StatefulSet are reconciled by its leader, whatever bucket
+// their own keys hash to (with buckets > 1 a source's bucket and the
+// StatefulSet's need not be held by the same replica), so every source is
+// enqueued on promotion, not only the bucket's.
+func (r *Reconciler) Promote(b reconciler.Bucket, enq func(reconciler.Bucket, types.NamespacedName)) error {
+	_ = r.la.Promote(b, enq)
+	if err := r.sched.Promote(b, enq); err != nil {
+		return err
+	}
+	if r.sched.IsLeader() && r.enqueueAll != nil {
+		r.enqueueAll()
+	}
+	return nil
+}
+
+// Demote implements reconciler.LeaderAware.
+func (r *Reconciler) Demote(b reconciler.Bucket) {
+	r.la.Demote(b)
+	r.sched.Demote(b)
+}
+
+// Reconcile implements knative.dev/pkg/controller.Reconciler.
+func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
+	ns, name, err := cache.SplitMetaNamespaceKey(keyStr)
+	if err != nil {
+		return kcontroller.NewPermanentError(err)
+	}
+	key := types.NamespacedName{Namespace: ns, Name: name}
+	if !r.sched.IsLeader() {
+		// The leader reconciles; it enqueues every source when promoted.
+		return nil
+	}
+	obj, err := r.lister.ByNamespace(ns).Get(name)
+	if apierrs.IsNotFound(err) {
+		r.sched.Forget(key)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	src, err := v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
+	if err != nil {
+		return kcontroller.NewPermanentError(err)
+	}
+	if src.DeletionTimestamp != nil {
+		return nil
+	}
+	before := src.Status
+	before.Placements = append([]vsched.Placement(nil), before.Placements...)
+	before.Conditions = append([]metav1.Condition(nil), before.Conditions...)
+
+	if vsched.TotalVReplicas(src.Status.Placements) < src.Spec.VReplicas {
+		if d := r.waitForStartingPods(); d > 0 {
+			return kcontroller.NewRequeueAfter(d)
+		}
+	}
+	placements, err := r.sched.Schedule(ctx, src)
+	var retErr error
+	switch {
+	case errors.Is(err, vsched.ErrNotLeader):
+		return nil
+	case errors.Is(err, statefulset.ErrNotReady):
+		return kcontroller.NewRequeueAfter(500 * time.Millisecond)
+	case err == nil:
+		setStatus(src, placements, metav1.ConditionTrue, v1alpha1.ReasonAllPlaced,
+			fmt.Sprintf("%d vreplica(s) placed on %d pod(s)", vsched.TotalVReplicas(placements), vsched.PodCount(placements)))
+	case errors.Is(err, vsched.ErrNotEnoughReplicas):
+		// The partial placements are valid: store them. The scheduler
+		// requeues the source when room appears, and the autoscaler was
+		// triggered by the Schedule call.
+		var pe *vsched.PendingError
+		msg := err.Error()
+		if errors.As(err, &pe) {
+			msg = fmt.Sprintf("%d vreplica(s) pending", pe.Pending)
+			if pe.Reason != "" {
+				msg += ": " + pe.Reason
+			}
+		}
+		setStatus(src, placements, metav1.ConditionFalse, v1alpha1.ReasonNotEnoughCapacity, msg)
+	default:
+		// Keep the placements in the status (they still run) and say why.
+		meta.SetStatusCondition(&src.Status.Conditions, metav1.Condition{
+			Type: v1alpha1.ConditionScheduled, Status: metav1.ConditionFalse,
+			Reason: v1alpha1.ReasonScheduleFailed, Message: err.Error(), ObservedGeneration: src.Generation,
+		})
+		retErr = err
+	}
+	src.Status.ObservedGeneration = src.Generation
+	if apiequality.Semantic.DeepEqual(before, src.Status) {
+		return retErr
+	}
+	u, err := v1alpha1.ToUnstructured(src)
+	if err != nil {
+		return kcontroller.NewPermanentError(err)
+	}
+	// The object carries the resource version it was read at: a write
+	// based on a stale read fails with a conflict (and is retried from a
+	// fresh read) instead of putting back placements someone else changed.
+	updated, err := r.client.Namespace(ns).UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: "sample-controller"})
+	if err != nil {
+		if apierrs.IsConflict(err) {
+			logging.FromContext(ctx).Debugw("status write conflicted; retrying from a fresh read", "error", err)
+		}
+		return err
+	}
+	if fresh, err := v1alpha1.FromUnstructured(updated); err == nil {
+		r.sched.Observe(fresh)
+	}
+	return retErr
+}
+
+func setStatus(src *v1alpha1.SampleSource, placements []vsched.Placement, status metav1.ConditionStatus, reason, msg string) {
+	src.Status.Placements = placements
+	src.Status.PlacedVReplicas = vsched.TotalVReplicas(placements)
+	meta.SetStatusCondition(&src.Status.Conditions, metav1.Condition{
+		Type: v1alpha1.ConditionScheduled, Status: status, Reason: reason, Message: msg,
+		ObservedGeneration: src.Generation,
+	})
+}
