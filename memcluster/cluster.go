@@ -401,9 +401,10 @@ func (c *Cluster) ordinalOf(name string) (int32, bool) {
 // made before Start returns may be lost to a watch that is not open yet,
 // as with any fake clientset, so mutate only after it.
 func (c *Cluster) Start(ctx context.Context) error {
+	done := ctx.Done() // ctx is reassigned below; the goroutine must not read it
 	go func() {
 		select {
-		case <-ctx.Done():
+		case <-done:
 			c.stopInformers()
 		case <-c.stop:
 		}
