@@ -474,21 +474,19 @@ func fitReplicas(total int32, zones int32, maxReplicas int32) int32 {
 	return min(n, maxReplicas)
 }
 
-// failNode makes kwok stop managing the node: its heartbeats stop, and the
-// node lifecycle controller marks it NotReady (Unknown) and taints it.
+// failNode freezes the node's kwok: its heartbeats stop, and the node
+// lifecycle controller marks it NotReady (Unknown) and taints it.
 func (e *env) failNode(name string) {
 	e.t.Helper()
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, harness.KwokNodeAnnotation)
-	if _, err := e.cp.Kube.CoreV1().Nodes().Patch(e.ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+	if err := e.cp.FailNode(name); err != nil {
 		e.t.Fatal(err)
 	}
 }
 
-// recoverNode hands the node back to kwok, which makes it Ready again.
+// recoverNode resumes the node's kwok, which makes it Ready again.
 func (e *env) recoverNode(name string) {
 	e.t.Helper()
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"fake"}}}`, harness.KwokNodeAnnotation)
-	if _, err := e.cp.Kube.CoreV1().Nodes().Patch(e.ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+	if err := e.cp.RecoverNode(name); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -107,7 +107,9 @@ type ControlPlane struct {
 	Kube       kubernetes.Interface
 	Dynamic    dynamic.Interface
 
-	APIServer, ETCD, ControllerManager, Scheduler, Kwok *Proc
+	APIServer, ETCD, ControllerManager, Scheduler *Proc
+	// Kwok runs each node, by node name.
+	Kwok map[string]*Proc
 
 	opts   Options
 	caPEM  []byte
@@ -154,7 +156,11 @@ func Start(t testing.TB, opts Options) *ControlPlane {
 }
 
 func (cp *ControlPlane) teardown(t testing.TB) {
-	procs := []*Proc{cp.Kwok, cp.Scheduler, cp.ControllerManager, cp.APIServer, cp.ETCD}
+	var procs []*Proc
+	for _, p := range cp.Kwok {
+		procs = append(procs, p)
+	}
+	procs = append(procs, cp.Scheduler, cp.ControllerManager, cp.APIServer, cp.ETCD)
 	if t.Failed() {
 		for _, p := range procs {
 			if p != nil {
@@ -304,23 +310,33 @@ func (cp *ControlPlane) start(t testing.TB) error {
 		return err
 	}
 
-	// kwok.
+	// kwok: one process per node (--manage-single-node), so that a node
+	// fails when its kwok is frozen (FailNode) and recovers when it runs
+	// again, like a kubelet that stops and resumes.
 	kwokBin, err := cp.bin("kwok")
 	if err != nil {
 		return err
 	}
-	cp.Kwok = &Proc{Name: "kwok", Path: kwokBin, Log: cp.path("kwok.log"), Args: []string{
-		"--kubeconfig=" + cp.Kubeconfig,
-		"--manage-all-nodes=false",
-		"--manage-nodes-with-annotation-selector=" + KwokNodeAnnotation + "=" + kwokNodeValue,
-		"--cidr=10.0.0.1/16", "--node-ip=10.0.0.1",
-		// Node leases renewed every 2s: without them kwok heartbeats
-		// through the node status every 20-45s, and the node lifecycle
-		// controller would see healthy nodes flap NotReady.
-		"--node-lease-duration-seconds=8",
-	}}
-	if err := cp.Kwok.Start(); err != nil {
-		return err
+	cp.Kwok = map[string]*Proc{}
+	for _, zone := range cp.opts.Zones {
+		for i := 0; i < cp.opts.NodesPerZone; i++ {
+			node := fmt.Sprintf("%s-node-%d", zone, i)
+			p := &Proc{Name: "kwok " + node, Path: kwokBin, Log: cp.path("kwok-" + node + ".log"), Args: []string{
+				"--kubeconfig=" + cp.Kubeconfig,
+				"--manage-all-nodes=false",
+				"--manage-single-node=" + node,
+				"--cidr=10.0.0.1/16", "--node-ip=10.0.0.1",
+				// Node leases renewed every 2s: without them kwok
+				// heartbeats through the node status every 20-45s,
+				// and the node lifecycle controller would see healthy
+				// nodes flap NotReady.
+				"--node-lease-duration-seconds=8",
+			}}
+			if err := p.Start(); err != nil {
+				return err
+			}
+			cp.Kwok[node] = p
+		}
 	}
 
 	// The serviceaccount controller creates "default" in every namespace:
@@ -343,7 +359,7 @@ func (cp *ControlPlane) start(t testing.TB) error {
 		}
 	}
 	if err := cp.WaitNodesReady(ctx); err != nil {
-		return fmt.Errorf("%w\n%s", err, cp.Kwok.Tail(20))
+		return fmt.Errorf("nodes not Ready: %w", err)
 	}
 	cp.Timings = append(cp.Timings, Timing{"kwok nodes ready (after apiserver ready)", time.Since(t0)})
 	return nil
@@ -390,6 +406,26 @@ func (cp *ControlPlane) RestartAPIServer(down time.Duration) error {
 		return err
 	}
 	return cp.WaitAPIReady(60 * time.Second)
+}
+
+// FailNode freezes the node's kwok (SIGSTOP): its lease is no longer
+// renewed, and the node lifecycle controller marks the node NotReady
+// (Unknown) and taints it after the grace period.
+func (cp *ControlPlane) FailNode(name string) error {
+	p, ok := cp.Kwok[name]
+	if !ok {
+		return fmt.Errorf("no node %s", name)
+	}
+	return p.Signal(syscall.SIGSTOP)
+}
+
+// RecoverNode resumes the node's kwok (SIGCONT).
+func (cp *ControlPlane) RecoverNode(name string) error {
+	p, ok := cp.Kwok[name]
+	if !ok {
+		return fmt.Errorf("no node %s", name)
+	}
+	return p.Signal(syscall.SIGCONT)
 }
 
 // AddNode creates a fake node in zone, which kwok manages (heartbeats,

@@ -99,6 +99,7 @@ func (p *Proc) Stop(sig syscall.Signal, grace time.Duration) {
 		return
 	}
 	pgid := cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGCONT) // a frozen process cannot handle sig
 	_ = syscall.Kill(-pgid, sig)
 	select {
 	case <-done:
@@ -111,6 +112,17 @@ func (p *Proc) Stop(sig syscall.Signal, grace time.Duration) {
 	p.mu.Lock()
 	p.cmd, p.done = nil, nil
 	p.mu.Unlock()
+}
+
+// Signal sends sig to the process group.
+func (p *Proc) Signal(sig syscall.Signal) error {
+	p.mu.Lock()
+	cmd := p.cmd
+	p.mu.Unlock()
+	if cmd == nil {
+		return fmt.Errorf("%s is not running", p.Name)
+	}
+	return syscall.Kill(-cmd.Process.Pid, sig)
 }
 
 // Kill stops the process at once (SIGKILL), as a crash would.
