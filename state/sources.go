@@ -240,7 +240,7 @@ func (s *State) ExpireReservations(now time.Time, ttl time.Duration) []types.Nam
 			out = append(out, key)
 		}
 	}
-	sortKeys(out)
+	SortKeys(out)
 	return out
 }
 
@@ -285,8 +285,8 @@ func (s *State) Resync(vpods []vsched.VPod, now time.Time, ttl time.Duration) Re
 	for _, key := range res.Forgotten {
 		s.Forget(key)
 	}
-	sortKeys(res.Forgotten)
-	sortKeys(res.Overridden)
+	SortKeys(res.Forgotten)
+	SortKeys(res.Overridden)
 	return res
 }
 
@@ -324,7 +324,7 @@ func (s *State) Sources() []types.NamespacedName {
 	for k := range s.sources {
 		out = append(out, k)
 	}
-	sortKeys(out)
+	SortKeys(out)
 	return out
 }
 
@@ -339,7 +339,7 @@ func (s *State) SourcesOn(ord int32) []types.NamespacedName {
 			}
 		}
 	}
-	sortKeys(out)
+	SortKeys(out)
 	return out
 }
 
@@ -352,13 +352,18 @@ func (s *State) TotalVReplicas() int64 {
 	return n
 }
 
-func sortKeys(keys []types.NamespacedName) {
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].Namespace != keys[j].Namespace {
-			return keys[i].Namespace < keys[j].Namespace
-		}
-		return keys[i].Name < keys[j].Name
-	})
+// KeyLess orders source keys by namespace, then name: the one order every
+// list of sources vsched logs, requeues or reports in.
+func KeyLess(a, b types.NamespacedName) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
+}
+
+// SortKeys sorts keys by KeyLess, in place.
+func SortKeys(keys []types.NamespacedName) {
+	sort.Slice(keys, func(i, j int) bool { return KeyLess(keys[i], keys[j]) })
 }
 
 // ExpireOne drops one source's reservation, falling back to its committed

@@ -685,7 +685,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 			}
 		}
 	}
-	sort.Slice(demand, func(i, j int) bool { return less(demand[i].key, demand[j].key) })
+	sort.Slice(demand, func(i, j int) bool { return state.KeyLess(demand[i].key, demand[j].key) })
 	m := &simulator{ctx: framework.WithoutReason(ctx), profile: profiles.Place, base: base, current: current, capacity: capacity,
 		now: now, demand: demand, holders: holders, listed: listed, extra: extra, used: used}
 	fr, err := m.fit(fitOptions{max: max(cfg.MaxReplicas, 0), low: low})

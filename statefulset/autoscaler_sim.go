@@ -98,7 +98,7 @@ func (m *simulator) run(r int32) (simResult, error) {
 				srcs = append(srcs, m.source(h))
 			}
 		}
-		sort.Slice(srcs, func(i, j int) bool { return less(srcs[i].key, srcs[j].key) })
+		sort.Slice(srcs, func(i, j int) bool { return state.KeyLess(srcs[i].key, srcs[j].key) })
 	}
 	if len(srcs) == 0 && m.extra == 0 {
 		return res, nil
@@ -171,7 +171,7 @@ func (m *simulator) holdersFrom(r int32) []holderRef {
 			if m.holders[i].maxOrd != m.holders[j].maxOrd {
 				return m.holders[i].maxOrd > m.holders[j].maxOrd
 			}
-			return less(m.holders[i].key, m.holders[j].key)
+			return state.KeyLess(m.holders[i].key, m.holders[j].key)
 		})
 		m.sorted = true
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -317,7 +316,7 @@ func (s *Scheduler) requeuePending() {
 	for k := range pending {
 		keys = append(keys, k)
 	}
-	sortKeys(keys)
+	state.SortKeys(keys)
 	for _, k := range keys {
 		s.cfg.Requeue(k)
 	}
@@ -502,15 +501,4 @@ type explainKey struct{}
 // WithExplanation asks Schedule to record its decision in ex.
 func WithExplanation(ctx context.Context, ex *framework.Explanation) context.Context {
 	return context.WithValue(ctx, explainKey{}, ex)
-}
-
-func sortKeys(keys []types.NamespacedName) {
-	sort.Slice(keys, func(i, j int) bool { return less(keys[i], keys[j]) })
-}
-
-func less(a, b types.NamespacedName) bool {
-	if a.Namespace != b.Namespace {
-		return a.Namespace < b.Namespace
-	}
-	return a.Name < b.Name
 }
