@@ -56,4 +56,12 @@ type Cluster interface {
 	// the StatefulSet never makes a source look uneven.
 	SchedulableNodes() []int32
 	SchedulableZones() []int32
+	// GrowthZones lists, ascending, the zones that a scale-up in flight
+	// may still put pods into: while some ordinal below Replicas has no
+	// pod bound to a node yet (or its pod is terminating, to be
+	// recreated), every zone with a schedulable node that hosts no
+	// candidate pod; otherwise none. Zone spread filters count these
+	// zones as holding nothing, so that a source waits for the new pods
+	// instead of piling into the zones whose pods were bound first.
+	GrowthZones() []int32
 }

@@ -38,8 +38,10 @@ type Decision struct {
 	gen                 uint64
 	podGen, nodeGen     uint64
 	zoneGen             uint64
+	zoneSpreadGen       uint64
 	podStats, nodeStats DomainStats
 	zoneStats           DomainStats
+	zoneSpreadStats     DomainStats
 	holdersGen          uint64
 	holders             []int32
 	state               map[StateKey]any
@@ -323,6 +325,30 @@ func (d *Decision) ZoneStats() DomainStats {
 		d.zoneGen = d.gen
 	}
 	return d.zoneStats
+}
+
+// ZoneSpreadStats summarises the source's vreplicas over
+// Cluster.SchedulableZones and Cluster.GrowthZones together: the zones a
+// hard zone spread must balance over, including those a scale-up in flight
+// is about to give pods.
+func (d *Decision) ZoneSpreadStats() DomainStats {
+	if d.zoneSpreadGen != d.gen {
+		growth := d.cluster.GrowthZones()
+		if len(growth) == 0 {
+			d.zoneSpreadStats = d.ZoneStats()
+		} else {
+			var acc statsAcc
+			for _, z := range d.cluster.SchedulableZones() {
+				acc.addN(d.OnZone(z), 1)
+			}
+			for _, z := range growth {
+				acc.addN(d.OnZone(z), 1)
+			}
+			d.zoneSpreadStats = acc.done()
+		}
+		d.zoneSpreadGen = d.gen
+	}
+	return d.zoneSpreadStats
 }
 
 // apply records one change of delta (+1 or -1) on the pod.

@@ -5,6 +5,7 @@ import (
 	"github.com/vsched/vsched/plugins/core/availabilitynodepriority"
 	"github.com/vsched/vsched/plugins/core/availabilityzonepriority"
 	"github.com/vsched/vsched/plugins/core/evenpodspread"
+	"github.com/vsched/vsched/plugins/core/evenzonespread"
 	"github.com/vsched/vsched/plugins/core/lowestordinalpriority"
 	"github.com/vsched/vsched/plugins/core/podfitsresources"
 	"github.com/vsched/vsched/plugins/core/removewithavailabilitynodepriority"
@@ -20,6 +21,7 @@ func InTreeRegistrations() []framework.Registration {
 		// Scheduler (Place) plugins.
 		podfitsresources.Spec.Registration(),
 		evenpodspread.Spec.Registration(),
+		evenzonespread.Spec.Registration(),
 		availabilityzonepriority.Spec.Registration(),
 		availabilitynodepriority.Spec.Registration(),
 		lowestordinalpriority.Spec.Registration(),

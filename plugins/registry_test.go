@@ -22,7 +22,7 @@ func TestInTreeRegistryNames(t *testing.T) {
 		mode framework.Mode
 		want []string
 	}{
-		{framework.KindFilter, framework.Place, []string{"EvenPodSpread", "NoMaxResourceCount", "PodFitsResources"}},
+		{framework.KindFilter, framework.Place, []string{"EvenPodSpread", "EvenZoneSpread", "NoMaxResourceCount", "PodFitsResources"}},
 		{framework.KindScore, framework.Place, []string{"AvailabilityNodePriority", "AvailabilityZonePriority", "EvenPodSpread", "LowestOrdinalPriority"}},
 		{framework.KindFilter, framework.Remove, nil},
 		{framework.KindScore, framework.Remove, []string{
@@ -35,8 +35,8 @@ func TestInTreeRegistryNames(t *testing.T) {
 			t.Errorf("Names(%d, %v) (-want +got):\n%s", tc.kind, tc.mode, diff)
 		}
 	}
-	if got := len(r.Registrations()); got != 10 {
-		t.Errorf("%d registrations, want 10", got)
+	if got := len(r.Registrations()); got != 11 {
+		t.Errorf("%d registrations, want 11", got)
 	}
 }
 

@@ -247,3 +247,39 @@ func TestPodMovesNodes(t *testing.T) {
 		t.Errorf("terminating pod's node still schedulable")
 	}
 }
+
+// GrowthZones: zones with a schedulable node but no candidate pod count
+// only while some ordinal below replicas has no bound, live pod.
+func TestGrowthZones(t *testing.T) {
+	s := newState(t, 2)
+	cluster(s, [][2]string{{"na", "a"}, {"nb", "b"}, {"nc", "c"}}, []string{"na"})
+	zones := func() []string {
+		var out []string
+		for _, z := range s.GrowthZones() {
+			out = append(out, s.ZoneName(z))
+		}
+		return out
+	}
+	steps := []struct {
+		name string
+		do   func()
+		want []string
+	}{
+		{"every pod bound", func() {}, nil},
+		{"scale-up to 3, no pod created yet", func() { s.SetReplicas(3) }, []string{"b", "c"}},
+		{"pod 1 created, not bound", func() { s.UpsertPod(mkPod(1, "")) }, []string{"b", "c"}},
+		{"pod 1 bound in b", func() { s.UpsertPod(mkPod(1, "nb")) }, []string{"c"}},
+		{"zone c's node cordoned", func() { s.UpsertNode(mkNode("nc", "c", cordoned), t0) }, nil},
+		{"zone c's node back", func() { s.UpsertNode(mkNode("nc", "c"), t0) }, []string{"c"}},
+		{"pod 2 bound in c", func() { s.UpsertPod(mkPod(2, "nc")) }, nil},
+		{"pod 2 terminating, to be recreated", func() { s.UpsertPod(mkPod(2, "nc", terminating)) }, []string{"c"}},
+		{"pod 2 recreated in a", func() { s.UpsertPod(mkPod(2, "na")) }, nil},
+		{"scale-down leaves no gap", func() { s.SetReplicas(2) }, nil},
+	}
+	for _, st := range steps {
+		st.do()
+		if d := cmp.Diff(st.want, zones()); d != "" {
+			t.Errorf("%s: GrowthZones() (-want +got):\n%s", st.name, d)
+		}
+	}
+}

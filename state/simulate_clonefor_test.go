@@ -40,7 +40,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 	known := map[string]bool{
 		"Mutex": true, "opts": true, "replicas": true, "pods": true, "nodes": true, "nodeIdx": true,
 		"zones": true, "zoneIdx": true, "sources": true, "drainMemory": true, "outside": true,
-		"dirty": true, "candidates": true, "freeCands": true, "schedNodes": true, "schedZones": true,
+		"dirty": true, "candidates": true, "freeCands": true, "schedNodes": true, "schedZones": true, "growZones": true,
 		"totalUsed": true, "nodeCands": true, "firstFree": true,
 	}
 	typ := reflect.TypeOf(State{})

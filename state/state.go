@@ -110,6 +110,7 @@ type State struct {
 	freeCands  int
 	schedNodes []int32
 	schedZones []int32
+	growZones  []int32
 	totalUsed  int64
 	// nodeCands lists each node's candidates, ascending; firstFree[n] is a
 	// position in nodeCands[n] before which every candidate is known full.
@@ -227,6 +228,14 @@ func (s *State) ensure() {
 			s.schedZones = append(s.schedZones, int32(i))
 		}
 	}
+	s.growZones = s.growZones[:0]
+	if s.growing() {
+		for _, z := range s.SchedulableNodeZones() {
+			if !zoneHas[z] {
+				s.growZones = append(s.growZones, z)
+			}
+		}
+	}
 	s.dirty = false
 }
 
@@ -327,6 +336,22 @@ func (s *State) SchedulableNodes() []int32 { s.ensure(); return s.schedNodes }
 
 // SchedulableZones implements framework.Cluster.
 func (s *State) SchedulableZones() []int32 { s.ensure(); return s.schedZones }
+
+// GrowthZones implements framework.Cluster.
+func (s *State) GrowthZones() []int32 { s.ensure(); return s.growZones }
+
+// growing reports whether some ordinal below the StatefulSet's replicas has
+// no pod bound to a node yet, or a terminating one that will be recreated:
+// a scale-up (or a replacement) whose pods kube-scheduler has still to
+// place.
+func (s *State) growing() bool {
+	for ord := int32(0); ord < s.replicas && int(ord) < len(s.pods); ord++ {
+		if p := &s.pods[ord]; !p.exists || p.node < 0 || p.terminating {
+			return true
+		}
+	}
+	return false
+}
 
 // Used is the vreplicas every source holds on the pod, committed or reserved.
 func (s *State) Used(ord int32) int32 {

@@ -54,6 +54,7 @@ type Cluster struct {
 	freeCands  int
 	schedNodes []int32
 	schedZones []int32
+	growZones  []int32
 }
 
 var _ framework.Cluster = &Cluster{}
@@ -176,6 +177,20 @@ func (c *Cluster) ensure() {
 	}
 	c.schedNodes = sortedKeys(nodes)
 	c.schedZones = sortedKeys(zones)
+	c.growZones = nil
+	growing := false
+	for _, p := range c.pods {
+		growing = growing || p.missing || p.node < 0
+	}
+	if growing {
+		grow := map[int32]bool{}
+		for _, n := range c.nodes {
+			if !n.unscheduled && n.zoneIndex >= 0 && !zones[n.zoneIndex] {
+				grow[n.zoneIndex] = true
+			}
+		}
+		c.growZones = sortedKeys(grow)
+	}
 	c.dirty = false
 }
 
@@ -262,6 +277,10 @@ func (c *Cluster) SchedulableNodes() []int32 { c.ensure(); return c.schedNodes }
 
 // SchedulableZones implements framework.Cluster.
 func (c *Cluster) SchedulableZones() []int32 { c.ensure(); return c.schedZones }
+
+// GrowthZones implements framework.Cluster: while a pod is missing or
+// unbound, the zones of schedulable nodes that host no candidate pod.
+func (c *Cluster) GrowthZones() []int32 { c.ensure(); return c.growZones }
 
 // Indexed is the same cluster also implementing
 // framework.FreeCandidateIndex, as package state's does, so that tests can

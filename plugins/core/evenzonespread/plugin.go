@@ -1,0 +1,103 @@
+package evenzonespread
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/plugins/internal/spread"
+)
+
+// Spec registers EvenZoneSpread.
+var Spec = framework.Spec[Args]{
+	Name:     Name,
+	Kinds:    framework.KindFilter,
+	Modes:    framework.ForPlace,
+	Defaults: SetDefaults,
+	Validate: Validate,
+	New: func(ctx context.Context, args *Args) (framework.Plugin, error) {
+		p, err := New(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	},
+}
+
+// Plugin is EvenZoneSpread.
+type Plugin struct {
+	maxSkew int32
+}
+
+var (
+	_ framework.FilterPlugin     = &Plugin{}
+	_ framework.EquivalenceAware = &Plugin{}
+	_ framework.ZoneSpreader     = &Plugin{}
+)
+
+// New builds the plugin; nil args mean the defaults.
+func New(_ context.Context, args *Args) (*Plugin, error) {
+	var a Args
+	if args != nil {
+		a = *args
+	}
+	SetDefaults(&a)
+	if errs := Validate(&a, nil); len(errs) > 0 {
+		return nil, fmt.Errorf("%s: %w", Name, errs.ToAggregate())
+	}
+	return &Plugin{maxSkew: *a.MaxSkew}, nil
+}
+
+// Name implements framework.Plugin.
+func (*Plugin) Name() string { return Name }
+
+// EquivalentWithinClass implements framework.EquivalenceAware: the verdict
+// depends only on the pod's zone.
+func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// SpreadsOverZones implements framework.ZoneSpreader.
+func (*Plugin) SpreadsOverZones() bool { return true }
+
+// Filter implements framework.FilterPlugin.
+func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *framework.Status {
+	stats := d.ZoneSpreadStats()
+	if stats.Domains == 0 {
+		return nil
+	}
+	c := d.Cluster()
+	info, ok := c.Pod(ordinal)
+	if !ok {
+		return framework.NewStatus(framework.Unschedulable, fmt.Sprintf("pod with ordinal %d does not exist", ordinal))
+	}
+	if info.ZoneIndex < 0 {
+		return framework.NewStatus(framework.Unschedulable, fmt.Sprintf(
+			"pod %s is on node %q, which has no zone label; the source is spread over %d zones", info.Name, info.Node, stats.Domains))
+	}
+	on := d.OnZone(info.ZoneIndex)
+	if spread.Allowed(stats, on, pl.maxSkew) {
+		return nil
+	}
+	return framework.NewStatus(framework.Unschedulable, fmt.Sprintf(
+		"zone %s holds %d of the source's vreplicas; one more would make the skew across zones %d, above MaxSkew %d (%s)",
+		info.Zone, on, stats.SkewAfterAdd(on), pl.maxSkew, leastLoaded(d, stats)))
+}
+
+// leastLoaded names the counted zones holding the fewest vreplicas, marking
+// those still waiting for a scale-up's pods: what an operator needs to know
+// when vreplicas stay pending.
+func leastLoaded(d *framework.Decision, stats framework.DomainStats) string {
+	c := d.Cluster()
+	var names []string
+	for _, z := range c.SchedulableZones() {
+		if d.OnZone(z) == stats.Min {
+			names = append(names, c.ZoneName(z))
+		}
+	}
+	for _, z := range c.GrowthZones() {
+		if d.OnZone(z) == stats.Min {
+			names = append(names, c.ZoneName(z)+" (no pod yet, a scale-up is in flight)")
+		}
+	}
+	return fmt.Sprintf("fewest: %d, in %s", stats.Min, strings.Join(names, ", "))
+}
