@@ -4,6 +4,7 @@ import (
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/plugins/core/availabilitynodepriority"
 	"github.com/vsched/vsched/plugins/core/availabilityzonepriority"
+	"github.com/vsched/vsched/plugins/core/balancedzonepriority"
 	"github.com/vsched/vsched/plugins/core/evenpodspread"
 	"github.com/vsched/vsched/plugins/core/evenzonespread"
 	"github.com/vsched/vsched/plugins/core/lowestordinalpriority"
@@ -24,6 +25,7 @@ func InTreeRegistrations() []framework.Registration {
 		evenzonespread.Spec.Registration(),
 		availabilityzonepriority.Spec.Registration(),
 		availabilitynodepriority.Spec.Registration(),
+		balancedzonepriority.Spec.Registration(),
 		lowestordinalpriority.Spec.Registration(),
 		nomaxresourcecount.Spec.Registration(),
 		// Descheduler (Remove) plugins.

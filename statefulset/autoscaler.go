@@ -745,7 +745,14 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 	case desired > current:
 		target := desired
 		if r := cfg.MaxScaleUpRate; r > 0 {
-			target = min(target, max(current+1, int32(math.Ceil(float64(current)*r))))
+			limit := max(current+1, int32(math.Ceil(float64(current)*r)))
+			if zoneSpread && zones > 1 {
+				// A rate-limited step still lands on a multiple of the
+				// zones: from 0 it gives every zone a pod at once, so a
+				// zone spread is not held to the one zone bound first.
+				limit = int32(ceilDiv(int64(limit), int64(zones)) * int64(zones))
+			}
+			target = min(target, limit)
 		}
 		dec.Action, dec.Target = ActionScaleUp, target
 		why := rec.Reason

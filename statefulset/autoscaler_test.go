@@ -155,6 +155,34 @@ func TestAutoscalerMaxScaleUpRate(t *testing.T) {
 	}
 }
 
+// With a profile spreading over zones, a rate-limited step still lands on a
+// multiple of the zones: from 0 the first step gives every zone a pod, not
+// one pod to a single zone that a zone spread would then be held to.
+func TestAutoscalerMaxScaleUpRateKeepsZoneMultiple(t *testing.T) {
+	cases := []struct {
+		name        string
+		replicas    int32
+		wantDesired int32
+		wantTarget  int32
+	}{
+		// 100 vreplicas: 10 pods, rounded to 12; the rate allows 1, rounded to 3.
+		{name: "from zero", replicas: 0, wantDesired: 12, wantTarget: 3},
+		// From 3 the rate allows 6, already a multiple of 3.
+		{name: "from three", replicas: 3, wantDesired: 12, wantTarget: 6},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, envOpts{replicas: tc.replicas, zones: []string{"zone-a", "zone-b", "zone-c"}, nodesPerZone: 2,
+				config: func(c *config.AutoscalerConfig) { c.MaxScaleUpRate = 2 }})
+			e.create("big", 100)
+			d := e.reconcile()
+			if d.Desired != tc.wantDesired || d.Target != tc.wantTarget {
+				t.Fatalf("decision desired %d target %d, want desired %d bounded to %d (%+v)", d.Desired, d.Target, tc.wantDesired, tc.wantTarget, d)
+			}
+		})
+	}
+}
+
 func TestAutoscalerScaleDownWaitsForWindowAndCooldown(t *testing.T) {
 	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t), config: func(c *config.AutoscalerConfig) {
 		c.StabilizationWindow = 5 * time.Minute

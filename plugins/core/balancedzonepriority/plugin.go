@@ -1,0 +1,103 @@
+package balancedzonepriority
+
+import (
+	"context"
+
+	"github.com/vsched/vsched/framework"
+)
+
+// Spec registers BalancedZonePriority. It takes no args.
+var Spec = framework.Spec[framework.NoArgs]{
+	Name:  Name,
+	Kinds: framework.KindScore,
+	Modes: framework.ForPlace,
+	New: func(context.Context, *framework.NoArgs) (framework.Plugin, error) {
+		return New(), nil
+	},
+}
+
+// Plugin is BalancedZonePriority.
+type Plugin struct{}
+
+var (
+	_ framework.ScorePlugin      = &Plugin{}
+	_ framework.PreparePlugin    = &Plugin{}
+	_ framework.ChangeObserver   = &Plugin{}
+	_ framework.EquivalenceAware = &Plugin{}
+)
+
+// New returns the plugin.
+func New() *Plugin { return &Plugin{} }
+
+// Name implements framework.Plugin.
+func (*Plugin) Name() string { return Name }
+
+// EquivalentWithinClass implements framework.EquivalenceAware: the score
+// depends only on the pod's zone.
+func (*Plugin) EquivalentWithinClass() bool { return true }
+
+const stateKey framework.StateKey = Name + "/zone-free"
+
+// zoneFree is the free capacity of each zone's candidate pods, kept current
+// through the decision's changes.
+type zoneFree struct {
+	free []int64
+}
+
+// Prepare implements framework.PreparePlugin: one pass over the candidates
+// per decision, so that scoring a pod costs a lookup.
+func (*Plugin) Prepare(_ context.Context, d *framework.Decision) *framework.Status {
+	c := d.Cluster()
+	zf := &zoneFree{free: make([]int64, c.NumZones())}
+	for _, ord := range c.Candidates() {
+		info, ok := c.Pod(ord)
+		if !ok || info.ZoneIndex < 0 || int(info.ZoneIndex) >= len(zf.free) {
+			continue
+		}
+		zf.free[info.ZoneIndex] += int64(max(0, d.Free(ord)))
+	}
+	d.Store(stateKey, zf)
+	return nil
+}
+
+// Changed implements framework.ChangeObserver.
+func (*Plugin) Changed(d *framework.Decision, ordinal int32, delta int32) {
+	zf := load(d)
+	if zf == nil {
+		return
+	}
+	info, ok := d.Cluster().Pod(ordinal)
+	if !ok || !info.Candidate || info.ZoneIndex < 0 || int(info.ZoneIndex) >= len(zf.free) {
+		return
+	}
+	zf.free[info.ZoneIndex] -= int64(delta)
+}
+
+// Score implements framework.ScorePlugin.
+func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
+	zf := load(d)
+	if zf == nil {
+		return framework.MaxScore, nil
+	}
+	var most int64
+	for _, f := range zf.free {
+		most = max(most, f)
+	}
+	if most <= 0 {
+		return framework.MaxScore, nil
+	}
+	info, ok := d.Cluster().Pod(ordinal)
+	if !ok || info.ZoneIndex < 0 || int(info.ZoneIndex) >= len(zf.free) {
+		return framework.MinScore, nil
+	}
+	return max(0, zf.free[info.ZoneIndex]) * framework.MaxScore / most, nil
+}
+
+func load(d *framework.Decision) *zoneFree {
+	v, ok := d.Load(stateKey)
+	if !ok {
+		return nil
+	}
+	zf, _ := v.(*zoneFree)
+	return zf
+}
