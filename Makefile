@@ -1,10 +1,14 @@
-# make test: formatting check, vet, and every test with the race detector.
+# make test: formatting check, vet, every test with the race detector, and
+# the end-to-end suite on a local control plane (what CI runs).
+# make check: the same without the end-to-end suite.
 GO ?= go
 PKGS ?= ./...
 
-.PHONY: test fmt-check vet unit cover bench fuzz
+.PHONY: test check fmt-check vet unit cover bench fuzz
 
-test: fmt-check vet unit
+test: fmt-check vet unit e2e
+
+check: fmt-check vet unit
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -22,8 +26,9 @@ cover:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-# End-to-end suite on a local control plane (see e2e/README.md). Not part of
-# `make test`. E2E_RUN selects scenarios (go test -run).
+# End-to-end suite on a local control plane (see e2e/README.md); the first
+# run builds the control plane's binaries into e2e/.bin. E2E_RUN selects
+# scenarios (go test -run).
 .PHONY: e2e
 e2e:
 	./e2e/tools/build.sh

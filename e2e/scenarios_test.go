@@ -16,17 +16,27 @@ import (
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 )
 
-const maxReplicas = 60 // e2e/testdata config-autoscaler
+const maxReplicas = 120 // e2e/testdata config-autoscaler
 
-// TestPlaceFromZero: 3 zones, 6 nodes, 50 sources with random vreplicas;
-// the StatefulSet grows from 0 and every vreplica lands on a Running pod.
+// TestPlaceFromZero: 3 zones, 6 nodes, 50 sources with random vreplicas
+// adding up to 1,000; the StatefulSet grows from 0 and every vreplica lands
+// on a Running pod, each source within MaxSkew across zones. Prints how
+// long it took and how many StatefulSet updates it made.
 func TestPlaceFromZero(t *testing.T) {
-	e := newEnv(t, 4*time.Minute, 1)
-	want := e.createSources(50, 8, 1)
-	e.mark("50 sources created")
-	s := e.settle("50 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 3*time.Second, nil)
-	if len(s.sources) != 50 {
-		t.Fatalf("%d sources, want 50", len(s.sources))
+	e := newEnv(t, 5*time.Minute, 1)
+	gen0 := e.statefulSetGeneration()
+	created := time.Now()
+	want := e.createSourcesTotal(50, 1000, 1)
+	e.mark("50 sources (1,000 vreplicas) created")
+	var placedAt time.Time
+	s := e.settle("50 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 3*time.Second,
+		func(s *snapshot) {
+			if placedAt.IsZero() && s.adapterSettled() && len(s.violations(checks{allPlaced: true, running: true, wantReplicas: -1})) == 0 {
+				placedAt = s.at
+			}
+		})
+	if len(s.sources) != 50 || s.totalVReplicas() != 1000 {
+		t.Fatalf("%d sources with %d vreplicas, want 50 with 1000", len(s.sources), s.totalVReplicas())
 	}
 	for _, src := range s.sources {
 		c := src.Condition(v1alpha1.ConditionScheduled)
@@ -34,6 +44,8 @@ func TestPlaceFromZero(t *testing.T) {
 			t.Errorf("%s: Scheduled condition %+v, want True", src.Name, c)
 		}
 	}
+	e.figure("1,000 vreplicas: creation to all placed on Running pods", fmt.Sprintf("%.1fs", placedAt.Sub(created).Seconds()))
+	e.figure("1,000 vreplicas: StatefulSet spec updates (0 -> %d replicas)", fmt.Sprint(s.sts.Generation-gen0), s.replicas())
 }
 
 // TestScaleAndCompact: sources scale up, then down, then half are deleted;
@@ -52,14 +64,17 @@ func TestScaleAndCompact(t *testing.T) {
 	e.mark("scaled up")
 	e.settle("scale-up", checks{allPlaced: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
 
-	i := 0
-	for name := range want {
-		want[name] = 1 + int32(i%3)
+	// 1 to 4 vreplicas by name (73 in all, 8 pods' worth: 9 with the
+	// zones). Not exactly the capacity of a multiple of 3 pods: under a
+	// hard zone spread, running vreplicas that are never rebalanced cannot
+	// always be packed into every last slot.
+	for i := 0; i < 30; i++ {
+		name := fmt.Sprintf("src-%03d", i)
+		want[name] = 1 + int32(i%4)
 		e.setVReplicas(name, want[name])
-		i++
 	}
 	e.mark("scaled down")
-	e.settle("scale-down and compaction", checks{allPlaced: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	e.settle("scale-down and compaction", checks{allPlaced: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas), slack: 3}, 2*time.Second, nil)
 
 	for i := 0; i < 30; i += 2 {
 		name := fmt.Sprintf("src-%03d", i)
@@ -67,7 +82,7 @@ func TestScaleAndCompact(t *testing.T) {
 		delete(want, name)
 	}
 	e.mark("half deleted")
-	e.settle("delete half and compaction", checks{allPlaced: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	e.settle("delete half and compaction", checks{allPlaced: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas), slack: 3}, 2*time.Second, nil)
 	w.check(e)
 }
 
@@ -82,13 +97,17 @@ func TestCordonNode(t *testing.T) {
 	e.cordon(node, true)
 	e.mark("node cordoned")
 	for i := 20; i < 30; i++ {
-		e.createSource(fmt.Sprintf("src-%03d", i), 4)
+		name := fmt.Sprintf("src-%03d", i)
+		e.createSource(name, 4)
+		want[name] = 4
 	}
-	s = e.settle("10 more sources", checks{allPlaced: true, running: true, wantReplicas: -1}, 2*time.Second, nil)
+	s = e.settle("10 more sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: -1}, 2*time.Second, nil)
 	if after := s.placedOn(node); after > before {
 		t.Errorf("vreplicas on cordoned %s grew from %d to %d", node, before, after)
 	}
 	e.cordon(node, false)
+	e.mark("node uncordoned")
+	e.settle("uncordoned and compacted", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas), slack: 3}, 2*time.Second, nil)
 }
 
 // TestNodeFails: a node stops heartbeating; once the node lifecycle
@@ -114,12 +133,14 @@ func TestNodeFails(t *testing.T) {
 	})
 	e.recoverNode(node)
 	e.waitNode(node, true)
-	e.settle("node recovered", checks{allPlaced: true, wantReplicas: -1, running: true}, 2*time.Second, nil)
+	e.mark("node recovered")
+	e.settle("node recovered and compacted", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas), slack: 3}, 2*time.Second, nil)
 }
 
 // TestZoneFailsAndRecovers: both nodes of a zone fail; the vreplicas there
-// move to the other zones (the StatefulSet grows if needed), spread over the
-// healthy zones; then the zone comes back.
+// move to the other zones (the StatefulSet grows if needed) and new ones go
+// to the surviving zones, spread over them; then the zone comes back and new
+// sources spread over all three.
 func TestZoneFailsAndRecovers(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
 	want := e.createSources(30, 6, 5)
@@ -131,21 +152,63 @@ func TestZoneFailsAndRecovers(t *testing.T) {
 	for _, n := range nodes {
 		e.waitNode(n, false)
 	}
+	down := time.Now()
 	e.mark("zone-c NotReady and tainted")
-	e.waitFor("vreplicas moved out of zone-c", func(s *snapshot) bool {
+	during := map[string]bool{}
+	for i := 0; i < 6; i++ {
+		name := fmt.Sprintf("during-%d", i)
+		e.createSource(name, 4)
+		during[name] = true
+		want[name] = 4
+	}
+	s := e.waitFor("vreplicas moved out of zone-c", func(s *snapshot) bool {
 		return s.placedOn(nodes[0])+s.placedOn(nodes[1]) == 0 && len(s.violations(checks{allPlaced: true, wantReplicas: -1})) == 0
 	})
+	e.figure("zone failure: NotReady to every vreplica placed outside the zone", fmt.Sprintf("%.1fs", s.at.Sub(down).Seconds()))
+	s = e.settle("sources created while zone-c is down", checks{allPlaced: true, zoneSkew: true, skewOnly: during, wantReplicas: -1}, 2*time.Second, nil)
+	for _, src := range s.sources {
+		if during[src.Name] {
+			if z := s.zonesOf(src); z["zone-c"] > 0 || len(z) != 2 {
+				t.Errorf("%s, created while zone-c is down, is placed %v; want zone-a and zone-b only", src.Name, z)
+			}
+		}
+	}
 	for _, n := range nodes {
 		e.recoverNode(n)
 	}
 	for _, n := range nodes {
 		e.waitNode(n, true)
 	}
-	e.mark("zone-c recovered")
-	for i := 30; i < 36; i++ {
-		e.createSource(fmt.Sprintf("src-%03d", i), 3)
+	e.mark("zone-c nodes Ready")
+	// The autoscaler lifts its unavailable drain marks on its next cycle;
+	// until then zone-c's pods take nothing and do not count as a zone.
+	e.waitFor("zone-c pods take vreplicas again", func(s *snapshot) bool {
+		n := 0
+		for _, p := range s.pods {
+			if p.Spec.NodeName == nodes[0] || p.Spec.NodeName == nodes[1] {
+				if !s.candidate(p) {
+					return false
+				}
+				n++
+			}
+		}
+		return n > 0
+	})
+	after := map[string]bool{}
+	for i := 0; i < 6; i++ {
+		name := fmt.Sprintf("after-%d", i)
+		e.createSource(name, 3)
+		after[name] = true
+		want[name] = 3
 	}
-	e.settle("after recovery", checks{allPlaced: true, running: true, wantReplicas: -1}, 2*time.Second, nil)
+	s = e.settle("after recovery", checks{allPlaced: true, zoneSkew: true, skewOnly: after, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas), slack: 3}, 2*time.Second, nil)
+	for _, src := range s.sources {
+		if after[src.Name] {
+			if z := s.zonesOf(src); len(z) != 3 {
+				t.Errorf("%s, created after zone-c recovered, is placed %v; want one vreplica per zone", src.Name, z)
+			}
+		}
+	}
 }
 
 // TestControllerRestart: the controller is killed while it places 50

@@ -30,6 +30,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/state"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -173,21 +174,21 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer sched.Close()
 	r.sched = sched
-	pods := kubeFactory.Core().V1().Pods().Lister().Pods(o.Namespace)
-	sets := kubeFactory.Apps().V1().StatefulSets().Lister().StatefulSets(o.Namespace)
 	r.bindWait, r.now = o.BindWait, time.Now
+	// Read from the scheduler's own state, not the listers: a lister is
+	// updated before the scheduler's handlers run, so it could show a pod
+	// bound that Schedule does not know about yet.
 	r.podsStarting = func() bool {
-		set, err := sets.Get(o.StatefulSet)
-		if err != nil || set.Spec.Replicas == nil {
-			return false
-		}
-		for i := int32(0); i < *set.Spec.Replicas; i++ {
-			p, err := pods.Get(vsched.PodName(o.StatefulSet, i))
-			if err != nil || p.Spec.NodeName == "" {
-				return true
+		starting := false
+		sched.State(func(st *state.State) {
+			for ord := int32(0); ord < st.Replicas(); ord++ {
+				if info, ok := st.Pod(ord); !ok || info.NodeIndex < 0 {
+					starting = true
+					return
+				}
 			}
-		}
-		return false
+		})
+		return starting
 	}
 
 	auto, err := statefulset.NewAutoscaler(ctx, statefulset.AutoscalerConfig{
