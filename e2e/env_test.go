@@ -296,10 +296,10 @@ func (s *snapshot) totalVReplicas() int32 {
 
 // checks selects the invariants to assert.
 type checks struct {
-	allPlaced    bool  // every source's placements sum to its vreplicas
-	zoneSkew     bool  // per source, zone skew <= maxSkew over zones with candidates
+	allPlaced bool // every source's placements sum to its vreplicas
+	zoneSkew  bool // per source, zone skew <= maxSkew over zones with candidates
 	// skewOnly limits the zone skew check to these sources (nil: all).
-	skewOnly map[string]bool
+	skewOnly     map[string]bool
 	running      bool  // every placement is on a Running pod
 	wantReplicas int32 // StatefulSet replicas; < 0: not checked
 	// slack allows replicas up to wantReplicas+slack: after compaction
