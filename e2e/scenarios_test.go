@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -267,28 +268,26 @@ func TestConfigSchedulerLive(t *testing.T) {
 	want := e.createSources(10, 4, 8)
 	e.settle("10 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
 
-	// Every new source on a single pod.
-	onePod := `apiVersion: v1
+	// Pack onto the lowest ordinals: no spread at all.
+	packed := `apiVersion: v1
 kind: ConfigMap
 metadata:
   name: config-scheduler
   namespace: vsched-sample
 data:
   predicates: |
-    [{"Name": "PodFitsResources"}, {"Name": "NoMaxResourceCount", "Args": {"NumPartitions": 1}}]
+    [{"Name": "PodFitsResources"}]
   priorities: |
     [{"Name": "LowestOrdinalPriority", "Weight": 1}]
 `
-	if err := e.cp.ApplyYAML(e.ctx, onePod); err != nil {
+	if err := e.cp.ApplyYAML(e.ctx, packed); err != nil {
 		t.Fatal(err)
 	}
 	e.mark("config-scheduler changed")
 	time.Sleep(2 * time.Second) // the ConfigMap informer's delivery
-	e.createSource("one-pod-a", 3)
-	s := e.settle("source under the new policy", checks{allPlaced: true, running: true, wantReplicas: -1}, 2*time.Second, nil)
-	checkOnePod(t, s, "one-pod-a")
+	checkPacked(t, e, "packed-a", 3)
 
-	invalid := strings.Replace(onePod, `"NumPartitions": 1`, `"NumPartitions": 0`, 1)
+	invalid := strings.Replace(packed, `[{"Name": "PodFitsResources"}]`, `[{"Name": "PodFitsResources"}, {"Name": "NoMaxResourceCount", "Args": {"NumPartitions": 0}}]`, 1)
 	if err := e.cp.ApplyYAML(e.ctx, invalid); err != nil {
 		t.Fatal(err)
 	}
@@ -297,17 +296,47 @@ data:
 		evs, err := e.cp.Kube.CoreV1().Events(systemNS).List(e.ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=config-scheduler,type=Warning"})
 		return err == nil && len(evs.Items) > 0
 	})
-	e.createSource("one-pod-b", 3)
-	s = e.settle("source under the last good policy", checks{allPlaced: true, running: true, wantReplicas: -1}, 2*time.Second, nil)
-	checkOnePod(t, s, "one-pod-b")
+	checkPacked(t, e, "packed-b", 3)
 }
 
-func checkOnePod(t *testing.T, s *snapshot, name string) {
+// checkPacked creates a source of v vreplicas and checks it is placed as
+// LowestOrdinalPriority alone places it: filling the free room of the
+// lowest ordinals first (a pod the autoscaler adds comes last).
+func checkPacked(t *testing.T, e *env, name string, v int32) {
 	t.Helper()
+	before, err := e.snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]int32{}
+	for _, src := range before.sources {
+		for _, p := range src.Status.Placements {
+			used[p.PodName] += p.VReplicas
+		}
+	}
+	want := map[string]int32{}
+	left := v
+	for ord := int32(0); left > 0; ord++ {
+		pod := vsched.PodName(adapterName, ord)
+		free := int32(capacity)
+		if ord < before.replicas() {
+			free = max(0, capacity-used[pod])
+		}
+		if n := min(free, left); n > 0 {
+			want[pod] = n
+			left -= n
+		}
+	}
+	e.createSource(name, v)
+	s := e.settle(name+" under the packing policy", checks{allPlaced: true, running: true, wantReplicas: -1}, 2*time.Second, nil)
 	for _, src := range s.sources {
 		if src.Name == name {
-			if n := vsched.PodCount(src.Status.Placements); n != 1 {
-				t.Errorf("%s spans %d pods (%v), want 1", name, n, src.Status.Placements)
+			got := map[string]int32{}
+			for _, p := range src.Status.Placements {
+				got[p.PodName] += p.VReplicas
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("%s placements (-want +got), from the free room %v:\n%s", name, used, d)
 			}
 			return
 		}
