@@ -27,7 +27,7 @@ func TestBuildErrors(t *testing.T) {
 		name:  "unknown plugin lists the plugins allowed there",
 		sched: map[string]string{"priorities": `[{"Name": "LowestOrdinalPriority"}, {"Name": "AvailabilityZonePriorty", "Weight": 2}]`},
 		want: []wantProblem{{field: "data.priorities[1].Name", typ: field.ErrorTypeNotSupported, contains: []string{
-			`Unsupported value: "AvailabilityZonePriorty": supported values: "AvailabilityNodePriority", "AvailabilityZonePriority", "EvenPodSpread", "LowestOrdinalPriority"`}}},
+			`Unsupported value: "AvailabilityZonePriorty": supported values: "AvailabilityNodePriority", "AvailabilityZonePriority", "BalancedZonePriority", "EvenPodSpread", "LowestOrdinalPriority"`}}},
 	}, {
 		name:  "unknown predicate",
 		sched: map[string]string{"predicates": `[{"Name": "PodFitsResources"}, {"Name": "NoMaxResourceCounts"}]`},
