@@ -317,11 +317,7 @@ func (d *Decision) NodeStats() DomainStats {
 // ZoneStats summarises the source's vreplicas over Cluster.SchedulableZones.
 func (d *Decision) ZoneStats() DomainStats {
 	if d.zoneGen != d.gen {
-		var acc statsAcc
-		for _, z := range d.cluster.SchedulableZones() {
-			acc.addN(d.OnZone(z), 1)
-		}
-		d.zoneStats = acc.done()
+		d.zoneStats = d.zoneStatsOver(d.cluster.SchedulableZones())
 		d.zoneGen = d.gen
 	}
 	return d.zoneStats
@@ -333,22 +329,25 @@ func (d *Decision) ZoneStats() DomainStats {
 // is about to give pods.
 func (d *Decision) ZoneSpreadStats() DomainStats {
 	if d.zoneSpreadGen != d.gen {
-		growth := d.cluster.GrowthZones()
-		if len(growth) == 0 {
+		if growth := d.cluster.GrowthZones(); len(growth) == 0 {
 			d.zoneSpreadStats = d.ZoneStats()
 		} else {
-			var acc statsAcc
-			for _, z := range d.cluster.SchedulableZones() {
-				acc.addN(d.OnZone(z), 1)
-			}
-			for _, z := range growth {
-				acc.addN(d.OnZone(z), 1)
-			}
-			d.zoneSpreadStats = acc.done()
+			d.zoneSpreadStats = d.zoneStatsOver(d.cluster.SchedulableZones(), growth)
 		}
 		d.zoneSpreadGen = d.gen
 	}
 	return d.zoneSpreadStats
+}
+
+// zoneStatsOver summarises the source's vreplicas over the zones listed.
+func (d *Decision) zoneStatsOver(lists ...[]int32) DomainStats {
+	var acc statsAcc
+	for _, zones := range lists {
+		for _, z := range zones {
+			acc.addN(d.OnZone(z), 1)
+		}
+	}
+	return acc.done()
 }
 
 // apply records one change of delta (+1 or -1) on the pod.
