@@ -296,16 +296,14 @@ func (s *snapshot) totalVReplicas() int32 {
 
 // checks selects the invariants to assert.
 type checks struct {
-	allPlaced bool // every source's placements sum to its vreplicas
-	zoneSkew  bool // per source, zone skew <= maxSkew over zones with candidates
-	// skewOnly limits the zone skew check to these sources (nil: all).
-	skewOnly     map[string]bool
+	allPlaced    bool  // every source's placements sum to its vreplicas
+	zoneSkew     bool  // per source, zone skew <= maxSkew over zones with candidates
 	running      bool  // every placement is on a Running pod
 	wantReplicas int32 // StatefulSet replicas; < 0: not checked
-	// slack allows replicas up to wantReplicas+slack: after compaction
-	// under a hard zone spread, where running vreplicas are never
-	// rebalanced, the last zone-step cannot always be packed away.
-	slack int32
+	// zoneFit checks the replicas against zoneFitReplicas instead of
+	// wantReplicas: after compaction, or once pods were recreated while a
+	// zone was down, the pods' zones are no longer round-robin by ordinal.
+	zoneFit bool
 }
 
 // violations returns what breaks the invariants. Always checked: no pod over
@@ -339,7 +337,7 @@ func (s *snapshot) violations(c checks) []string {
 		}
 	}
 	if c.zoneSkew {
-		out = append(out, s.zoneSkewViolations(c.skewOnly)...)
+		out = append(out, s.zoneSkewViolations()...)
 	}
 	for pod, n := range perPod {
 		if n > capacity {
@@ -347,27 +345,26 @@ func (s *snapshot) violations(c checks) []string {
 		}
 	}
 	switch r := s.replicas(); {
+	case c.zoneFit:
+		if want, why := s.zoneFitReplicas(); r != want {
+			out = append(out, fmt.Sprintf("StatefulSet replicas %d, want %d (%s)", r, want, why))
+		}
 	case c.wantReplicas < 0:
-	case c.slack == 0 && r != c.wantReplicas:
+	case r != c.wantReplicas:
 		out = append(out, fmt.Sprintf("StatefulSet replicas %d, want %d", r, c.wantReplicas))
-	case r < c.wantReplicas || r > c.wantReplicas+c.slack:
-		out = append(out, fmt.Sprintf("StatefulSet replicas %d, want %d to %d", r, c.wantReplicas, c.wantReplicas+c.slack))
 	}
 	sort.Strings(out)
 	return out
 }
 
-// zoneSkewViolations lists the sources (of only, when set) whose zone skew
+// zoneSkewViolations lists the sources whose zone skew
 // exceeds MaxSkew over the zones with candidate pods. deploy/sample's
 // EvenZoneSpread makes this a hard rule, so it holds whether or not a zone
 // has room.
-func (s *snapshot) zoneSkewViolations(only map[string]bool) []string {
+func (s *snapshot) zoneSkewViolations() []string {
 	var out []string
 	zones := s.candidateZones()
 	for _, src := range s.sources {
-		if only != nil && !only[src.Name] {
-			continue
-		}
 		perZone := s.zonesOf(src)
 		hi, lo := int32(0), int32(-1)
 		for z := range zones {
@@ -491,6 +488,56 @@ func fitReplicas(total int32, zones int32, maxReplicas int32) int32 {
 	n := (total + capacity - 1) / capacity
 	n = (n + zones - 1) / zones * zones
 	return min(n, maxReplicas)
+}
+
+// zoneFitReplicas is the size the autoscaler must settle at, computed from
+// where the vreplicas are: the smallest multiple of the zones that covers
+// the vreplicas (fitReplicas) and gives every zone, in its pods below that
+// ordinal, room for the vreplicas placed in the zone. Under the hard zone
+// spread each zone's share of every source is fixed to within MaxSkew, so a
+// zone whose pods sit at high ordinals (recreated while another zone was
+// down) keeps those ordinals in the StatefulSet. Where the pods alternate
+// zones by ordinal it is fitReplicas. It also says how it got there.
+func (s *snapshot) zoneFitReplicas() (int32, string) {
+	total := s.totalVReplicas()
+	load := map[string]int32{}
+	for _, src := range s.sources {
+		for z, n := range s.zonesOf(src) {
+			load[z] += n
+		}
+	}
+	zoneOf := map[int32]string{}
+	var top int32 = -1
+	for _, p := range s.pods {
+		ord, err := vsched.OrdinalFromPodName(p.Name)
+		if err != nil || p.Spec.NodeName == "" || s.nodes[p.Spec.NodeName] == nil {
+			continue
+		}
+		zoneOf[ord] = s.nodes[p.Spec.NodeName].Labels[harness.ZoneLabel]
+		top = max(top, ord)
+	}
+	const zones = 3
+	for n := fitReplicas(total, zones, maxReplicas); n <= maxReplicas; n += zones {
+		room := map[string]int32{}
+		for ord := int32(0); ord < n; ord++ {
+			if z, ok := zoneOf[ord]; ok {
+				room[z] += capacity
+			}
+		}
+		ok := true
+		for z, l := range load {
+			if l > room[z] {
+				ok = false
+			}
+		}
+		if ok {
+			return n, fmt.Sprintf("%d vreplicas, by zone %v", total, load)
+		}
+		if n > top {
+			break
+		}
+	}
+	return -1, fmt.Sprintf("no size up to the %d pods bound fits %d vreplicas by zone %v", top+1, total, load)
 }
 
 // failNode freezes the node's kwok: its heartbeats stop, and the node

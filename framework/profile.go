@@ -230,6 +230,9 @@ func (p *Profile) finish() error {
 		if c, ok := f.(CapacityEnforcer); ok && c.EnforcesCapacity() {
 			capacity = true
 		}
+		if rb, ok := f.(Rebalancer); ok && p.mode == Place {
+			p.rebalancers = append(p.rebalancers, rb)
+		}
 	}
 	for i := range p.scores {
 		add(p.scores[i].plugin)

@@ -21,6 +21,9 @@ type Profile struct {
 	scores    []scorer
 	preparers []PreparePlugin
 	observers []ChangeObserver
+	// rebalancers are the filters that can name misplaced vreplicas
+	// (Place profiles only).
+	rebalancers []Rebalancer
 	grouped   bool
 	plugins   int
 }

@@ -847,7 +847,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 				keep(a.drainer.Unmark(ctx, ord))
 			}
 		}
-		dec.Requeued = a.requeue(ctx, cfg, base, wants, keep)
+		dec.Requeued = a.requeue(ctx, cfg, profiles.Place, base, listed, wants, keep)
 	}
 	if persist && write {
 		keep(a.persistTimers(ctx))
@@ -934,8 +934,11 @@ func (a *Autoscaler) scaleDown(ctx context.Context, dec *Decision, base *state.S
 
 // requeue hands the Evictor the sources to move this cycle, within the
 // budget: pods on lost nodes first, then pods over capacity, then
-// compaction, highest ordinals first within each.
-func (a *Autoscaler) requeue(ctx context.Context, cfg *config.AutoscalerConfig, base *state.State, wants map[int32]drainWant, keep func(error)) []types.NamespacedName {
+// compaction, highest ordinals first within each; then, with what the
+// budget leaves, the sources whose placements break a Rebalancer's rule and
+// could be repaired now (rebalanceMoves).
+func (a *Autoscaler) requeue(ctx context.Context, cfg *config.AutoscalerConfig, place *framework.Profile, base *state.State,
+	listed map[types.NamespacedName]vsched.VPod, wants map[int32]drainWant, keep func(error)) []types.NamespacedName {
 	if !a.drainer.HasEvictor() {
 		return nil
 	}
@@ -952,24 +955,80 @@ func (a *Autoscaler) requeue(ctx context.Context, cfg *config.AutoscalerConfig, 
 		}
 		targets = append(targets, t)
 	}
-	if len(targets) == 0 {
+	var moves []evictor.Move
+	if len(targets) > 0 {
+		sort.Slice(targets, func(i, j int) bool {
+			ri, rj := rank[marks[targets[i].Ordinal]], rank[marks[targets[j].Ordinal]]
+			if ri != rj {
+				return ri < rj
+			}
+			return targets[i].Ordinal > targets[j].Ordinal
+		})
+		on := make(map[int32]bool, len(targets))
+		for _, t := range targets {
+			on[t.Ordinal] = true
+		}
+		holdings := base.HoldingsOn(func(ord int32) bool { return on[ord] })
+		moves = evictor.PlanMoves(holdings, targets, cfg.MaxMovesPerCycle, cfg.MaxMovesPerSource)
+	}
+	var used int32
+	planned := make(map[types.NamespacedName]bool, len(moves))
+	for _, m := range moves {
+		used += m.VReplicas
+		planned[m.Source] = true
+	}
+	moves = append(moves, rebalanceMoves(ctx, place, base, listed, planned, max(cfg.MaxMovesPerCycle, 1)-used, max(cfg.MaxMovesPerSource, 1))...)
+	if len(moves) == 0 {
 		return nil
 	}
-	sort.Slice(targets, func(i, j int) bool {
-		ri, rj := rank[marks[targets[i].Ordinal]], rank[marks[targets[j].Ordinal]]
-		if ri != rj {
-			return ri < rj
-		}
-		return targets[i].Ordinal > targets[j].Ordinal
-	})
-	on := make(map[int32]bool, len(targets))
-	for _, t := range targets {
-		on[t.Ordinal] = true
-	}
-	holdings := base.HoldingsOn(func(ord int32) bool { return on[ord] })
-	moves := evictor.PlanMoves(holdings, targets, cfg.MaxMovesPerCycle, cfg.MaxMovesPerSource)
 	out, err := a.drainer.Requeue(ctx, moves)
 	keep(err)
+	return out
+}
+
+// rebalanceMoves finds the sources whose placements break the rule of one
+// of the profile's Rebalancers (EvenZoneSpread once a zone is back) and
+// that a Schedule call would repair now: Rebalance is tried on a scratch
+// decision against base, which it does not change, so a source whose
+// repair finds no room is not requeued cycle after cycle. Sources go in key
+// order, each counting the moves it would make, until budget is spent.
+func rebalanceMoves(ctx context.Context, place *framework.Profile, base *state.State, listed map[types.NamespacedName]vsched.VPod,
+	skip map[types.NamespacedName]bool, budget, perSource int32) []evictor.Move {
+	if place == nil || !place.Rebalances() || budget <= 0 {
+		return nil
+	}
+	ctx = framework.WithoutReason(ctx)
+	var found []evictor.Move
+	base.EachSource(func(key types.NamespacedName, vreplicas int32, ps []vsched.Placement, _ []state.Held) {
+		if skip[key] || len(ps) == 0 {
+			return
+		}
+		v := listed[key]
+		if v == nil {
+			v = &stubVPod{key: key, vreplicas: vreplicas, placements: ps}
+		}
+		if v.GetVReplicas() != vsched.TotalVReplicas(ps) {
+			// Growing or shrinking: its next Schedule places through
+			// the profile anyway.
+			return
+		}
+		d, err := framework.NewDecision(framework.Place, base, v, ps)
+		if err != nil {
+			return
+		}
+		if res, err := place.Rebalance(ctx, d, perSource); err == nil && res.Moved > 0 {
+			found = append(found, evictor.Move{Source: key, VReplicas: res.Moved})
+		}
+	})
+	sort.Slice(found, func(i, j int) bool { return state.KeyLess(found[i].Source, found[j].Source) })
+	var out []evictor.Move
+	for _, m := range found {
+		if m.VReplicas > budget {
+			break
+		}
+		budget -= m.VReplicas
+		out = append(out, m)
+	}
 	return out
 }
 

@@ -14,11 +14,15 @@ import (
 
 // Schedule returns the source's new placements, sorted by ordinal.
 //
-// Existing placements stay where they are (running vreplicas are never
-// rebalanced), even on pods that became unschedulable; only placements on
-// ordinals at or above the StatefulSet's replicas, or on draining pods, are
-// moved, and in the same result as their replacements, so the source's
-// status never lacks them. When a draining
+// Existing placements stay where they are, even on pods that became
+// unschedulable; only placements on ordinals at or above the StatefulSet's
+// replicas, or on draining pods, are moved, and in the same result as their
+// replacements, so the source's status never lacks them. One exception: a
+// source whose vreplicas are all where they may stay but which breaks the
+// rule of a filter that is a framework.Rebalancer (EvenZoneSpread, once a
+// zone that was down is back) has up to the drain move limit of them moved,
+// one at a time through the profile, to pods that restore the rule; what
+// finds no room stays. When a draining
 // pod's vreplicas find no room elsewhere they stay where they are. New
 // vreplicas go through the scheduler profile one at a time; surplus ones are
 // removed through the descheduler profile.
@@ -151,6 +155,28 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		placements = d.Placements()
 	default:
 		placements = s.refresh(kept)
+		if profiles.Place.Rebalances() && len(fromDraining) == 0 && lost == 0 && desired > 0 {
+			limit := s.drainMoveLimit.Load()
+			if limit <= 0 {
+				limit = desired
+			}
+			d, err := framework.NewDecision(framework.Place, s.st, vpod, kept)
+			if err != nil {
+				return nil, err
+			}
+			res, err := profiles.Place.Rebalance(ctx, d, limit)
+			if err != nil {
+				return nil, fmt.Errorf("%s: rebalancing: %w", key, err)
+			}
+			if res.Moved > 0 {
+				placements = d.Placements()
+				log.Infow("vsched: moved vreplicas to restore a rule the cluster's change broke", "source", key.String(),
+					"plugin", res.Plugin, "moved", res.Moved, "limit", limit)
+			}
+			if res.Stuck != "" {
+				log.Debugw("vsched: a rebalancing move found no room", "source", key.String(), "why", res.Stuck)
+			}
+		}
 	}
 	pending := desired - vsched.TotalVReplicas(placements)
 	pendingLeft = pending > 0

@@ -29,6 +29,13 @@
 // without the topology key under DoNotSchedule. With no zone counted (no node
 // carries the label) every pod passes.
 //
+// The rule is judged against the zones as they are now, so a source placed
+// while a zone was down is uneven once the zone is back. The plugin is a
+// framework.Rebalancer: its Misplaced names the highest ordinal holding the
+// source in a most-loaded counted zone, and the scheduler moves vreplicas
+// from there, through the profile, until the skew is within MaxSkew again
+// or no pod takes them.
+//
 // Being hard, the rule keeps vreplicas pending when a counted zone cannot get
 // pods: use it where the StatefulSet's pods can run in every zone that has
 // schedulable nodes.

@@ -34,6 +34,7 @@ var (
 	_ framework.FilterPlugin     = &Plugin{}
 	_ framework.EquivalenceAware = &Plugin{}
 	_ framework.ZoneSpreader     = &Plugin{}
+	_ framework.Rebalancer       = &Plugin{}
 )
 
 // New builds the plugin; nil args mean the defaults.
@@ -81,6 +82,38 @@ func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32
 	return framework.NewStatus(framework.Unschedulable, fmt.Sprintf(
 		"zone %s holds %d of the source's vreplicas; one more would make the skew across zones %d, above MaxSkew %d (%s)",
 		info.Zone, on, stats.SkewAfterAdd(on), pl.maxSkew, leastLoaded(d, stats)))
+}
+
+// Misplaced implements framework.Rebalancer. While the source's skew over
+// the counted zones exceeds MaxSkew (a zone came back after its vreplicas
+// went to the others), it names the highest ordinal holding the source in a
+// most-loaded counted zone: taking from the top helps compaction, and Filter
+// then admits only the least-loaded zones, so each move narrows the skew.
+func (pl *Plugin) Misplaced(_ context.Context, d *framework.Decision) (int32, bool) {
+	stats := d.ZoneSpreadStats()
+	if stats.Domains < 2 || stats.Skew() <= pl.maxSkew {
+		return -1, false
+	}
+	c := d.Cluster()
+	counted := make([]bool, c.NumZones())
+	for _, zones := range [][]int32{c.SchedulableZones(), c.GrowthZones()} {
+		for _, z := range zones {
+			if z >= 0 && int(z) < len(counted) {
+				counted[z] = true
+			}
+		}
+	}
+	from := int32(-1)
+	for _, ord := range d.Holders() {
+		info, ok := c.Pod(ord)
+		if !ok || info.ZoneIndex < 0 || int(info.ZoneIndex) >= len(counted) || !counted[info.ZoneIndex] {
+			continue
+		}
+		if d.OnZone(info.ZoneIndex) == stats.Max {
+			from = ord
+		}
+	}
+	return from, from >= 0
 }
 
 // leastLoaded names the counted zones holding the fewest vreplicas, marking
