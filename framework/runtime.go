@@ -24,8 +24,8 @@ type Profile struct {
 	// rebalancers are the filters that can name misplaced vreplicas
 	// (Place profiles only).
 	rebalancers []Rebalancer
-	grouped   bool
-	plugins   int
+	grouped     bool
+	plugins     int
 }
 
 // Mode is the mode the profile was built for.
