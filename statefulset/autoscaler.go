@@ -148,6 +148,10 @@ type Decision struct {
 	Draining map[int32]string
 	// Requeued are the sources handed to the Evictor.
 	Requeued []types.NamespacedName
+	// Rebalancing are those of Requeued handed over not for a drain but
+	// because their placements break a Rebalancer's rule that a move can
+	// restore now (EvenZoneSpread once a zone is back).
+	Rebalancing []types.NamespacedName
 	// CompactionCancelled says drains were lifted because demand returned.
 	CompactionCancelled bool
 	// Written is true when the cycle changed the StatefulSet's size.
@@ -847,7 +851,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 				keep(a.drainer.Unmark(ctx, ord))
 			}
 		}
-		dec.Requeued = a.requeue(ctx, cfg, profiles.Place, base, listed, wants, keep)
+		dec.Requeued, dec.Rebalancing = a.requeue(ctx, cfg, profiles.Place, base, listed, wants, keep)
 	}
 	if persist && write {
 		keep(a.persistTimers(ctx))
@@ -938,9 +942,9 @@ func (a *Autoscaler) scaleDown(ctx context.Context, dec *Decision, base *state.S
 // budget leaves, the sources whose placements break a Rebalancer's rule and
 // could be repaired now (rebalanceMoves).
 func (a *Autoscaler) requeue(ctx context.Context, cfg *config.AutoscalerConfig, place *framework.Profile, base *state.State,
-	listed map[types.NamespacedName]vsched.VPod, wants map[int32]drainWant, keep func(error)) []types.NamespacedName {
+	listed map[types.NamespacedName]vsched.VPod, wants map[int32]drainWant, keep func(error)) (requeued, rebalancing []types.NamespacedName) {
 	if !a.drainer.HasEvictor() {
-		return nil
+		return nil, nil
 	}
 	marks := a.drainer.Marks()
 	rank := map[string]int{evictor.ReasonUnavailable: 0, evictor.ReasonOverCapacity: 1, evictor.ReasonCompaction: 2}
@@ -977,13 +981,23 @@ func (a *Autoscaler) requeue(ctx context.Context, cfg *config.AutoscalerConfig, 
 		used += m.VReplicas
 		planned[m.Source] = true
 	}
-	moves = append(moves, rebalanceMoves(ctx, place, base, listed, planned, max(cfg.MaxMovesPerCycle, 1)-used, max(cfg.MaxMovesPerSource, 1))...)
+	rb := rebalanceMoves(ctx, place, base, listed, planned, max(cfg.MaxMovesPerCycle, 1)-used, max(cfg.MaxMovesPerSource, 1))
+	if len(rb) > 0 {
+		var n int32
+		for _, m := range rb {
+			n += m.VReplicas
+			rebalancing = append(rebalancing, m.Source)
+		}
+		logging.FromContext(ctx).Infow("vsched autoscaler: requeueing sources whose placements a rebalancing filter finds uneven",
+			"statefulset", a.key.String(), "sources", len(rb), "vreplicas", n)
+		moves = append(moves, rb...)
+	}
 	if len(moves) == 0 {
-		return nil
+		return nil, rebalancing
 	}
 	out, err := a.drainer.Requeue(ctx, moves)
 	keep(err)
-	return out
+	return out, rebalancing
 }
 
 // rebalanceMoves finds the sources whose placements break the rule of one

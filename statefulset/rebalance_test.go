@@ -70,8 +70,8 @@ func TestZoneRecoveryRebalancesHardSpread(t *testing.T) {
 	for i := 0; i < 3 && len(d.Requeued) == 0; i++ {
 		d = e.reconcile()
 	}
-	if len(d.Requeued) != len(names) {
-		t.Fatalf("requeued %v, want the %d uneven sources", d.Requeued, len(names))
+	if len(d.Requeued) != len(names) || len(d.Rebalancing) != len(names) {
+		t.Fatalf("requeued %v (rebalancing %v), want the %d uneven sources", d.Requeued, d.Rebalancing, len(names))
 	}
 	e.work()
 	for _, n := range names {
