@@ -177,13 +177,22 @@ func TestFilter(t *testing.T) {
 	}
 }
 
-func TestProfile(t *testing.T) {
+// packProfile is PodFitsResources and EvenZoneSpread (MaxSkew 1) with
+// LowestOrdinalPriority: the spread is the only thing keeping vreplicas off
+// the lowest ordinals.
+func packProfile(t *testing.T) *framework.Profile {
+	t.Helper()
 	prof, err := framework.NewProfile(framework.Place,
 		[]framework.FilterPlugin{podfitsresources.New(), mustNew(t, 1)},
 		[]framework.WeightedScore{{Plugin: lowestordinalpriority.New(), Weight: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return prof
+}
+
+func TestProfile(t *testing.T) {
+	prof := packProfile(t)
 	if !prof.Grouped() {
 		t.Error("profile is not evaluated by class")
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/framework/frameworktest"
-	"github.com/vsched/vsched/plugins/core/lowestordinalpriority"
 	"github.com/vsched/vsched/plugins/core/podfitsresources"
 	"github.com/vsched/vsched/plugins/internal/plugintest"
 )
@@ -66,12 +65,7 @@ func TestMisplaced(t *testing.T) {
 }
 
 func TestRebalance(t *testing.T) {
-	prof, err := framework.NewProfile(framework.Place,
-		[]framework.FilterPlugin{podfitsresources.New(), mustNew(t, 1)},
-		[]framework.WeightedScore{{Plugin: lowestordinalpriority.New(), Weight: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	prof := packProfile(t)
 	if !prof.Rebalances() {
 		t.Fatal("a profile with EvenZoneSpread does not rebalance")
 	}
