@@ -136,3 +136,27 @@ func TestRebalanceWithoutRoomLeavesPlacements(t *testing.T) {
 		t.Errorf("uneven moved although zone c has no room (-before +after):\n%s", diff)
 	}
 }
+
+// A removal that leaves the source uneven is evened out in the same result:
+// the descheduler profile here removes from the highest ordinals only, so
+// shrinking a source packed on pods 0-2 (one per zone) empties zone c's pod
+// first; EvenZoneSpread's rebalancing moves the excess back at once.
+func TestShrinkRebalancesInTheSameResult(t *testing.T) {
+	sched := map[string]string{
+		"predicates": growthEvenZoneSpread["predicates"],
+		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
+	}
+	desched := map[string]string{"priorities": `[{"Name": "RemoveWithHighestOrdinalPriority", "Weight": 1}]`}
+	e := newEnv(t, envOpts{replicas: 6, profiles: profilesFromData(t, sched, desched)})
+	e.create("s", 9)
+	if diff := cmp.Diff(map[string]int32{"zone-a": 3, "zone-b": 3, "zone-c": 3}, e.zoneCounts("s")); diff != "" {
+		t.Fatalf("setup by zone (-want +got):\n%s", diff)
+	}
+	// Highest ordinal first: 3 from pod 2 (zone c) and 1 from pod 1
+	// (zone b) leave 3 2 0; one moves from pod 0 to pod 2.
+	got := e.update("s", 5)
+	want := placements(0, 2, 1, 2, 2, 1)
+	if diff := cmp.Diff(counts(t, want), counts(t, got)); diff != "" {
+		t.Errorf("after shrinking to 5 (-want +got):\n%s", diff)
+	}
+}

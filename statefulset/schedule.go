@@ -155,27 +155,30 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		placements = d.Placements()
 	default:
 		placements = s.refresh(kept)
-		if profiles.Place.Rebalances() && len(fromDraining) == 0 && lost == 0 && desired > 0 {
-			limit := s.drainMoveLimit.Load()
-			if limit <= 0 {
-				limit = desired
-			}
-			d, err := framework.NewDecision(framework.Place, s.st, vpod, kept)
-			if err != nil {
-				return nil, err
-			}
-			res, err := profiles.Place.Rebalance(ctx, d, limit)
-			if err != nil {
-				return nil, fmt.Errorf("%s: rebalancing: %w", key, err)
-			}
-			if res.Moved > 0 {
-				placements = d.Placements()
-				log.Infow("vsched: moved vreplicas to restore a rule the cluster's change broke", "source", key.String(),
-					"plugin", res.Plugin, "moved", res.Moved, "limit", limit)
-			}
-			if res.Stuck != "" {
-				log.Debugw("vsched: a rebalancing move found no room", "source", key.String(), "why", res.Stuck)
-			}
+	}
+	// Kept (or shrunk) and still breaking a Rebalancer's rule, as after a
+	// zone that was down came back or a removal that left the source
+	// uneven: move the excess now, in the same result.
+	if profiles.Place.Rebalances() && desired <= keptTotal && len(fromDraining) == 0 && lost == 0 && desired > 0 {
+		limit := s.drainMoveLimit.Load()
+		if limit <= 0 {
+			limit = desired
+		}
+		d, err := framework.NewDecision(framework.Place, s.st, vpod, placements)
+		if err != nil {
+			return nil, err
+		}
+		res, err := profiles.Place.Rebalance(ctx, d, limit)
+		if err != nil {
+			return nil, fmt.Errorf("%s: rebalancing: %w", key, err)
+		}
+		if res.Moved > 0 {
+			placements = d.Placements()
+			log.Infow("vsched: moved vreplicas to restore a rebalancing filter's rule", "source", key.String(),
+				"plugin", res.Plugin, "moved", res.Moved, "limit", limit)
+		}
+		if res.Stuck != "" {
+			log.Debugw("vsched: a rebalancing move found no room", "source", key.String(), "why", res.Stuck)
 		}
 	}
 	pending := desired - vsched.TotalVReplicas(placements)
