@@ -2,11 +2,14 @@ package statefulset
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -189,7 +192,13 @@ type Autoscaler struct {
 	badPending bool
 
 	// mu serialises cycles.
-	mu              sync.Mutex
+	mu sync.Mutex
+	// rebalanceSeen is the cluster shape (rebalanceTrigger) the last scan
+	// for sources to rebalance ran against; rebalanceAgain asks for another
+	// scan although the shape is unchanged, because the last one found some.
+	rebalanceSeen   string
+	rebalanceAgain  bool
+	rebalanceScans  int // how many scans ran, for tests
 	leading         bool
 	timers          scaleTimers
 	lastCycle       time.Time
@@ -981,7 +990,18 @@ func (a *Autoscaler) requeue(ctx context.Context, cfg *config.AutoscalerConfig, 
 		used += m.VReplicas
 		planned[m.Source] = true
 	}
-	rb := rebalanceMoves(ctx, place, base, listed, planned, max(cfg.MaxMovesPerCycle, 1)-used, max(cfg.MaxMovesPerSource, 1))
+	var rb []evictor.Move
+	// A source's placements break the rule only when the cluster changed
+	// under them, so the scan (every source, each cycle) runs when the
+	// zones, the size or the candidate pods changed, and again while the
+	// last scan found something.
+	if place != nil && place.Rebalances() {
+		if shape := rebalanceTrigger(base); shape != a.rebalanceSeen || a.rebalanceAgain {
+			rb = rebalanceMoves(ctx, place, base, listed, planned, max(cfg.MaxMovesPerCycle, 1)-used, max(cfg.MaxMovesPerSource, 1))
+			a.rebalanceSeen, a.rebalanceAgain = shape, len(rb) > 0
+			a.rebalanceScans++
+		}
+	}
 	if len(rb) > 0 {
 		var n int32
 		for _, m := range rb {
@@ -998,6 +1018,24 @@ func (a *Autoscaler) requeue(ctx context.Context, cfg *config.AutoscalerConfig, 
 	out, err := a.drainer.Requeue(ctx, moves)
 	keep(err)
 	return out, rebalancing
+}
+
+// rebalanceTrigger renders what a source's compliance with a Rebalancer's
+// rule can depend on besides its own placements: the zones counted, the
+// StatefulSet's size and the candidate pods.
+func rebalanceTrigger(st *state.State) string {
+	h := fnv.New64a()
+	var buf [4]byte
+	put := func(v int32) {
+		binary.LittleEndian.PutUint32(buf[:], uint32(v))
+		h.Write(buf[:])
+	}
+	for _, list := range [][]int32{st.SchedulableZones(), {-1}, st.GrowthZones(), {-1, st.Replicas(), -1}, st.Candidates()} {
+		for _, v := range list {
+			put(v)
+		}
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 // rebalanceMoves finds the sources whose placements break the rule of one

@@ -1,6 +1,8 @@
 package statefulset
 
 import (
+	"math/rand"
+	"runtime"
 	"testing"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/evictor"
+	"github.com/vsched/vsched/state"
 )
 
 // zoneCounts is a source's vreplicas by zone.
@@ -19,6 +22,23 @@ func (e *asEnv) zoneCounts(name string) map[string]int32 {
 		out[p.ZoneName] += p.VReplicas
 	}
 	return out
+}
+
+// waitNotDraining waits until the scheduler's state shows the pods as not
+// draining: a lifted annotation reaches it through its informer.
+func (e *asEnv) waitNotDraining(ords ...int32) {
+	e.t.Helper()
+	if err := e.c.WaitFor(e.ctx, func() bool {
+		draining := false
+		e.s.State(func(st *state.State) {
+			for _, o := range ords {
+				draining = draining || st.Draining(o)
+			}
+		})
+		return !draining
+	}); err != nil {
+		e.t.Fatalf("pods %v still draining: %v", ords, err)
+	}
 }
 
 // A zone fails, its vreplicas move to the other two, and it recovers: the
@@ -65,7 +85,7 @@ func TestZoneRecoveryRebalancesHardSpread(t *testing.T) {
 	if len(d.Draining) != 0 {
 		t.Fatalf("after recovery the drain is lifted: %+v", d)
 	}
-	e.sync()
+	e.waitNotDraining(2, 5)
 	// The cycle that sees zone c again requeues the uneven sources.
 	for i := 0; i < 3 && len(d.Requeued) == 0; i++ {
 		d = e.reconcile()
@@ -111,25 +131,30 @@ func TestRebalanceWithoutRoomLeavesPlacements(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.sync()
-	e.reconcile()
-	e.sync()
-	// Before the autoscaler looks again, another source takes all of zone
-	// c's room (its status written as a controller would).
-	k := e.key("fill-c")
-	v, err := e.src.Create(k, 10)
-	if err != nil {
-		t.Fatal(err)
+	// The cycle that lifts the drain finds "uneven" and requeues it; before
+	// its controller gets to it, other sources take all of zone c's room,
+	// each within the spread: 8 8 8, then one vreplica each in zone c (a
+	// second would put it two ahead of the full zones, so it stays pending).
+	if d := e.reconcile(); len(d.Rebalancing) != 1 {
+		t.Fatalf("after recovery: rebalancing %v, want uneven", d.Rebalancing)
 	}
-	if err := e.src.CommitPlacements(k, v.GetResourceVersion(), []vsched.Placement{{PodName: vsched.PodName(e.c.StatefulSetName(), 2), VReplicas: 10}}); err != nil {
-		t.Fatal(err)
+	e.evicted.take()
+	e.waitNotDraining(2)
+	e.create("f1", 24)
+	e.create("f2", 2)
+	e.create("f3", 1)
+	if got := e.usedOn(); got[0] != 10 || got[1] != 10 || got[2] != 10 {
+		t.Fatalf("used = %v, want every pod full", got)
 	}
-	if v, err := e.src.Get(k); err == nil {
-		e.s.Observe(v)
-	}
-	for i := 0; i < 2; i++ {
-		if d := e.reconcile(); len(d.Requeued) != 0 {
-			t.Errorf("zone c is full, yet cycle %d requeued %v", i, d.Requeued)
+	scans := e.a.rebalanceScans
+	for i := 0; i < 3; i++ {
+		if d := e.reconcile(); len(d.Rebalancing) != 0 {
+			t.Errorf("zone c is full, yet cycle %d requeued %v", i, d.Rebalancing)
 		}
+	}
+	// One scan finds nothing; the cluster's shape is unchanged after it.
+	if n := e.a.rebalanceScans - scans; n != 1 {
+		t.Errorf("%d scans in 3 cycles, want 1 (the one after a scan that found something)", n)
 	}
 	got := e.schedule(e.key("uneven"))
 	if diff := cmp.Diff(before, got); diff != "" {
@@ -137,26 +162,34 @@ func TestRebalanceWithoutRoomLeavesPlacements(t *testing.T) {
 	}
 }
 
-// A removal that leaves the source uneven is evened out in the same result:
-// the descheduler profile here removes from the highest ordinals only, so
-// shrinking a source packed on pods 0-2 (one per zone) empties zone c's pod
-// first; EvenZoneSpread's rebalancing moves the excess back at once.
-func TestShrinkRebalancesInTheSameResult(t *testing.T) {
-	sched := map[string]string{
-		"predicates": growthEvenZoneSpread["predicates"],
-		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
+// BenchmarkRebalanceScan measures the autoscaler's per-cycle search for
+// sources to rebalance (rebalanceMoves) on W2 (6,000 pods, 10,000 sources)
+// placed under EvenZoneSpread: every source is even, so the scan checks
+// each one and requeues none. A cycle pays it only when the zones, the size
+// or the candidate pods changed (rebalanceTrigger), or the last scan found
+// something. Run with:
+//
+//	go test ./statefulset -run '^$' -bench RebalanceScan -benchtime 20x
+func BenchmarkRebalanceScan(b *testing.B) {
+	ctx := benchCtx()
+	profiles := benchProfiles(b, growthEvenZoneSpread)
+	rng := rand.New(rand.NewSource(1))
+	vpods := makeSources(w2, rng)
+	c := benchCluster(b, w2)
+	s := startBenchScheduler(b, c, w2, profiles, &vpods)
+	placeAll(b, ctx, s, vpods)
+	place := profiles().Place
+	runtime.GC()
+	b.ResetTimer()
+	var found int
+	for i := 0; i < b.N; i++ {
+		s.State(func(st *state.State) {
+			found = len(rebalanceMoves(ctx, place, st, nil, nil, 100, 10))
+		})
 	}
-	desched := map[string]string{"priorities": `[{"Name": "RemoveWithHighestOrdinalPriority", "Weight": 1}]`}
-	e := newEnv(t, envOpts{replicas: 6, profiles: profilesFromData(t, sched, desched)})
-	e.create("s", 9)
-	if diff := cmp.Diff(map[string]int32{"zone-a": 3, "zone-b": 3, "zone-c": 3}, e.zoneCounts("s")); diff != "" {
-		t.Fatalf("setup by zone (-want +got):\n%s", diff)
+	b.StopTimer()
+	if found != 0 {
+		b.Fatalf("%d sources to rebalance after placing under EvenZoneSpread, want none", found)
 	}
-	// Highest ordinal first: 3 from pod 2 (zone c) and 1 from pod 1
-	// (zone b) leave 3 2 0; one moves from pod 0 to pod 2.
-	got := e.update("s", 5)
-	want := placements(0, 2, 1, 2, 2, 1)
-	if diff := cmp.Diff(counts(t, want), counts(t, got)); diff != "" {
-		t.Errorf("after shrinking to 5 (-want +got):\n%s", diff)
-	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/scan")
 }
