@@ -138,8 +138,9 @@ func TestNodeFails(t *testing.T) {
 
 // TestZoneFailsAndRecovers: both nodes of a zone fail; the vreplicas there
 // move to the other zones (the StatefulSet grows if needed) and new ones go
-// to the surviving zones, spread over them; then the zone comes back and new
-// sources spread over all three.
+// to the surviving zones, spread over them; then the zone comes back, the
+// sources that moved are evened out over all three, and new sources spread
+// over all three.
 func TestZoneFailsAndRecovers(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
 	want := e.createSources(30, 6, 5)
@@ -178,6 +179,7 @@ func TestZoneFailsAndRecovers(t *testing.T) {
 	for _, n := range nodes {
 		e.waitNode(n, true)
 	}
+	up := time.Now()
 	e.mark("zone-c nodes Ready")
 	// The autoscaler lifts its unavailable drain marks on its next cycle;
 	// until then zone-c's pods take nothing and do not count as a zone.
@@ -193,6 +195,12 @@ func TestZoneFailsAndRecovers(t *testing.T) {
 		}
 		return n > 0
 	})
+	// The sources moved out of zone-c are uneven over the three zones now;
+	// the autoscaler requeues them and they move back.
+	s = e.waitFor("every source within MaxSkew over the three zones", func(s *snapshot) bool {
+		return len(s.candidateZones()) == 3 && len(s.violations(checks{allPlaced: true, zoneSkew: true, wantReplicas: -1})) == 0
+	})
+	e.figure("zone recovery: Ready to every source within MaxSkew over all zones", fmt.Sprintf("%.1fs", s.at.Sub(up).Seconds()))
 	after := map[string]bool{}
 	for i := 0; i < 6; i++ {
 		name := fmt.Sprintf("after-%d", i)
