@@ -49,6 +49,15 @@ var haScheduler = map[string]string{
 	"priorities": `[{"Name":"AvailabilityZonePriority","Weight":10,"Args":"{\"MaxSkew\": 2}"},{"Name":"LowestOrdinalPriority","Weight":2},{"Name":"EvenPodSpread","Weight":2,"Args":"{\"MaxSkew\": 2}"}]`,
 }
 
+// zoneHardScheduler is deploy/sample's config-scheduler: zone spread as a
+// hard rule (EvenZoneSpread, a Rebalancer, so shrinking sources are also
+// checked for evenness) and the zones ranked by free room.
+var zoneHardScheduler = map[string]string{
+	"predicates": `[{"Name":"PodFitsResources"},{"Name":"EvenZoneSpread","Args":{"MaxSkew":1}}]`,
+	"priorities": `[{"Name":"AvailabilityZonePriority","Weight":10,"Args":{"MaxSkew":1}},{"Name":"AvailabilityNodePriority","Weight":5,"Args":{"MaxSkew":1}},` +
+		`{"Name":"BalancedZonePriority","Weight":4},{"Name":"EvenPodSpread","Weight":3,"Args":{"MaxSkew":1}},{"Name":"LowestOrdinalPriority","Weight":2}]`,
+}
+
 func benchProfiles(b testing.TB, schedData map[string]string) ProfileSource {
 	b.Helper()
 	sched := config.DefaultSchedulerConfig()
@@ -180,7 +189,7 @@ func BenchmarkWorkload(b *testing.B) {
 		for _, prof := range []struct {
 			name string
 			data map[string]string
-		}{{"default", nil}, {"kafkaHA", haScheduler}} {
+		}{{"default", nil}, {"kafkaHA", haScheduler}, {"zoneHard", zoneHardScheduler}} {
 			profiles := benchProfiles(b, prof.data)
 			b.Run(w.name+"/"+prof.name+"/place", func(b *testing.B) {
 				var total time.Duration

@@ -51,8 +51,10 @@ type Reconciler struct {
 // waitForStartingPods returns how long to wait before scheduling new
 // vreplicas, or 0. vsched places on the pods that are bound now; while the
 // StatefulSet grows, the first sources scheduled would all land on the
-// first pods bound (often one zone), and running vreplicas are never
-// rebalanced. So a source that needs new vreplicas waits, up to bindWait
+// first pods bound (often one zone), and running vreplicas are not
+// rebalanced unless the profile has a Rebalancer (EvenZoneSpread, which
+// also counts the zones still waiting for pods). So a source that needs new
+// vreplicas waits, up to bindWait
 // after the first unbound pod was seen, for the new pods to be bound, and
 // is then spread over all of them.
 func (r *Reconciler) waitForStartingPods() time.Duration {
