@@ -593,7 +593,15 @@ func (e *env) waitFor(what string, cond func(*snapshot) bool) *snapshot {
 		return cond(s), nil
 	})
 	if err != nil {
-		e.t.Fatalf("waiting for %s: %v", what, err)
+		state := "no snapshot"
+		if last != nil {
+			// What a failed wait most often needs explained.
+			state = fmt.Sprintf("replicas %d, %d pods; every source placed within MaxSkew", last.replicas(), len(last.pods))
+			if p := last.violations(checks{allPlaced: true, zoneSkew: true, wantReplicas: -1}); len(p) > 0 {
+				state = fmt.Sprintf("replicas %d, %d pods; %s", last.replicas(), len(last.pods), summary(p))
+			}
+		}
+		e.t.Fatalf("waiting for %s: %v (last seen: %s)", what, err, state)
 	}
 	e.mark(what)
 	return last
