@@ -128,22 +128,6 @@ func Run(ctx context.Context, o Options) error {
 	dynFactory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(o.Dynamic, o.ResyncPeriod, o.SourceNamespace, nil)
 	srcInformer := dynFactory.ForResource(v1alpha1.GroupVersionResource)
 	lister := srcInformer.Lister()
-	listSources := func() ([]vsched.VPod, error) {
-		objs, err := lister.List(labels.Everything())
-		if err != nil {
-			return nil, err
-		}
-		out := make([]vsched.VPod, 0, len(objs))
-		for _, obj := range objs {
-			s, err := v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, s)
-		}
-		return out, nil
-	}
-
 	r := &Reconciler{lister: lister, client: o.Dynamic.Resource(v1alpha1.GroupVersionResource)}
 	impl := kcontroller.NewContext(ctx, r, kcontroller.ControllerOptions{
 		WorkQueueName: "SampleSources", Logger: log, Concurrency: o.Threadiness,
@@ -163,7 +147,7 @@ func Run(ctx context.Context, o Options) error {
 		Namespace:       o.Namespace,
 		Name:            o.StatefulSet,
 		Capacity:        o.Capacity,
-		Lister:          listSources,
+		Lister:          listSources(lister),
 		InformerFactory: kubeFactory,
 		Profiles:        statefulset.ProfilesFromStore(store),
 		Requeue:         impl.EnqueueKey,
@@ -266,6 +250,25 @@ func observe(sched *statefulset.Scheduler, obj any) {
 	}
 	if s, err := v1alpha1.FromUnstructured(u); err == nil {
 		sched.Observe(s)
+	}
+}
+
+// listSources lists the sources the informer holds, for the scheduler.
+func listSources(l cache.GenericLister) vsched.VPodLister {
+	return func() ([]vsched.VPod, error) {
+		objs, err := l.List(labels.Everything())
+		if err != nil {
+			return nil, err
+		}
+		out := make([]vsched.VPod, 0, len(objs))
+		for _, obj := range objs {
+			s, err := v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		}
+		return out, nil
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 	apierrs "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -341,7 +340,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	}
 	e.sched, err = statefulset.New(ctx, statefulset.Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
-		Lister:          listerOf(lister),
+		Lister:          listSources(lister),
 		InformerFactory: c.InformerFactory(),
 		Profiles:        profiles,
 		Requeue: func(k types.NamespacedName) {
@@ -372,25 +371,6 @@ func newEnv(t *testing.T, o envOpts) *env {
 		}
 	}
 	return e
-}
-
-// listerOf is Run's listSources.
-func listerOf(l cache.GenericLister) vsched.VPodLister {
-	return func() ([]vsched.VPod, error) {
-		objs, err := l.List(labels.Everything())
-		if err != nil {
-			return nil, err
-		}
-		out := make([]vsched.VPod, 0, len(objs))
-		for _, obj := range objs {
-			s, err := v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, s)
-		}
-		return out, nil
-	}
 }
 
 // create stores the source and lets the lister see it.

@@ -36,7 +36,6 @@ type Reconciler struct {
 	client dynamic.NamespaceableResourceInterface
 	// enqueueAll enqueues every source; set once the controller exists.
 	enqueueAll func()
-	la         reconciler.LeaderAwareFuncs
 
 	// podsStarting reports whether pods the StatefulSet's spec pays for
 	// are not bound to a node yet; bindWait bounds how long a source that
@@ -89,7 +88,6 @@ var (
 // StatefulSet's need not be held by the same replica), so every source is
 // enqueued on promotion, not only the bucket's.
 func (r *Reconciler) Promote(b reconciler.Bucket, enq func(reconciler.Bucket, types.NamespacedName)) error {
-	_ = r.la.Promote(b, enq)
 	if err := r.sched.Promote(b, enq); err != nil {
 		return err
 	}
@@ -101,7 +99,6 @@ func (r *Reconciler) Promote(b reconciler.Bucket, enq func(reconciler.Bucket, ty
 
 // Demote implements reconciler.LeaderAware.
 func (r *Reconciler) Demote(b reconciler.Bucket) {
-	r.la.Demote(b)
 	r.sched.Demote(b)
 }
 
