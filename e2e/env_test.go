@@ -26,6 +26,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/e2e/harness"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/state"
 )
 
 const (
@@ -34,7 +35,7 @@ const (
 	adapterName = "sample-adapter"
 	capacity    = 10 // --capacity of deploy/sample's controller
 	maxSkew     = 1  // deploy/sample's config-scheduler
-	drainingKey = "vsched.dev/draining"
+	zones       = 3  // the harness's fake nodes: zone-a, zone-b, zone-c
 )
 
 // env is one scenario's control plane, manifests and controllers.
@@ -125,15 +126,36 @@ func (e *env) report() {
 	e.t.Log(b.String())
 }
 
+// perPod sums the sources' placed vreplicas by pod.
+func perPod(srcs ...*v1alpha1.SampleSource) map[string]int32 {
+	out := map[string]int32{}
+	for _, src := range srcs {
+		for _, p := range src.Status.Placements {
+			out[p.PodName] += p.VReplicas
+		}
+	}
+	return out
+}
+
 // createSources creates n sources named src-000... with vreplicas uniform
 // in [1, maxV] from seed, and returns their vreplicas by name.
 func (e *env) createSources(n int, maxV int32, seed uint64) map[string]int32 {
 	e.t.Helper()
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	out := map[string]int32{}
-	for i := 0; i < n; i++ {
+	vs := make([]int32, n)
+	for i := range vs {
+		vs[i] = 1 + r.Int32N(maxV)
+	}
+	return e.createAll(vs)
+}
+
+// createAll creates sources src-000... with the vreplicas given, in order,
+// and returns their vreplicas by name.
+func (e *env) createAll(vs []int32) map[string]int32 {
+	e.t.Helper()
+	out := make(map[string]int32, len(vs))
+	for i, v := range vs {
 		name := fmt.Sprintf("src-%03d", i)
-		v := 1 + r.Int32N(maxV)
 		e.createSource(name, v)
 		out[name] = v
 	}
@@ -153,13 +175,7 @@ func (e *env) createSourcesTotal(n int, total int32, seed uint64) map[string]int
 	for left := total - int32(n); left > 0; left-- {
 		vs[r.IntN(n)]++
 	}
-	out := map[string]int32{}
-	for i, v := range vs {
-		name := fmt.Sprintf("src-%03d", i)
-		e.createSource(name, v)
-		out[name] = v
-	}
-	return out
+	return e.createAll(vs)
 }
 
 func (e *env) createSource(name string, v int32) {
@@ -280,7 +296,7 @@ func (s *snapshot) candidate(p *corev1.Pod) bool {
 	if err != nil || ord >= s.replicas() || p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
 		return false
 	}
-	if v, ok := p.Annotations[drainingKey]; ok && v != "false" {
+	if v, ok := p.Annotations[state.DefaultDrainingAnnotation]; ok && v != "false" {
 		return false
 	}
 	return healthyNode(s.nodes[p.Spec.NodeName])
@@ -377,7 +393,6 @@ func (s *snapshot) zoneSkewViolations() []string {
 			out = append(out, fmt.Sprintf("%s: zone skew %d > MaxSkew %d (%v)", src.Name, hi-lo, maxSkew, perZone))
 		}
 	}
-	sort.Strings(out)
 	return out
 }
 
@@ -481,7 +496,7 @@ func (e *env) settle(what string, c checks, quiet time.Duration, observe func(*s
 // only hard rule is capacity: enough pods for every vreplica, rounded up to
 // a multiple of the zones (the profile spreads over zones), within
 // [min, max].
-func fitReplicas(total int32, zones int32, maxReplicas int32) int32 {
+func fitReplicas(total int32) int32 {
 	if total == 0 {
 		return 0
 	}
@@ -516,8 +531,7 @@ func (s *snapshot) zoneFitReplicas() (int32, string) {
 		zoneOf[ord] = s.nodes[p.Spec.NodeName].Labels[harness.ZoneLabel]
 		top = max(top, ord)
 	}
-	const zones = 3
-	for n := fitReplicas(total, zones, maxReplicas); n <= maxReplicas; n += zones {
+	for n := fitReplicas(total); n <= maxReplicas; n += zones {
 		room := map[string]int32{}
 		for ord := int32(0); ord < n; ord++ {
 			if z, ok := zoneOf[ord]; ok {

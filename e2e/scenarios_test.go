@@ -5,12 +5,10 @@ package e2e
 import (
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vsched/vsched"
@@ -30,7 +28,7 @@ func TestPlaceFromZero(t *testing.T) {
 	want := e.createSourcesTotal(50, 1000, 1)
 	e.mark("50 sources (1,000 vreplicas) created")
 	var placedAt time.Time
-	s := e.settle("50 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 3*time.Second,
+	s := e.settle("50 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 3*time.Second,
 		func(s *snapshot) {
 			if placedAt.IsZero() && s.adapterSettled() && len(s.violations(checks{allPlaced: true, running: true, wantReplicas: -1})) == 0 {
 				placedAt = s.at
@@ -56,14 +54,14 @@ func TestScaleAndCompact(t *testing.T) {
 	e := newEnv(t, 6*time.Minute, 1)
 	w := e.watchStatuses()
 	want := e.createSources(30, 6, 2)
-	e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
 
 	for name, v := range want {
 		want[name] = min(v*2, 12)
 		e.setVReplicas(name, want[name])
 	}
 	e.mark("scaled up")
-	e.settle("scale-up", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	e.settle("scale-up", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
 
 	// 1 to 4 vreplicas by name (73 in all, 8 pods' worth: 9 with the
 	// zones), not a multiple of the capacity of 3 pods.
@@ -90,7 +88,7 @@ func TestScaleAndCompact(t *testing.T) {
 func TestCordonNode(t *testing.T) {
 	e := newEnv(t, 4*time.Minute, 1)
 	want := e.createSources(20, 5, 3)
-	s := e.settle("20 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	s := e.settle("20 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
 	const node = "zone-a-node-0"
 	before := s.placedOn(node)
 	e.cordon(node, true)
@@ -115,7 +113,7 @@ func TestCordonNode(t *testing.T) {
 func TestNodeFails(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
 	want := e.createSources(30, 6, 4)
-	s := e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	s := e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
 	// The node holding the most vreplicas.
 	node, most := "", int32(0)
 	for name := range s.nodes {
@@ -144,7 +142,7 @@ func TestNodeFails(t *testing.T) {
 func TestZoneFailsAndRecovers(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
 	want := e.createSources(30, 6, 5)
-	e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
 	nodes := []string{"zone-c-node-0", "zone-c-node-1"}
 	for _, n := range nodes {
 		e.failNode(n)
@@ -228,7 +226,7 @@ func TestControllerRestart(t *testing.T) {
 	e.ctrls[0].Kill()
 	e.mark("controller killed")
 	e.startController("ctrl-restarted")
-	e.settle("after restart", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 3*time.Second, nil)
+	e.settle("after restart", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 3*time.Second, nil)
 	w.check(e)
 }
 
@@ -238,8 +236,7 @@ func TestLeaderFailover(t *testing.T) {
 	e := newEnv(t, 4*time.Minute, 2)
 	w := e.watchStatuses()
 	want := e.createSources(25, 8, 7)
-	s := e.settle("25 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
-	_ = s
+	e.settle("25 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
 	leader := e.leaseHolder()
 	var victim, other = -1, -1
 	for i, c := range e.ctrls {
@@ -259,7 +256,7 @@ func TestLeaderFailover(t *testing.T) {
 	}
 	e.ctrls[victim].Kill()
 	e.mark("leader killed")
-	e.settle("after failover", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	e.settle("after failover", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
 	if h := e.leaseHolder(); !strings.HasPrefix(h, e.ctrls[other].Identity) {
 		t.Errorf("lease held by %q after failover, want %s", h, e.ctrls[other].Identity)
 	}
@@ -272,7 +269,7 @@ func TestLeaderFailover(t *testing.T) {
 func TestConfigSchedulerLive(t *testing.T) {
 	e := newEnv(t, 4*time.Minute, 1)
 	want := e.createSources(10, 4, 8)
-	e.settle("10 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 2*time.Second, nil)
+	e.settle("10 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
 
 	// Pack onto the lowest ordinals: no spread at all.
 	packed := `apiVersion: v1
@@ -314,12 +311,7 @@ func checkPacked(t *testing.T, e *env, name string, v int32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	used := map[string]int32{}
-	for _, src := range before.sources {
-		for _, p := range src.Status.Placements {
-			used[p.PodName] += p.VReplicas
-		}
-	}
+	used := perPod(before.sources...)
 	want := map[string]int32{}
 	left := v
 	for ord := int32(0); left > 0; ord++ {
@@ -337,11 +329,7 @@ func checkPacked(t *testing.T, e *env, name string, v int32) {
 	s := e.settle(name+" under the packing policy", checks{allPlaced: true, running: true, wantReplicas: -1}, 2*time.Second, nil)
 	for _, src := range s.sources {
 		if src.Name == name {
-			got := map[string]int32{}
-			for _, p := range src.Status.Placements {
-				got[p.PodName] += p.VReplicas
-			}
-			if d := cmp.Diff(want, got); d != "" {
+			if d := cmp.Diff(want, perPod(src)); d != "" {
 				t.Errorf("%s placements (-want +got), from the free room %v:\n%s", name, used, d)
 			}
 			return
@@ -360,13 +348,10 @@ func TestAPIServerRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.mark("kube-apiserver restarted")
-	e.settle("after apiserver restart", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want), 3, maxReplicas)}, 3*time.Second, nil)
+	e.settle("after apiserver restart", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 3*time.Second, nil)
 	for _, c := range e.ctrls {
 		if !c.Running() {
 			t.Errorf("%s exited: %v", c.Name, c.ExitErr())
 		}
 	}
 }
-
-var _ = corev1.PodRunning
-var _ = syscall.SIGTERM

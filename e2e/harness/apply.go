@@ -3,6 +3,7 @@
 package harness
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -56,7 +57,7 @@ func ReadManifests(dir string) ([]*unstructured.Unstructured, error) {
 
 // DecodeManifests splits a multi-document YAML into objects.
 func DecodeManifests(b []byte) ([]*unstructured.Unstructured, error) {
-	r := utilyaml.NewYAMLReader(bufioReader(b))
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
 	var out []*unstructured.Unstructured
 	for {
 		doc, err := r.Read()

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 )
 
 var (
@@ -47,7 +46,7 @@ type Controller struct {
 // StartController starts a sample controller with the kubeconfig (use
 // ServiceAccountKubeconfig so it runs with the manifests' RBAC) and
 // identity, and stops it at cleanup.
-func (cp *ControlPlane) StartController(t testing.TB, kubeconfig, namespace, identity string, extra ...string) *Controller {
+func (cp *ControlPlane) StartController(t testing.TB, kubeconfig, namespace, identity string) *Controller {
 	t.Helper()
 	bin, err := BuildSampleController()
 	if err != nil {
@@ -55,10 +54,10 @@ func (cp *ControlPlane) StartController(t testing.TB, kubeconfig, namespace, ide
 	}
 	c := &Controller{Identity: identity, Proc: &Proc{
 		Name: "sample-controller " + identity, Path: bin, Log: cp.path("sample-controller-" + identity + ".log"),
-		Args: append([]string{
+		Args: []string{
 			"--kubeconfig=" + kubeconfig, "--namespace=" + namespace, "--identity=" + identity,
 			"--resync=30s",
-		}, extra...),
+		},
 		Env: []string{"SYSTEM_NAMESPACE=" + namespace},
 	}}
 	if err := c.Start(); err != nil {
@@ -68,7 +67,7 @@ func (cp *ControlPlane) StartController(t testing.TB, kubeconfig, namespace, ide
 		if t.Failed() {
 			t.Logf("---- last lines of %s (%s)\n%s", c.Name, c.Log, c.Tail(40))
 		}
-		c.Stop(15, 10*time.Second) // SIGTERM
+		c.Terminate()
 	})
 	return c
 }

@@ -81,14 +81,6 @@ func (p *Proc) Running() bool {
 	}
 }
 
-// Exited returns a channel closed when the process exits (nil when not
-// started).
-func (p *Proc) Exited() <-chan struct{} {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.done
-}
-
 // Stop sends sig to the process group and waits up to grace for it to exit,
 // then kills the group. Stopping a process that is not running is a no-op.
 func (p *Proc) Stop(sig syscall.Signal, grace time.Duration) {
