@@ -45,7 +45,7 @@ func (s *State) Clone() *State {
 // the clone knows those sources alone, while its pods' free capacity still
 // counts every source's placements. Placements, Reserve and Observe work
 // for the given keys; anything that lists or counts sources (Sources,
-// Pending, HighestHeldOrdinal, HoldingsOn, Resync...) sees only them, and
+// Pending, HighestUsedOrdinal, HoldingsOn, Resync...) sees only them, and
 // Reserve for any other source that holds placements would count them
 // twice. It costs what the pods and the given sources cost, however many
 // sources the state holds.
@@ -264,29 +264,6 @@ func (s *State) EachSource(fn func(key types.NamespacedName, vreplicas int32, pl
 	}
 }
 
-// HighestHeldOrdinal is the highest ordinal that holds any vreplica in a
-// source's committed placements (its status) or in its reservation (a
-// decision not yet written), -1 when none does. A committed placement still
-// runs on its pod until the status write that moves it lands, so the
-// StatefulSet must not shrink past either.
-func (s *State) HighestHeldOrdinal() int32 {
-	highest := int32(-1)
-	for _, src := range s.sources {
-		for _, e := range src.effective {
-			highest = max(highest, e.ord)
-		}
-		if src.reservation == nil {
-			continue
-		}
-		for _, p := range src.committed {
-			if ord, ok := s.OrdinalOf(p.PodName); ok && p.VReplicas > 0 {
-				highest = max(highest, ord)
-			}
-		}
-	}
-	return highest
-}
-
 // Holding is one source's vreplicas on one pod, as they count now.
 type Holding struct {
 	Ordinal   int32
@@ -329,9 +306,4 @@ func (s *State) FreeCapacity() int64 {
 		}
 	}
 	return n
-}
-
-// Terminating reports whether the pod exists and is being deleted.
-func (s *State) Terminating(ord int32) bool {
-	return ord >= 0 && int(ord) < len(s.pods) && s.pods[ord].exists && s.pods[ord].terminating
 }

@@ -328,9 +328,6 @@ func TestSourceViews(t *testing.T) {
 
 	// Pod 5 still runs a's committed vreplicas until the reservation is
 	// written, so it is held and counts.
-	if got := s.HighestHeldOrdinal(); got != 5 {
-		t.Errorf("HighestHeldOrdinal() = %d, want 5", got)
-	}
 	if got := s.HighestUsedOrdinal(); got != 5 {
 		t.Errorf("HighestUsedOrdinal() = %d, want 5", got)
 	}
@@ -361,9 +358,6 @@ func TestSourceViews(t *testing.T) {
 	if d := cmp.Diff(wantEach, eachSource()); d != "" {
 		t.Errorf("EachSource after the commit (-want +got):\n%s", d)
 	}
-	if got := s.HighestHeldOrdinal(); got != 2 {
-		t.Errorf("HighestHeldOrdinal() after the commit = %d, want 2", got)
-	}
 	if got := s.HighestUsedOrdinal(); got != 2 {
 		t.Errorf("HighestUsedOrdinal() after the commit = %d, want 2", got)
 	}
@@ -380,19 +374,7 @@ func TestSourceViews(t *testing.T) {
 	}
 
 	empty := newState(t, 1)
-	if empty.HighestHeldOrdinal() != -1 || len(empty.HoldingsOn(func(int32) bool { return true })) != 0 || empty.FreeCapacity() != 0 {
+	if empty.HighestUsedOrdinal() != -1 || len(empty.HoldingsOn(func(int32) bool { return true })) != 0 || empty.FreeCapacity() != 0 {
 		t.Error("empty state holds something")
-	}
-}
-
-func TestTerminating(t *testing.T) {
-	s := newState(t, 1)
-	cluster(s, [][2]string{{"a0", "a"}}, []string{"a0", "a0"})
-	s.UpsertPod(mkPod(1, "a0", terminating))
-	s.UpsertPod(mkPod(2, "a0", terminating))
-	s.DeletePod("adapter-2")
-	got := []bool{s.Terminating(-1), s.Terminating(0), s.Terminating(1), s.Terminating(2), s.Terminating(9)}
-	if d := cmp.Diff([]bool{false, false, true, false, false}, got); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
 	}
 }

@@ -277,16 +277,16 @@ func TestUnwrittenMoveChargesBothPods(t *testing.T) {
 	s.Reserve(key("a"), 10, "1", []vsched.Placement{p(1, 10)}, t0)
 
 	type view struct {
-		Used, Free     []int32
-		FreeCands      int
-		TotalUsed      int64
-		HighestUsed    int32
-		On0, On1       []types.NamespacedName
-		EachFree       []int32
-		Placements     []vsched.Placement
-		Committed      []vsched.Placement
-		FreeCapacity   int64
-		HeldOrd, Holds int
+		Used, Free   []int32
+		FreeCands    int
+		TotalUsed    int64
+		HighestUsed  int32
+		On0, On1     []types.NamespacedName
+		EachFree     []int32
+		Placements   []vsched.Placement
+		Committed    []vsched.Placement
+		FreeCapacity int64
+		Holds        int
 	}
 	look := func() view {
 		var each []int32
@@ -297,7 +297,7 @@ func TestUnwrittenMoveChargesBothPods(t *testing.T) {
 			Used: usedAll(s, 3), Free: freeAll(s, 3), FreeCands: s.FreeCandidates(), TotalUsed: s.TotalUsed(),
 			HighestUsed: s.HighestUsedOrdinal(), On0: s.SourcesOn(0), On1: s.SourcesOn(1), EachFree: each,
 			Placements: ps, Committed: committed, FreeCapacity: s.FreeCapacity(),
-			HeldOrd: int(s.HighestHeldOrdinal()), Holds: len(s.HoldingsOn(func(int32) bool { return true })),
+			Holds: len(s.HoldingsOn(func(int32) bool { return true })),
 		}
 	}
 	// Both pods are charged; the scheduler still builds from the
@@ -306,7 +306,7 @@ func TestUnwrittenMoveChargesBothPods(t *testing.T) {
 		Used: []int32{10, 10, 0}, Free: []int32{0, 0, 10}, FreeCands: 1, TotalUsed: 20,
 		HighestUsed: 1, On0: []types.NamespacedName{key("a")}, On1: []types.NamespacedName{key("a")}, EachFree: []int32{2},
 		Placements: []vsched.Placement{p(1, 10)}, Committed: []vsched.Placement{p(0, 10)}, FreeCapacity: 10,
-		HeldOrd: 1, Holds: 2,
+		Holds: 2,
 	}
 	if d := cmp.Diff(charged, look()); d != "" {
 		t.Fatalf("reserved (-want +got):\n%s", d)
@@ -326,7 +326,7 @@ func TestUnwrittenMoveChargesBothPods(t *testing.T) {
 		Used: []int32{0, 10, 0}, Free: []int32{10, 0, 10}, FreeCands: 2, TotalUsed: 10,
 		HighestUsed: 1, On1: []types.NamespacedName{key("a")}, EachFree: []int32{0, 2},
 		Placements: []vsched.Placement{p(1, 10)}, Committed: []vsched.Placement{p(1, 10)}, FreeCapacity: 20,
-		HeldOrd: 1, Holds: 1,
+		Holds: 1,
 	}
 	if d := cmp.Diff(committed, look()); d != "" {
 		t.Errorf("committed (-want +got):\n%s", d)

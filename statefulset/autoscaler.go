@@ -312,48 +312,8 @@ func (a *Autoscaler) Run(ctx context.Context) {
 	}
 }
 
-// checkConfig reports what makes c unusable to the autoscaler, on top of
-// config.ValidateAutoscalerConfig: a second line of defence for
-// configurations built in code.
-func checkConfig(c *config.AutoscalerConfig, customPolicy bool) error {
-	var p []string
-	if c.MinReplicas < 0 {
-		p = append(p, fmt.Sprintf("min replicas %d is negative", c.MinReplicas))
-	}
-	if c.MaxReplicas < 1 || c.MaxReplicas < c.MinReplicas {
-		p = append(p, fmt.Sprintf("max replicas %d must be at least 1 and at least min replicas %d", c.MaxReplicas, c.MinReplicas))
-	}
-	if c.StabilizationWindow < 0 || c.ScaleDownCooldown < 0 || c.UnavailablePodGrace < 0 {
-		p = append(p, "durations must not be negative")
-	}
-	if c.RefreshPeriod <= 0 {
-		p = append(p, fmt.Sprintf("refresh period %v must be positive", c.RefreshPeriod))
-	}
-	if c.MaxScaleUpRate != 0 && !(c.MaxScaleUpRate > 1) || math.IsInf(c.MaxScaleUpRate, 0) {
-		p = append(p, fmt.Sprintf("max scale-up rate %v must be 0 (unbounded) or above 1", c.MaxScaleUpRate))
-	}
-	if !customPolicy {
-		switch c.Policy {
-		case config.PolicyFit, "":
-		case config.PolicyUtilization:
-			if !(0 < c.UtilizationLower && c.UtilizationLower < c.UtilizationUpper && c.UtilizationUpper <= 1) {
-				p = append(p, fmt.Sprintf("utilization thresholds must satisfy 0 < lower (%v) < upper (%v) <= 1", c.UtilizationLower, c.UtilizationUpper))
-			}
-		default:
-			p = append(p, fmt.Sprintf("unknown policy %q", c.Policy))
-		}
-	}
-	if c.MaxMovesPerCycle < 1 || c.MaxMovesPerSource < 1 {
-		p = append(p, "max moves per cycle and per source must be at least 1")
-	}
-	if len(p) == 0 {
-		return nil
-	}
-	return errors.New(strings.Join(p, "; "))
-}
-
 // config returns the configuration in force: the latest one that passed
-// checkConfig.
+// config.ValidateAutoscalerConfig.
 func (a *Autoscaler) config() *config.AutoscalerConfig {
 	a.cfgMu.Lock()
 	defer a.cfgMu.Unlock()
@@ -368,11 +328,7 @@ func (a *Autoscaler) config() *config.AutoscalerConfig {
 	if a.bad != nil && *c == *a.bad {
 		return a.good
 	}
-	err := config.ValidateAutoscalerConfig(c)
-	if err == nil {
-		err = checkConfig(c, a.cfg.Policy != nil)
-	}
-	if err != nil {
+	if err := config.ValidateAutoscalerConfig(c); err != nil {
 		bad := *c
 		a.bad, a.badErr, a.badPending = &bad, err, true
 		return a.good
@@ -681,7 +637,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 			if !ok {
 				v = &stubVPod{key: key, vreplicas: vreplicas, placements: ps}
 			}
-			demand = append(demand, &simSource{key: key, vpod: v, want: want, placements: ps, maxOrd: maxOrd})
+			demand = append(demand, &simSource{key: key, vpod: v, want: want, placements: ps})
 		}
 		if maxOrd >= low {
 			// Only a size from low up is simulated: the sources
@@ -694,13 +650,13 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 			if !base.Knows(key) && v.GetVReplicas() > 0 {
 				// Not seen by the scheduler yet: it holds nothing the
 				// state counts.
-				demand = append(demand, &simSource{key: key, vpod: v, want: v.GetVReplicas(), maxOrd: -1})
+				demand = append(demand, &simSource{key: key, vpod: v, want: v.GetVReplicas()})
 			}
 		}
 	}
 	sort.Slice(demand, func(i, j int) bool { return state.KeyLess(demand[i].key, demand[j].key) })
 	m := &simulator{ctx: framework.WithoutReason(ctx), profile: profiles.Place, base: base, current: current, capacity: capacity,
-		now: now, demand: demand, holders: holders, listed: listed, extra: extra, used: used}
+		now: now, demand: demand, holders: holders, listed: listed, extra: extra}
 	fr, err := m.fit(fitOptions{max: max(cfg.MaxReplicas, 0), low: low})
 	dec.Simulations = m.runs
 	if err != nil {
@@ -889,7 +845,7 @@ func (a *Autoscaler) scaleDown(ctx context.Context, dec *Decision, base *state.S
 	desired int32, compacting, write bool, keep func(error)) {
 	log := logging.FromContext(ctx).With("statefulset", a.key.String())
 	current := base.Replicas()
-	heldTop := base.HighestHeldOrdinal()
+	heldTop := base.HighestUsedOrdinal()
 	shrinkTo := min(max(desired, heldTop+1), current)
 	dec.Action, dec.Target = ActionScaleDown, shrinkTo
 	dec.Reason = "idle capacity"

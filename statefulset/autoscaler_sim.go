@@ -18,8 +18,6 @@ type simSource struct {
 	vpod       vsched.VPod
 	want       int32
 	placements []vsched.Placement
-	// maxOrd is the highest ordinal it holds vreplicas on, -1 for none.
-	maxOrd int32
 }
 
 // stubVPod stands for a source the lister did not return (it is in the
@@ -65,8 +63,6 @@ type simulator struct {
 	// extra is vreplicas needing a pod on top of the sources' (the excess
 	// of pods over capacity).
 	extra int32
-	// used[o] is what the base counts on ordinal o, for the horizon.
-	used []int32
 
 	runs int
 }
@@ -189,7 +185,7 @@ func (m *simulator) source(h holderRef) *simSource {
 	if !ok {
 		v = &stubVPod{key: h.key, vreplicas: h.want, placements: ps}
 	}
-	s := &simSource{key: h.key, vpod: v, want: h.want, placements: ps, maxOrd: h.maxOrd}
+	s := &simSource{key: h.key, vpod: v, want: h.want, placements: ps}
 	if m.cache == nil {
 		m.cache = map[types.NamespacedName]*simSource{}
 	}
