@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -672,7 +674,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		// Any change lands on a multiple of the zones, so that every
 		// zone offers the same capacity; a size that needs no change is
 		// not grown just to round it.
-		desired = int32(ceilDiv(int64(desired), int64(zones)) * int64(zones))
+		desired = roundUp(desired, zones)
 	}
 	desired = min(desired, max(cfg.MaxReplicas, cfg.MinReplicas))
 	dec.Desired, dec.Fit = desired, fr.replicas
@@ -686,20 +688,13 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		}
 	}
 	persist := false
-	compactionMarks := func() []int32 {
-		var out []int32
-		for ord, reason := range a.drainer.Marks() {
-			if reason == evictor.ReasonCompaction {
-				out = append(out, ord)
-			}
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-		return out
-	}
-	cancelCompaction := func(below int32) []int32 {
+	// cancelCompaction lifts the compaction drains below the ordinal given:
+	// demand came back.
+	cancelCompaction := func(below int32) {
+		marks := a.drainer.Marks()
 		var lifted []int32
-		for _, ord := range compactionMarks() {
-			if ord >= below {
+		for _, ord := range sortedOrdinals(marks) {
+			if marks[ord] != evictor.ReasonCompaction || ord >= below {
 				continue
 			}
 			lifted = append(lifted, ord)
@@ -707,7 +702,12 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 				keep(a.drainer.Unmark(ctx, ord))
 			}
 		}
-		return lifted
+		if len(lifted) > 0 {
+			dec.CompactionCancelled = true
+			if write {
+				a.event(set, corev1.EventTypeNormal, ReasonCompactionCancelled, "demand returned: drain of %s cancelled", ordinals(a.key.Name, lifted))
+			}
+		}
 	}
 
 	switch {
@@ -719,7 +719,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 				// A rate-limited step still lands on a multiple of the
 				// zones: from 0 it gives every zone a pod at once, so a
 				// zone spread is not held to the one zone bound first.
-				limit = int32(ceilDiv(int64(limit), int64(zones)) * int64(zones))
+				limit = roundUp(limit, zones)
 			}
 			target = min(target, limit)
 		}
@@ -732,12 +732,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 			why = fmt.Sprintf("below min replicas %d", cfg.MinReplicas)
 		}
 		dec.Reason = why
-		if lifted := cancelCompaction(math.MaxInt32); len(lifted) > 0 {
-			dec.CompactionCancelled = true
-			if write {
-				a.event(set, corev1.EventTypeNormal, ReasonCompactionCancelled, "demand returned: drain of %s cancelled", ordinals(a.key.Name, lifted))
-			}
-		}
+		cancelCompaction(math.MaxInt32)
 		if !a.timers.scaleDownSince.IsZero() {
 			a.timers.scaleDownSince, persist = time.Time{}, true
 		}
@@ -760,12 +755,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		}
 		// Demand that came back part of the way lifts the drains below
 		// the new target.
-		if lifted := cancelCompaction(desired); len(lifted) > 0 {
-			dec.CompactionCancelled = true
-			if write {
-				a.event(set, corev1.EventTypeNormal, ReasonCompactionCancelled, "demand returned: drain of %s cancelled", ordinals(a.key.Name, lifted))
-			}
-		}
+		cancelCompaction(desired)
 		windowEnds := a.timers.scaleDownSince.Add(cfg.StabilizationWindow)
 		cooldownEnds := a.timers.lastScaleUp.Add(cfg.ScaleDownCooldown)
 		switch {
@@ -783,12 +773,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		if !a.timers.scaleDownSince.IsZero() {
 			a.timers.scaleDownSince, persist = time.Time{}, true
 		}
-		if lifted := cancelCompaction(math.MaxInt32); len(lifted) > 0 {
-			dec.CompactionCancelled = true
-			if write {
-				a.event(set, corev1.EventTypeNormal, ReasonCompactionCancelled, "demand returned: drain of %s cancelled", ordinals(a.key.Name, lifted))
-			}
-		}
+		cancelCompaction(math.MaxInt32)
 	}
 
 	// Drains for lost nodes and lowered capacity, whatever the size does.
@@ -856,7 +841,7 @@ func (a *Autoscaler) scaleDown(ctx context.Context, dec *Decision, base *state.S
 		var moving int64
 		for ord := desired; ord < current; ord++ {
 			moving += int64(base.Used(ord))
-			if r := a.drainer.Reason(ord); r != "" || (base.Draining(ord) && r == "") {
+			if a.drainer.Reason(ord) != "" || base.Draining(ord) {
 				continue
 			}
 			marked = append(marked, ord)
@@ -999,43 +984,50 @@ func rebalanceTrigger(st *state.State) string {
 // that a Schedule call would repair now: Rebalance is tried on a scratch
 // decision against base, which it does not change, so a source whose
 // repair finds no room is not requeued cycle after cycle. Sources go in key
-// order, each counting the moves it would make, until budget is spent.
+// order, each counting the moves it would make, until budget is spent; the
+// ones past it are not tried.
 func rebalanceMoves(ctx context.Context, place *framework.Profile, base *state.State, listed map[types.NamespacedName]vsched.VPod,
 	skip map[types.NamespacedName]bool, budget, perSource int32) []evictor.Move {
-	if place == nil || !place.Rebalances() || budget <= 0 {
+	if budget <= 0 {
 		return nil
 	}
-	ctx = framework.WithoutReason(ctx)
-	var found []evictor.Move
+	type candidate struct {
+		key       types.NamespacedName
+		vreplicas int32
+		ps        []vsched.Placement
+	}
+	var cands []candidate
 	base.EachSource(func(key types.NamespacedName, vreplicas int32, ps []vsched.Placement, _ []state.Held) {
-		if skip[key] || len(ps) == 0 {
-			return
-		}
-		v := listed[key]
-		if v == nil {
-			v = &stubVPod{key: key, vreplicas: vreplicas, placements: ps}
-		}
-		if v.GetVReplicas() != vsched.TotalVReplicas(ps) {
-			// Growing or shrinking: its next Schedule places through
-			// the profile anyway.
-			return
-		}
-		d, err := framework.NewDecision(framework.Place, base, v, ps)
-		if err != nil {
-			return
-		}
-		if res, err := place.Rebalance(ctx, d, perSource); err == nil && res.Moved > 0 {
-			found = append(found, evictor.Move{Source: key, VReplicas: res.Moved})
+		if !skip[key] && len(ps) > 0 {
+			cands = append(cands, candidate{key: key, vreplicas: vreplicas, ps: ps})
 		}
 	})
-	sort.Slice(found, func(i, j int) bool { return state.KeyLess(found[i].Source, found[j].Source) })
+	sort.Slice(cands, func(i, j int) bool { return state.KeyLess(cands[i].key, cands[j].key) })
+	ctx = framework.WithoutReason(ctx)
 	var out []evictor.Move
-	for _, m := range found {
-		if m.VReplicas > budget {
+	for _, c := range cands {
+		v := listed[c.key]
+		if v == nil {
+			v = &stubVPod{key: c.key, vreplicas: c.vreplicas, placements: c.ps}
+		}
+		if v.GetVReplicas() != vsched.TotalVReplicas(c.ps) {
+			// Growing or shrinking: its next Schedule places through
+			// the profile anyway.
+			continue
+		}
+		d, err := framework.NewDecision(framework.Place, base, v, c.ps)
+		if err != nil {
+			continue
+		}
+		res, err := place.Rebalance(ctx, d, perSource)
+		if err != nil || res.Moved == 0 {
+			continue
+		}
+		if res.Moved > budget {
 			break
 		}
-		budget -= m.VReplicas
-		out = append(out, m)
+		budget -= res.Moved
+		out = append(out, evictor.Move{Source: c.key, VReplicas: res.Moved})
 	}
 	return out
 }
@@ -1051,11 +1043,4 @@ func ordinals(set string, ords []int32) string {
 
 // sortedOrdinals returns the keys of m in ascending order, so that what a
 // cycle does (and the Events it records) comes in a stable order.
-func sortedOrdinals[V any](m map[int32]V) []int32 {
-	out := make([]int32, 0, len(m))
-	for o := range m {
-		out = append(out, o)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
+func sortedOrdinals[V any](m map[int32]V) []int32 { return slices.Sorted(maps.Keys(m)) }

@@ -344,3 +344,6 @@ func ceilDiv(a, b int64) int64 {
 	}
 	return (a + b - 1) / b
 }
+
+// roundUp rounds n up to a multiple of k (k > 0): a size over zones.
+func roundUp(n int32, k int) int32 { return int32(ceilDiv(int64(n), int64(k)) * int64(k)) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"go.uber.org/zap/zapcore"
 	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
@@ -168,7 +169,14 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		if err != nil {
 			return nil, err
 		}
-		res, err := profiles.Place.Rebalance(ctx, d, limit)
+		rctx := ctx
+		if !log.Desugar().Core().Enabled(zapcore.DebugLevel) {
+			// The reason a move found no room is only logged at debug
+			// level; a stuck source would otherwise pay for it on every
+			// call.
+			rctx = framework.WithoutReason(ctx)
+		}
+		res, err := profiles.Place.Rebalance(rctx, d, limit)
 		if err != nil {
 			return nil, fmt.Errorf("%s: rebalancing: %w", key, err)
 		}
