@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/vsched/vsched/internal/suggest"
 )
 
 // autoscalerKeys are the data keys of config-autoscaler, in the order
@@ -228,7 +231,7 @@ func (p *valueParser) oneOf(key string, dst *string, options []string) {
 	if !ok {
 		return
 	}
-	if !contains(options, v) {
+	if !slices.Contains(options, v) {
 		p.malformed[key] = true
 		p.errs = append(p.errs, notSupported(dataPath.Child(key), v, options))
 		return
@@ -241,7 +244,7 @@ func (p *valueParser) oneOf(key string, dst *string, options []string) {
 // to an option.
 func notSupported(path *field.Path, value string, options []string) *field.Error {
 	e := field.NotSupported(path, value, options)
-	e.Detail += didYouMean(value, options, false)
+	e.Detail += suggest.DidYouMean(value, options, false)
 	return e
 }
 
@@ -298,7 +301,7 @@ func validateAutoscaler(cfg *AutoscalerConfig, given, skip func(key string) bool
 	}
 
 	// Policy (a parsed one is already checked).
-	if check(KeyPolicy) && !contains(autoscalerPolicies, cfg.Policy) {
+	if check(KeyPolicy) && !slices.Contains(autoscalerPolicies, cfg.Policy) {
 		bad[KeyPolicy] = true
 		errs = append(errs, notSupported(dataPath.Child(KeyPolicy), cfg.Policy, autoscalerPolicies))
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/internal/suggest"
 )
 
 // The fields of one list entry.
@@ -130,7 +131,7 @@ func decodeEntry(raw json.RawMessage, path *field.Path) (framework.PluginConfig,
 		}
 		canon := canonicalField(key)
 		if canon == "" {
-			errs = append(errs, field.Invalid(path, key, "unknown field"+didYouMean(key, entryFields, true)+
+			errs = append(errs, field.Invalid(path, key, "unknown field"+suggest.DidYouMean(key, entryFields, true)+
 				"; an entry has only the fields "+strings.Join(entryFields, ", ")))
 			continue
 		}

@@ -110,28 +110,19 @@ func parseDescheduler(name string, data map[string]string, binary map[string][]b
 func checkKeys(name string, data map[string]string, binary map[string][]byte, allowed ...string) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range slices.Sorted(maps.Keys(data)) {
-		if k == KeyExample || contains(allowed, k) {
+		if k == KeyExample || slices.Contains(allowed, k) {
 			continue
 		}
-		errs = append(errs, field.Invalid(dataPath, k, "unknown key"+didYouMean(k, allowed, false)+"; "+allowedKeys(name, allowed)))
+		errs = append(errs, field.Invalid(dataPath, k, "unknown key"+suggest.DidYouMean(k, allowed, false)+"; "+allowedKeys(name, allowed)))
 	}
 	for _, k := range slices.Sorted(maps.Keys(binary)) {
 		detail := "the configuration is read from data only"
-		if contains(allowed, k) {
+		if slices.Contains(allowed, k) {
 			detail = "move " + strconv.Quote(k) + " to data; " + detail
 		}
 		errs = append(errs, field.Invalid(binaryDataPath, k, detail))
 	}
 	return errs
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // allowedKeys says which keys the ConfigMap name takes.
@@ -152,8 +143,4 @@ func quoteList(list []string) string {
 		return strings.Join(q, "")
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
-}
-
-func didYouMean(s string, options []string, caseInsensitive bool) string {
-	return suggest.DidYouMean(s, options, caseInsensitive)
 }

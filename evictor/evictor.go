@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -247,7 +248,7 @@ func (d *Drainer) Adopt(ctx context.Context, fromAPI bool) ([]int32, error) {
 			errs = append(errs, err)
 		}
 	}
-	sort.Slice(adopted, func(i, j int) bool { return adopted[i] < adopted[j] })
+	slices.Sort(adopted)
 	return adopted, errors.Join(errs...)
 }
 

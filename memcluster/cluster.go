@@ -466,8 +466,6 @@ func (c *Cluster) WaitFor(ctx context.Context, cond func() bool) error {
 	return nil
 }
 
-// Shutdown waits for the informers to stop; cancel the context given to
-// Start first.
 // Shutdown stops the informers and waits for them to end.
 func (c *Cluster) Shutdown() {
 	c.stopInformers()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/state"
 )
 
 // SourceResource is the resource Sources' errors name, so that
@@ -179,12 +179,7 @@ func (s *Sources) snapshotLocked() []vsched.VPod {
 	for k := range s.items {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].Namespace != keys[j].Namespace {
-			return keys[i].Namespace < keys[j].Namespace
-		}
-		return keys[i].Name < keys[j].Name
-	})
+	state.SortKeys(keys)
 	out := make([]vsched.VPod, len(keys))
 	for i, k := range keys {
 		out[i] = s.items[k]

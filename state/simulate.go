@@ -286,11 +286,7 @@ func (s *State) HoldingsOn(on func(ordinal int32) bool) []Holding {
 		if out[i].Ordinal != out[j].Ordinal {
 			return out[i].Ordinal > out[j].Ordinal
 		}
-		a, b := out[i].Source, out[j].Source
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		return a.Name < b.Name
+		return KeyLess(out[i].Source, out[j].Source)
 	})
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -74,7 +75,7 @@ func decodeConfigMap(doc *document) (*ConfigMapFile, Problems) {
 		return nil, d.probs
 	}
 	for _, m := range ms {
-		if !contains(configMapFields, m.key) {
+		if !slices.Contains(configMapFields, m.key) {
 			d.problem(path{m.key}, "unknown field%s; a ConfigMap has %s", didYouMean(m.key, configMapFields), strings.Join(configMapFields, ", "))
 		}
 		if m.key == "data" && !isNull(m.value) {
@@ -250,13 +251,4 @@ func scenarioConfigMap(kind ConfigKind, data ConfigData) *corev1.ConfigMap {
 		ObjectMeta: metav1.ObjectMeta{Name: configNames[kind]},
 		Data:       map[string]string(data),
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
