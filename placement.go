@@ -54,6 +54,18 @@ func PodName(statefulSetName string, ordinal int32) string {
 	return statefulSetName + "-" + strconv.FormatInt(int64(ordinal), 10)
 }
 
+// OrdinalOf returns the ordinal of podName when it names a pod of the
+// StatefulSet statefulSetName, exactly as the StatefulSet controller names
+// it, and false for any other name (another StatefulSet's pod, a malformed
+// or zero-padded ordinal).
+func OrdinalOf(statefulSetName, podName string) (int32, bool) {
+	ord, err := OrdinalFromPodName(podName)
+	if err != nil || PodName(statefulSetName, ord) != podName {
+		return -1, false
+	}
+	return ord, true
+}
+
 // OrdinalFromPodName parses the ordinal of a StatefulSet pod name
 // ("<statefulset>-<ordinal>"). It never panics: a name without a numeric
 // suffix, or with a negative or out-of-range one, is an error naming it.

@@ -12,6 +12,30 @@ import (
 	"github.com/vsched/vsched"
 )
 
+func TestOrdinalOf(t *testing.T) {
+	tests := []struct {
+		name, set, podName string
+		want               int32
+		ok                 bool
+	}{
+		{name: "its pod", set: "adapter", podName: "adapter-3", want: 3, ok: true},
+		{name: "dashes in the name", set: "kafka-source", podName: "kafka-source-12", want: 12, ok: true},
+		{name: "another StatefulSet", set: "adapter", podName: "other-3", want: -1},
+		{name: "a longer name ending the same", set: "adapter", podName: "my-adapter-3", want: -1},
+		{name: "a prefix of the name", set: "kafka-source", podName: "kafka-3", want: -1},
+		{name: "leading zero", set: "adapter", podName: "adapter-03", want: -1},
+		{name: "no ordinal", set: "adapter", podName: "adapter", want: -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := vsched.OrdinalOf(tc.set, tc.podName)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("OrdinalOf(%q, %q) = %d, %v; want %d, %v", tc.set, tc.podName, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
 func TestOrdinalFromPodName(t *testing.T) {
 	tests := []struct {
 		name    string

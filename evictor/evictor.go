@@ -147,11 +147,7 @@ func (d *Drainer) ordinalOf(pod *corev1.Pod) (int32, bool) {
 	if pod.Namespace != d.cfg.Namespace {
 		return -1, false
 	}
-	ord, err := vsched.OrdinalFromPodName(pod.Name)
-	if err != nil || d.podName(ord) != pod.Name {
-		return -1, false
-	}
-	return ord, true
+	return vsched.OrdinalOf(d.cfg.StatefulSet, pod.Name)
 }
 
 // Reset forgets every mark and clears the state's draining memory of the

@@ -389,11 +389,7 @@ func (c *Cluster) PodOrdinals() ([]int32, error) {
 }
 
 func (c *Cluster) ordinalOf(name string) (int32, bool) {
-	ord, err := vsched.OrdinalFromPodName(name)
-	if err != nil || c.PodName(ord) != name {
-		return -1, false
-	}
-	return ord, true
+	return vsched.OrdinalOf(c.opts.StatefulSetName, name)
 }
 
 // Start starts the informers and returns once they have listed the cluster,

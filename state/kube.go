@@ -1,7 +1,6 @@
 package state
 
 import (
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,11 +18,8 @@ const (
 // any other pod (including malformed names, and ordinals above MaxOrdinal:
 // they are ignored, never fatal).
 func (s *State) OrdinalOf(podName string) (int32, bool) {
-	if !strings.HasPrefix(podName, s.opts.StatefulSetName+"-") {
-		return -1, false
-	}
-	ord, err := vsched.OrdinalFromPodName(podName)
-	if err != nil || ord > MaxOrdinal || vsched.PodName(s.opts.StatefulSetName, ord) != podName {
+	ord, ok := vsched.OrdinalOf(s.opts.StatefulSetName, podName)
+	if !ok || ord > MaxOrdinal {
 		return -1, false
 	}
 	return ord, true
