@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -28,14 +27,14 @@ func main() {
 	var (
 		kubeconfig  = flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "path to a kubeconfig; empty means in-cluster")
 		namespace   = flag.String("namespace", os.Getenv(system.NamespaceEnvKey), "namespace of the StatefulSet, ConfigMaps and leases (default $"+system.NamespaceEnvKey+")")
-		sts         = flag.String("statefulset", "sample-adapter", "the adapter StatefulSet")
-		capacity    = flag.Int("capacity", 10, "most vreplicas per adapter pod")
+		sts         = flag.String("statefulset", controller.DefaultStatefulSet, "the adapter StatefulSet")
+		capacity    = flag.Int("capacity", controller.DefaultCapacity, "most vreplicas per adapter pod")
 		srcNS       = flag.String("source-namespace", "", "watch sources in this namespace only (default: all)")
-		resync      = flag.Duration("resync", 5*time.Minute, "scheduler and informer resync period")
+		resync      = flag.Duration("resync", controller.DefaultResyncPeriod, "scheduler and informer resync period")
 		leaderElect = flag.Bool("leader-elect", true, "elect a leader through leases (config-leader-election)")
 		identity    = flag.String("identity", "", "leader election identity (default $POD_NAME, else hostname_uuid)")
-		threads     = flag.Int("threadiness", 2, "workers")
-		bindWait    = flag.Duration("bind-wait", 10*time.Second, "how long a source needing new vreplicas waits for the StatefulSet's new pods to be bound (negative: never)")
+		threads     = flag.Int("threadiness", controller.DefaultThreadiness, "workers")
+		bindWait    = flag.Duration("bind-wait", controller.DefaultBindWait, "how long a source needing new vreplicas waits for the StatefulSet's new pods to be bound (negative: never)")
 		level       = flag.String("log-level", "info", "debug, info, warn or error")
 		qps         = flag.Float64("kube-api-qps", 50, "client QPS")
 		burst       = flag.Int("kube-api-burst", 100, "client burst")

@@ -66,24 +66,33 @@ type Options struct {
 	Dynamic dynamic.Interface
 }
 
+// The defaults of Options, which are also the command's flag defaults.
+const (
+	DefaultStatefulSet  = "sample-adapter"
+	DefaultCapacity     = 10
+	DefaultResyncPeriod = 5 * time.Minute
+	DefaultBindWait     = 10 * time.Second
+	DefaultThreadiness  = 2
+)
+
 func (o *Options) defaults() error {
 	if o.Namespace == "" {
 		return fmt.Errorf("a namespace is required")
 	}
 	if o.StatefulSet == "" {
-		o.StatefulSet = "sample-adapter"
+		o.StatefulSet = DefaultStatefulSet
 	}
 	if o.Capacity == 0 {
-		o.Capacity = 10
+		o.Capacity = DefaultCapacity
 	}
 	if o.ResyncPeriod == 0 {
-		o.ResyncPeriod = 5 * time.Minute
+		o.ResyncPeriod = DefaultResyncPeriod
 	}
 	if o.BindWait == 0 {
-		o.BindWait = 10 * time.Second
+		o.BindWait = DefaultBindWait
 	}
 	if o.Threadiness == 0 {
-		o.Threadiness = 2
+		o.Threadiness = DefaultThreadiness
 	}
 	if o.Identity == "" {
 		o.Identity = os.Getenv("POD_NAME")
