@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"knative.dev/pkg/configmap"
 	"knative.dev/pkg/logging"
 )
@@ -60,11 +59,7 @@ func (s *AutoscalerStore) Config() *AutoscalerConfig {
 // default (knative's InformedWatcher): then an absent or deleted ConfigMap
 // means the defaults rather than a failed start.
 func (s *AutoscalerStore) WatchConfigs(w configmap.Watcher, namespace string) {
-	if d, ok := w.(defaulting); ok {
-		d.WatchWithDefault(corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: namespace}}, s.OnConfigChanged)
-		return
-	}
-	w.Watch(s.name, s.OnConfigChanged)
+	watch(w, s.name, namespace, s.OnConfigChanged)
 }
 
 // OnConfigChanged applies a new version of the ConfigMap. It is the
@@ -76,17 +71,13 @@ func (s *AutoscalerStore) OnConfigChanged(cm *corev1.ConfigMap) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	log := logging.FromContext(s.ctx)
 	cfg, err := ParseAutoscalerConfigMap(cm)
 	if err != nil {
-		log.Errorw("rejected ConfigMap; the last good configuration stays in force", "configmap", cm.Namespace+"/"+cm.Name, "error", err)
-		if s.onReject != nil {
-			s.onReject(cm, err)
-		}
+		reject(s.ctx, s.onReject, cm, err)
 		return
 	}
 	s.current.Store(cfg)
-	log.Infow("autoscaler configuration updated", "configmap", cm.Namespace+"/"+cm.Name,
+	logging.FromContext(s.ctx).Infow("autoscaler configuration updated", "configmap", cm.Namespace+"/"+cm.Name,
 		"minReplicas", cfg.MinReplicas, "maxReplicas", cfg.MaxReplicas,
 		"stabilizationWindow", cfg.StabilizationWindow.String(), "scaleDownCooldown", cfg.ScaleDownCooldown.String(),
 		"refreshPeriod", cfg.RefreshPeriod.String(), "maxScaleUpRate", cfg.MaxScaleUpRate,

@@ -80,15 +80,29 @@ type defaulting interface {
 	WatchWithDefault(cm corev1.ConfigMap, o ...configmap.Observer)
 }
 
+// watch registers o for the ConfigMap name with w, with an empty stand-in
+// for an absent one when w can (defaulting).
+func watch(w configmap.Watcher, name, namespace string, o configmap.Observer) {
+	if d, ok := w.(defaulting); ok {
+		d.WatchWithDefault(corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}, o)
+		return
+	}
+	w.Watch(name, o)
+}
+
+// reject logs a rejected ConfigMap and reports it to onReject (may be nil).
+func reject(ctx context.Context, onReject RejectFunc, cm *corev1.ConfigMap, err error) {
+	logging.FromContext(ctx).Errorw("rejected ConfigMap; the last good configuration stays in force", "configmap", cm.Namespace+"/"+cm.Name, "error", err)
+	if onReject != nil {
+		onReject(cm, err)
+	}
+}
+
 // WatchConfigs registers the store with w. namespace is the namespace of the
 // ConfigMaps, used for the stand-in of an absent one.
 func (s *Store) WatchConfigs(w configmap.Watcher, namespace string) {
 	for _, name := range []string{s.names.Scheduler, s.names.Descheduler} {
-		if d, ok := w.(defaulting); ok {
-			d.WatchWithDefault(corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}, s.OnConfigChanged)
-		} else {
-			w.Watch(name, s.OnConfigChanged)
-		}
+		watch(w, name, namespace, s.OnConfigChanged)
 	}
 }
 
@@ -116,10 +130,7 @@ func (s *Store) OnConfigChanged(cm *corev1.ConfigMap) {
 		ps, err = BuildProfiles(s.ctx, s.reg, sched, desched)
 	}
 	if err != nil {
-		log.Errorw("rejected ConfigMap; the last good configuration stays in force", "configmap", cm.Namespace+"/"+cm.Name, "error", err)
-		if s.onReject != nil {
-			s.onReject(cm, err)
-		}
+		reject(s.ctx, s.onReject, cm, err)
 		return
 	}
 	s.sched, s.desched = sched, desched
