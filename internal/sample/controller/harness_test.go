@@ -183,24 +183,21 @@ func (a *apiServer) update(action k8stesting.Action) (bool, runtime.Object, erro
 		return true, nil, apierrs.NewConflict(gvr.GroupResource(), sent.Name,
 			errors.New("the object has been modified; please apply your changes to the latest version and try again"))
 	}
-	next := clone(cur)
-	if status {
-		next.Status = sent.Status
-	} else {
-		next.Spec, next.Labels, next.Annotations = sent.Spec, sent.Labels, sent.Annotations
-		if !reflect.DeepEqual(cur.Spec, next.Spec) {
-			next.Generation = cur.Generation + 1
+	next, err := a.mutateLocked(key, func(n *v1alpha1.SampleSource) {
+		if status {
+			n.Status = sent.Status
+		} else {
+			n.Spec, n.Labels, n.Annotations = sent.Spec, sent.Labels, sent.Annotations
 		}
-	}
-	next.ResourceVersion = a.nextRVLocked()
-	stored, err := a.storeLocked(next)
+	})
 	if err != nil {
 		return true, nil, err
 	}
 	if rec != nil {
 		rec.NewRV = next.ResourceVersion
 	}
-	return true, stored.DeepCopy(), nil
+	out, err := v1alpha1.ToUnstructured(next)
+	return true, out, err
 }
 
 // create stores a new source, as kubectl apply would.
