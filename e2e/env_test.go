@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/e2e/harness"
@@ -207,12 +208,7 @@ func (e *env) deleteSource(name string) {
 	}
 }
 
-func (e *env) sources() interface {
-	Create(context.Context, *unstructured.Unstructured, metav1.CreateOptions, ...string) (*unstructured.Unstructured, error)
-	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, options metav1.PatchOptions, subresources ...string) (*unstructured.Unstructured, error)
-	Delete(ctx context.Context, name string, options metav1.DeleteOptions, subresources ...string) error
-	List(ctx context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error)
-} {
+func (e *env) sources() dynamic.ResourceInterface {
 	return e.cp.Dynamic.Resource(v1alpha1.GroupVersionResource).Namespace(sourcesNS)
 }
 

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 )
@@ -105,9 +106,7 @@ func (cp *ControlPlane) Apply(ctx context.Context, objs []*unstructured.Unstruct
 		if err != nil {
 			return fmt.Errorf("%s %s: no REST mapping: %w", gvk, u.GetName(), err)
 		}
-		var ri interface {
-			Patch(ctx context.Context, name string, pt types.PatchType, data []byte, options metav1.PatchOptions, subresources ...string) (*unstructured.Unstructured, error)
-		}
+		var ri dynamic.ResourceInterface
 		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 			ri = cp.Dynamic.Resource(mapping.Resource).Namespace(u.GetNamespace())
 		} else {

@@ -317,26 +317,31 @@ func (cp *ControlPlane) start(t testing.TB) error {
 	if err != nil {
 		return err
 	}
-	cp.Kwok = map[string]*Proc{}
+	type fakeNode struct{ name, zone string }
+	var nodes []fakeNode
 	for _, zone := range cp.opts.Zones {
 		for i := 0; i < cp.opts.NodesPerZone; i++ {
-			node := fmt.Sprintf("%s-node-%d", zone, i)
-			p := &Proc{Name: "kwok " + node, Path: kwokBin, Log: cp.path("kwok-" + node + ".log"), Args: []string{
-				"--kubeconfig=" + cp.Kubeconfig,
-				"--manage-all-nodes=false",
-				"--manage-single-node=" + node,
-				"--cidr=10.0.0.1/16", "--node-ip=10.0.0.1",
-				// Node leases renewed every 2s: without them kwok
-				// heartbeats through the node status every 20-45s,
-				// and the node lifecycle controller would see healthy
-				// nodes flap NotReady.
-				"--node-lease-duration-seconds=8",
-			}}
-			if err := p.Start(); err != nil {
-				return err
-			}
-			cp.Kwok[node] = p
+			nodes = append(nodes, fakeNode{fmt.Sprintf("%s-node-%d", zone, i), zone})
 		}
+	}
+	cp.Kwok = map[string]*Proc{}
+	for _, n := range nodes {
+		node := n.name
+		p := &Proc{Name: "kwok " + node, Path: kwokBin, Log: cp.path("kwok-" + node + ".log"), Args: []string{
+			"--kubeconfig=" + cp.Kubeconfig,
+			"--manage-all-nodes=false",
+			"--manage-single-node=" + node,
+			"--cidr=10.0.0.1/16", "--node-ip=10.0.0.1",
+			// Node leases renewed every 2s: without them kwok
+			// heartbeats through the node status every 20-45s,
+			// and the node lifecycle controller would see healthy
+			// nodes flap NotReady.
+			"--node-lease-duration-seconds=8",
+		}}
+		if err := p.Start(); err != nil {
+			return err
+		}
+		cp.Kwok[node] = p
 	}
 
 	// The serviceaccount controller creates "default" in every namespace:
@@ -351,11 +356,9 @@ func (cp *ControlPlane) start(t testing.TB) error {
 	}
 	cp.Timings = append(cp.Timings, Timing{"controller-manager serving (after apiserver ready)", time.Since(t0)})
 
-	for _, zone := range cp.opts.Zones {
-		for i := 0; i < cp.opts.NodesPerZone; i++ {
-			if err := cp.AddNode(ctx, fmt.Sprintf("%s-node-%d", zone, i), zone); err != nil {
-				return err
-			}
+	for _, n := range nodes {
+		if err := cp.AddNode(ctx, n.name, n.zone); err != nil {
+			return err
 		}
 	}
 	if err := cp.WaitNodesReady(ctx); err != nil {
