@@ -636,10 +636,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		}
 		held += int64(min(max(want, 0), kept))
 		if want > kept {
-			if !ok {
-				v = &stubVPod{key: key, vreplicas: vreplicas, placements: ps}
-			}
-			demand = append(demand, &simSource{key: key, vpod: v, want: want, placements: ps})
+			demand = append(demand, &simSource{key: key, vpod: listedOr(listed, key, vreplicas, ps), want: want, placements: ps})
 		}
 		if maxOrd >= low {
 			// Only a size from low up is simulated: the sources
@@ -1006,10 +1003,7 @@ func rebalanceMoves(ctx context.Context, place *framework.Profile, base *state.S
 	ctx = framework.WithoutReason(ctx)
 	var out []evictor.Move
 	for _, c := range cands {
-		v := listed[c.key]
-		if v == nil {
-			v = &stubVPod{key: c.key, vreplicas: c.vreplicas, placements: c.ps}
-		}
+		v := listedOr(listed, c.key, c.vreplicas, c.ps)
 		if v.GetVReplicas() != vsched.TotalVReplicas(c.ps) {
 			// Growing or shrinking: its next Schedule places through
 			// the profile anyway.

@@ -33,6 +33,16 @@ func (v *stubVPod) GetVReplicas() int32               { return v.vreplicas }
 func (v *stubVPod) GetPlacements() []vsched.Placement { return v.placements }
 func (v *stubVPod) GetResourceVersion() string        { return "" }
 
+// listedOr returns the lister's copy of the source, or a stub of what the
+// state records of it (vreplicas and placements) when the lister did not
+// return it.
+func listedOr(listed map[types.NamespacedName]vsched.VPod, key types.NamespacedName, vreplicas int32, ps []vsched.Placement) vsched.VPod {
+	if v, ok := listed[key]; ok {
+		return v
+	}
+	return &stubVPod{key: key, vreplicas: vreplicas, placements: ps}
+}
+
 // overCapacityKey names the synthetic source that stands for the vreplicas
 // pods hold beyond their capacity.
 var overCapacityKey = types.NamespacedName{Namespace: "vsched.dev", Name: "over-capacity-excess"}
@@ -181,11 +191,7 @@ func (m *simulator) source(h holderRef) *simSource {
 		return s
 	}
 	ps, _ := m.base.Placements(h.key)
-	v, ok := m.listed[h.key]
-	if !ok {
-		v = &stubVPod{key: h.key, vreplicas: h.want, placements: ps}
-	}
-	s := &simSource{key: h.key, vpod: v, want: h.want, placements: ps}
+	s := &simSource{key: h.key, vpod: listedOr(m.listed, h.key, h.want, ps), want: h.want, placements: ps}
 	if m.cache == nil {
 		m.cache = map[types.NamespacedName]*simSource{}
 	}
