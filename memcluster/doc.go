@@ -10,7 +10,8 @@
 //	c, err := memcluster.New(ctx, memcluster.Options{Zones: []string{"a", "b", "c"}, Replicas: 3, Capacity: 10})
 //	sched, err := statefulset.New(ctx, statefulset.Config{
 //		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
-//		InformerFactory: c.InformerFactory(), Lister: sources.List, Clock: c.Clock(), ...})
+//		InformerFactory: c.InformerFactory(), Lister: sources.List, ListerSynced: sources.HasSynced,
+//		Clock: c.Clock(), ...})
 //	err = c.Start(ctx)  // informers listed, watching, handlers synced
 //	err = c.FailZone("a")
 //	err = c.Sync(ctx)   // every handler has seen the failure

@@ -59,6 +59,8 @@ type Sources struct {
 	listErr error
 	frozen  []vsched.VPod // non-nil while the lister lags
 	lists   int
+	// unsynced: List answers as a lister whose informer has not synced.
+	unsynced bool
 }
 
 // NewSources returns an empty store.
@@ -168,6 +170,9 @@ func (s *Sources) List() ([]vsched.VPod, error) {
 	if s.listErr != nil {
 		return nil, s.listErr
 	}
+	if s.unsynced {
+		return nil, nil
+	}
 	if s.frozen != nil {
 		return slices.Clone(s.frozen), nil
 	}
@@ -189,6 +194,23 @@ func (s *Sources) snapshotLocked() []vsched.VPod {
 
 // Lister returns List as a vsched.VPodLister.
 func (s *Sources) Lister() vsched.VPodLister { return s.List }
+
+// HasSynced reports whether List shows every source; pass it as
+// statefulset.Config.ListerSynced.
+func (s *Sources) HasSynced() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.unsynced
+}
+
+// SetSynced(false) makes List behave as the lister of an informer that has
+// not synced yet: it returns an empty list and no error (and HasSynced
+// false) until SetSynced(true).
+func (s *Sources) SetSynced(synced bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unsynced = !synced
+}
 
 // Lists counts List calls, failed ones included.
 func (s *Sources) Lists() int {

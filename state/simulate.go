@@ -83,6 +83,9 @@ func (s *State) cloneTopology() *State {
 		drainMemory: maps.Clone(s.drainMemory),
 		outside:     s.outside,
 		totalUsed:   s.totalUsed,
+		seq:         s.seq,
+		newestRV:    s.newestRV,
+		deleted:     maps.Clone(s.deleted),
 		// The derived indexes are rebuilt on first use: sharing their
 		// backing arrays would let the clone overwrite the original's.
 		dirty: true,

@@ -41,7 +41,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 		"Mutex": true, "opts": true, "replicas": true, "pods": true, "nodes": true, "nodeIdx": true,
 		"zones": true, "zoneIdx": true, "sources": true, "drainMemory": true, "outside": true,
 		"dirty": true, "candidates": true, "freeCands": true, "schedNodes": true, "schedZones": true, "growZones": true,
-		"totalUsed": true, "nodeCands": true, "firstFree": true,
+		"totalUsed": true, "nodeCands": true, "firstFree": true, "seq": true, "newestRV": true, "deleted": true,
 	}
 	typ := reflect.TypeOf(State{})
 	for i := 0; i < typ.NumField(); i++ {

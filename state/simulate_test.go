@@ -62,7 +62,7 @@ func TestCloneIsIndependent(t *testing.T) {
 	// Change the clone every way a simulation might.
 	c.Reserve(key("a"), 4, "1", []vsched.Placement{p(0, 4)}, t0)
 	c.Observe(src("c", "1", 1, p(2, 1)), t0)
-	c.Forget(key("b"))
+	c.Forget(key("b"), t0)
 	c.SetPending(key("a"), 9)
 	c.UpsertPod(mkPod(0, "n1"))
 	c.UpsertNode(mkNode("n0", "a", cordoned), t0)

@@ -138,6 +138,67 @@ func olderRV(a, b string) bool {
 	return err1 == nil && err2 == nil && x < y
 }
 
+// tombstone remembers a forgotten source: rv is the newest version the state
+// had seen of any source when it was forgotten (0: none), seq the State's
+// seq then, at the time.
+type tombstone struct {
+	rv  uint64
+	seq uint64
+	at  time.Time
+}
+
+func parseRV(rv string) (uint64, bool) {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	return n, err == nil
+}
+
+// deletedVersion reports whether rv is a version of a source forgotten
+// since (a read from before its deletion). A newer version is a new object
+// of the same name and lifts the tombstone.
+func (s *State) deletedVersion(key types.NamespacedName, rv string) bool {
+	t, ok := s.deleted[key]
+	if !ok {
+		return false
+	}
+	if n, ok := parseRV(rv); ok && t.rv > 0 && n > t.rv {
+		delete(s.deleted, key)
+		return false
+	}
+	return true
+}
+
+// Tombstoned reports whether the source was forgotten and its tombstone
+// still stands (see Forget).
+func (s *State) Tombstoned(key types.NamespacedName) bool {
+	_, ok := s.deleted[key]
+	return ok
+}
+
+// LiftTombstone ends a source's tombstone: the caller knows the version it
+// holds is of an object created after the deletion.
+func (s *State) LiftTombstone(key types.NamespacedName) { delete(s.deleted, key) }
+
+// Seq is a counter that grows with every observation and reservation. A
+// caller that lists the sources without the lock reads it first and passes
+// it to Resync, so that nothing observed after the list was taken is
+// forgotten.
+func (s *State) Seq() uint64 { return s.seq }
+
+// DropReservations drops every reservation (the sources fall back to their
+// committed placements) and returns how many there were. A leadership term's
+// unwritten decisions end with it.
+func (s *State) DropReservations() int {
+	n := 0
+	for _, src := range s.sources {
+		if src.reservation != nil {
+			src.reservation = nil
+			s.recount(src)
+			n++
+		}
+	}
+	return n
+}
+
 // Observe records what a source's object shows now (from the lister, an
 // informer event or a Schedule call) and resolves its reservation:
 // a newer version with the reserved placements commits it, a newer version
@@ -153,15 +214,23 @@ func (s *State) Observe(vpod vsched.VPod, now time.Time) Outcome {
 // a caller can log it without normalizing a second time.
 func (s *State) ObserveWithProblems(vpod vsched.VPod, now time.Time) (Outcome, []string) {
 	key := vpod.GetKey()
+	rv := vpod.GetResourceVersion()
+	if s.deletedVersion(key, rv) {
+		return Stale, nil
+	}
 	src := s.sources[key]
 	if src == nil {
 		src = &source{}
 		s.sources[key] = src
 	}
-	rv := vpod.GetResourceVersion()
 	if src.committedRV != "" && olderRV(rv, src.committedRV) {
 		return Stale, nil
 	}
+	if n, ok := parseRV(rv); ok {
+		s.newestRV = max(s.newestRV, n)
+	}
+	s.seq++
+	src.seen = s.seq
 	committed, problems := s.Normalize(vpod.GetPlacements())
 	src.committed, src.committedRV = committed, rv
 	src.vreplicas = vpod.GetVReplicas()
@@ -189,6 +258,8 @@ func (s *State) Reserve(key types.NamespacedName, vreplicas int32, basedOn strin
 		s.sources[key] = src
 	}
 	src.vreplicas = vreplicas
+	s.seq++
+	src.seen = s.seq
 	cp := append([]vsched.Placement(nil), ps...)
 	src.reservation = &Reservation{Placements: cp, BasedOn: basedOn, At: now}
 	s.recount(src)
@@ -216,8 +287,24 @@ func (s *State) ReservationOf(key types.NamespacedName) (Reservation, bool) {
 }
 
 // Forget drops everything known of a source (it was deleted), freeing its
-// capacity at once. It reports whether the source was known.
-func (s *State) Forget(key types.NamespacedName) bool {
+// capacity at once, and reports whether the source was known. Call it once
+// the lister no longer shows the source. It leaves a tombstone: versions of
+// the source not newer than the newest version the state has seen of any
+// source are Stale, so a decision in flight, or an event delivered late,
+// cannot bring it back. A newer version, or a Resync whose list was taken
+// after Forget and shows the source, is a new object of the same name; the
+// tombstone also ends when ExpireReservations finds it older than the TTL.
+func (s *State) Forget(key types.NamespacedName, now time.Time) bool {
+	if s.deleted == nil {
+		s.deleted = map[types.NamespacedName]tombstone{}
+	}
+	s.seq++
+	s.deleted[key] = tombstone{rv: s.newestRV, seq: s.seq, at: now}
+	return s.drop(key)
+}
+
+// drop forgets a source without a tombstone: Resync's list is the truth.
+func (s *State) drop(key types.NamespacedName) bool {
 	src := s.sources[key]
 	if src == nil {
 		return false
@@ -240,6 +327,11 @@ func (s *State) ExpireReservations(now time.Time, ttl time.Duration) []types.Nam
 			out = append(out, key)
 		}
 	}
+	for key, t := range s.deleted {
+		if now.Sub(t.at) >= ttl {
+			delete(s.deleted, key)
+		}
+	}
 	SortKeys(out)
 	return out
 }
@@ -255,10 +347,11 @@ type ResyncResult struct {
 	Committed int
 }
 
-// Resync reconciles the state with a full list of sources. A source absent
-// from the list is forgotten unless it holds a reservation younger than ttl
-// (it may be new and not listed yet).
-func (s *State) Resync(vpods []vsched.VPod, now time.Time, ttl time.Duration) ResyncResult {
+// Resync reconciles the state with a full list of sources, taken when Seq
+// was listedAt. A source absent from the list is forgotten unless it was
+// observed or reserved after listedAt (it is newer than the list) or holds
+// a reservation younger than ttl (it may be new and not listed yet).
+func (s *State) Resync(vpods []vsched.VPod, listedAt uint64, now time.Time, ttl time.Duration) ResyncResult {
 	var res ResyncResult
 	seen := make(map[types.NamespacedName]bool, len(vpods))
 	for _, v := range vpods {
@@ -266,6 +359,10 @@ func (s *State) Resync(vpods []vsched.VPod, now time.Time, ttl time.Duration) Re
 			continue
 		}
 		seen[v.GetKey()] = true
+		if t, ok := s.deleted[v.GetKey()]; ok && t.seq <= listedAt {
+			// Listed after it was forgotten: created again.
+			delete(s.deleted, v.GetKey())
+		}
 		switch s.Observe(v, now) {
 		case Committed:
 			res.Committed++
@@ -274,7 +371,7 @@ func (s *State) Resync(vpods []vsched.VPod, now time.Time, ttl time.Duration) Re
 		}
 	}
 	for key, src := range s.sources {
-		if seen[key] {
+		if seen[key] || src.seen > listedAt {
 			continue
 		}
 		if r := src.reservation; r != nil && now.Sub(r.At) < ttl {
@@ -283,7 +380,7 @@ func (s *State) Resync(vpods []vsched.VPod, now time.Time, ttl time.Duration) Re
 		res.Forgotten = append(res.Forgotten, key)
 	}
 	for _, key := range res.Forgotten {
-		s.Forget(key)
+		s.drop(key)
 	}
 	SortKeys(res.Forgotten)
 	SortKeys(res.Overridden)

@@ -346,8 +346,8 @@ func TestChargeFallsBackToCommitted(t *testing.T) {
 		{"overridden", func(s *State) { s.Observe(src("a", "2", 5, p(0, 3), p(2, 2)), t0) }, []int32{3, 0, 2}},
 		{"expired", func(s *State) { s.ExpireReservations(t0.Add(time.Minute), time.Minute) }, []int32{6, 0, 0}},
 		{"expired one", func(s *State) { s.ExpireOne(key("a")) }, []int32{6, 0, 0}},
-		{"forgotten", func(s *State) { s.Forget(key("a")) }, []int32{0, 0, 0}},
-		{"resynced away", func(s *State) { s.Resync(nil, t0.Add(time.Minute), time.Minute) }, []int32{0, 0, 0}},
+		{"forgotten", func(s *State) { s.Forget(key("a"), t0) }, []int32{0, 0, 0}},
+		{"resynced away", func(s *State) { s.Resync(nil, s.Seq(), t0.Add(time.Minute), time.Minute) }, []int32{0, 0, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newState(t, 10)
@@ -505,7 +505,7 @@ func TestResync(t *testing.T) {
 		if i > 0 {
 			r.Shuffle(len(shuffled), func(a, b int) { shuffled[a], shuffled[b] = shuffled[b], shuffled[a] })
 		}
-		got := s.Resync(shuffled, now, ttl)
+		got := s.Resync(shuffled, s.Seq(), now, ttl)
 		if d := cmp.Diff(wantRes, got); d != "" {
 			t.Errorf("order %d: Resync (-want +got):\n%s", i, d)
 		}
@@ -521,10 +521,10 @@ func TestResync(t *testing.T) {
 	// never updated (its reservation has expired by then): pod 0 is freed
 	// of both, and young's reserved pod 2 too.
 	s := build(t)
-	s.Resync(list, now, ttl)
+	s.Resync(list, s.Seq(), now, ttl)
 	later := append([]vsched.VPod{src("waiting", "5", 2, p(1, 2)), src("young", "1", 1, p(0, 1))}, list[:2]...)
 	later = append(later, list[3:5]...)
-	got := s.Resync(later, now.Add(time.Second), ttl)
+	got := s.Resync(later, s.Seq(), now.Add(time.Second), ttl)
 	if d := cmp.Diff(ResyncResult{Committed: 1}, got); d != "" {
 		t.Errorf("second Resync (-want +got):\n%s", d)
 	}
@@ -547,7 +547,7 @@ func TestResyncDuplicateVersions(t *testing.T) {
 		s.Observe(src("a", "5", 1, p(0, 1)), t0)
 		s.Reserve(key("a"), 2, "5", []vsched.Placement{p(1, 2)}, t0)
 		versions := []vsched.VPod{src("a", "5", 1, p(0, 1)), src("a", "6", 2, p(1, 2))}
-		res := s.Resync([]vsched.VPod{versions[order[0]], versions[order[1]]}, t0, time.Minute)
+		res := s.Resync([]vsched.VPod{versions[order[0]], versions[order[1]]}, s.Seq(), t0, time.Minute)
 		if res.Committed != 1 {
 			t.Errorf("order %v: Committed = %d, want 1", order, res.Committed)
 		}
@@ -566,16 +566,16 @@ func TestForget(t *testing.T) {
 	if s.FreeCandidates() != 0 {
 		t.Fatalf("FreeCandidates() = %d, want 0", s.FreeCandidates())
 	}
-	if !s.Forget(key("a")) {
+	if !s.Forget(key("a"), t0) {
 		t.Error("Forget(a) = false")
 	}
-	if s.Forget(key("a")) {
+	if s.Forget(key("a"), t0) {
 		t.Error("second Forget(a) = true")
 	}
 	if s.Free(0) != 2 || s.FreeCandidates() != 1 {
 		t.Errorf("after Forget(a): Free(0) %d, FreeCandidates %d", s.Free(0), s.FreeCandidates())
 	}
-	s.Forget(key("b"))
+	s.Forget(key("b"), t0)
 	if _, total := s.Pending(); total != 0 || s.TotalUsed() != 0 || len(s.Sources()) != 0 {
 		t.Errorf("state not empty after forgetting everything")
 	}

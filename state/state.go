@@ -84,6 +84,9 @@ type source struct {
 	effective   []entry // what counts against capacity
 	pending     int32
 	vreplicas   int32
+	// seen is the State's seq when the source was last observed or
+	// reserved, so a resync can tell what is newer than its list.
+	seen uint64
 }
 
 // State is the cluster for one StatefulSet. See the package doc for locking.
@@ -104,6 +107,14 @@ type State struct {
 	// outside counts placements whose pod name is not one of this
 	// StatefulSet's; they take no capacity.
 	outside int
+	// seq counts source observations and reservations (see source.seen).
+	seq uint64
+	// newestRV is the newest numeric resource version observed of any
+	// source, and deleted the sources forgotten within the reservation
+	// TTL: a version of a deleted source that is not newer than its
+	// tombstone is a read from before the deletion.
+	newestRV uint64
+	deleted  map[types.NamespacedName]tombstone
 
 	dirty      bool
 	candidates []int32

@@ -340,7 +340,7 @@ func TestHighestUsedOrdinal(t *testing.T) {
 	if got := s.HighestUsedOrdinal(); got != 7 {
 		t.Errorf("HighestUsedOrdinal() = %d, want 7", got)
 	}
-	s.Forget(key("b"))
+	s.Forget(key("b"), t0)
 	if got := s.HighestUsedOrdinal(); got != 1 {
 		t.Errorf("after Forget: HighestUsedOrdinal() = %d, want 1", got)
 	}
@@ -531,7 +531,7 @@ func TestFreeCapacityRandomized(t *testing.T) {
 					s.Observe(src(k.Name, fmt.Sprint(rvs[k]), vsched.TotalVReplicas(ps), ps...), now)
 				case 9:
 					op = fmt.Sprintf("Forget(%s)", k)
-					s.Forget(k)
+					s.Forget(k, now)
 				case 10:
 					if r.Intn(2) == 0 {
 						op = "ExpireReservations"

@@ -476,8 +476,10 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Decision, error) {
 		a.drainer.Reset()
 	}
 	s.SetDrainMoveLimit(min(cfg.MaxMovesPerSource, cfg.MaxMovesPerCycle))
-	if !s.hasSynced() {
-		return hold(dec, "informers have not synced; holding the current size")
+	if why := s.notReady(); why != "" {
+		// An unsynced view shows too little: pods or sources missing
+		// from it would look like idle capacity.
+		return hold(dec, why+"; holding the current size")
 	}
 	set, err := a.statefulSet(ctx)
 	if err != nil {

@@ -121,6 +121,7 @@ func startBenchScheduler(b testing.TB, c *memcluster.Cluster, w workload, profil
 			}
 			return out, nil
 		},
+		ListerSynced:    func() bool { return true }, // the slice is the whole truth
 		InformerFactory: c.InformerFactory(),
 		Profiles:        profiles,
 		AlwaysLeader:    true,

@@ -121,6 +121,9 @@ type sourceStore struct {
 	items   map[types.NamespacedName]*testSource
 	listErr error
 	lists   int
+	// unsynced makes the store behave like a lister whose informer has
+	// not synced: it lists nothing, without an error.
+	unsynced bool
 }
 
 func newSourceStore() *sourceStore {
@@ -191,12 +194,29 @@ func (s *sourceStore) failLists(err error) {
 	s.listErr = err
 }
 
+// setSynced makes the store list (true) or list nothing, as an unsynced
+// informer's lister does (false).
+func (s *sourceStore) setSynced(synced bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unsynced = !synced
+}
+
+func (s *sourceStore) hasSynced() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.unsynced
+}
+
 func (s *sourceStore) list() ([]vsched.VPod, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lists++
 	if s.listErr != nil {
 		return nil, s.listErr
+	}
+	if s.unsynced {
+		return nil, nil
 	}
 	out := make([]vsched.VPod, 0, len(s.items))
 	for _, v := range s.items {
@@ -474,6 +494,7 @@ func (c *kubeCluster) tryStart(ctx context.Context, opts ...startOpts) (*Schedul
 		Name:            testSet,
 		Capacity:        10,
 		Lister:          c.store.list,
+		ListerSynced:    c.store.hasSynced,
 		InformerFactory: factory,
 		AlwaysLeader:    true,
 	}

@@ -52,7 +52,7 @@ func TestSeveralStatefulSetsShareInformers(t *testing.T) {
 	for name := range sets {
 		store := newSourceStore()
 		s, err := New(ctx, Config{
-			Namespace: testNS, Name: name, Capacity: 4, Lister: store.list,
+			Namespace: testNS, Name: name, Capacity: 4, Lister: store.list, ListerSynced: store.hasSynced,
 			InformerFactory: factory, Profiles: lowestOrdinal(t), AlwaysLeader: true,
 		})
 		if err != nil {

@@ -75,6 +75,18 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 	now := s.cfg.Clock.Now()
 	usedBefore := s.st.TotalUsed()
 	outcome, problems := s.st.ObserveWithProblems(vpod, now)
+	if outcome == state.Stale && s.st.Tombstoned(key) && s.listsAsIs(vpod) {
+		// The source was deleted and created again: the lister, which
+		// no longer showed the old object when Forget was called, shows
+		// this very version.
+		s.st.LiftTombstone(key)
+		outcome, problems = s.st.ObserveWithProblems(vpod, now)
+	}
+	if outcome == state.Stale {
+		// Deciding from it could replace a decision made from a newer
+		// version, or bring back a deleted source.
+		return nil, fmt.Errorf("%s at resource version %s: %w", key, vpod.GetResourceVersion(), ErrStale)
+	}
 	if len(problems) > 0 {
 		log.Warnw("vsched: source's placements needed repair", "source", key.String(), "problems", strings.Join(problems, "; "))
 	}
@@ -215,6 +227,22 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		return out, &vsched.PendingError{Key: key, Pending: pending, Reason: reason}
 	}
 	return out, nil
+}
+
+// listsAsIs reports whether the lister shows the source at the version
+// given. It lists every source, which only a source forgotten within the
+// reservation TTL and seen again costs.
+func (s *Scheduler) listsAsIs(vpod vsched.VPod) bool {
+	vpods, err := s.cfg.Lister()
+	if err != nil {
+		return false
+	}
+	for _, v := range vpods {
+		if v != nil && v.GetKey() == vpod.GetKey() {
+			return v.GetResourceVersion() == vpod.GetResourceVersion()
+		}
+	}
+	return false
 }
 
 // refresh fills in each kept placement's current node and zone.

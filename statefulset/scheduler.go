@@ -36,6 +36,12 @@ const (
 // It is retryable.
 var ErrNotReady = errors.New("scheduler state is not loaded yet")
 
+// ErrStale is returned (wrapped) by Schedule for a source object older than
+// one the scheduler has already seen, or for a source it was told was
+// deleted: a decision made from it could undo a newer one. It is retryable:
+// the controller's next read of the source is newer.
+var ErrStale = errors.New("source version is older than one already seen")
+
 // Profiles are the scheduler and descheduler profiles in force.
 type Profiles struct {
 	Place  *framework.Profile
@@ -54,6 +60,14 @@ type Config struct {
 	Capacity int32
 	// Lister lists every source this scheduler places. Required.
 	Lister vsched.VPodLister
+	// ListerSynced reports whether Lister shows every source: for a lister
+	// backed by an informer, that informer's HasSynced. Required. A lister
+	// whose informer has not synced lists nothing, without an error; a
+	// scheduler that took that list for the truth would place new
+	// vreplicas over committed ones it has not seen, and its autoscaler
+	// would shrink a StatefulSet that is in use. Until it reports true,
+	// Schedule answers ErrNotReady and the autoscaler holds.
+	ListerSynced func() bool
 	// InformerFactory provides the pod, node and StatefulSet informers.
 	// The scheduler registers its handlers; the caller starts the factory.
 	// A factory limited to the StatefulSet's namespace is enough (nodes are
@@ -123,6 +137,8 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 		return nil, fmt.Errorf("statefulset scheduler: Capacity must be at least 1, got %d", cfg.Capacity)
 	case cfg.Lister == nil:
 		return nil, fmt.Errorf("statefulset scheduler: Lister is required")
+	case cfg.ListerSynced == nil:
+		return nil, fmt.Errorf("statefulset scheduler: ListerSynced is required (the sources' informer HasSynced)")
 	case cfg.Profiles == nil:
 		return nil, fmt.Errorf("statefulset scheduler: Profiles is required")
 	case cfg.ResyncPeriod < 0:
@@ -356,6 +372,12 @@ func (s *Scheduler) Demote(b reconciler.Bucket) {
 	if len(s.buckets) == 0 && !s.cfg.AlwaysLeader {
 		s.leader.Store(false)
 		s.loaded.Store(false)
+		// The term's unwritten decisions end with it: the next leader
+		// may give their room away, and this replica reloads from the
+		// sources if it leads again.
+		s.st.Lock()
+		s.st.DropReservations()
+		s.st.Unlock()
 	}
 }
 
@@ -383,6 +405,19 @@ func (s *Scheduler) hasSynced() bool {
 	return true
 }
 
+// notReady says which view is not complete yet, "" when every one is: the
+// pods, nodes and StatefulSet through the scheduler's handlers, and the
+// sources through ListerSynced.
+func (s *Scheduler) notReady() string {
+	switch {
+	case !s.hasSynced():
+		return "informers have not synced"
+	case !s.cfg.ListerSynced():
+		return "the sources' lister has not synced"
+	}
+	return ""
+}
+
 // ensureLoaded reads every source's committed placements once per
 // leadership, so no decision is made against a partial picture. Called with
 // the state locked.
@@ -390,16 +425,21 @@ func (s *Scheduler) ensureLoaded(ctx context.Context) error {
 	if s.loaded.Load() {
 		return nil
 	}
-	if !s.hasSynced() {
-		return fmt.Errorf("%w: informers have not synced", ErrNotReady)
+	if why := s.notReady(); why != "" {
+		return fmt.Errorf("%w: %s", ErrNotReady, why)
 	}
 	vpods, err := s.cfg.Lister()
 	if err != nil {
 		return fmt.Errorf("%w: listing sources: %v", ErrNotReady, err)
 	}
-	res := s.st.Resync(vpods, s.cfg.Clock.Now(), s.cfg.ReservationTTL)
+	// A new term starts from what the sources show: a reservation left by
+	// an earlier term of this replica may stand for a write that failed,
+	// while another leader has since given its room away.
+	dropped := s.st.DropReservations()
+	res := s.st.Resync(vpods, s.st.Seq(), s.cfg.Clock.Now(), s.cfg.ReservationTTL)
 	s.loaded.Store(true)
-	logging.FromContext(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(vpods), "forgotten", len(res.Forgotten))
+	logging.FromContext(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(vpods),
+		"forgotten", len(res.Forgotten), "droppedReservations", dropped)
 	return nil
 }
 
@@ -407,6 +447,16 @@ func (s *Scheduler) ensureLoaded(ctx context.Context) error {
 // missed, forgets deleted sources, and expires old reservations. A lister
 // error changes nothing.
 func (s *Scheduler) Resync(ctx context.Context) error {
+	if !s.cfg.ListerSynced() {
+		// An unsynced lister lists nothing: taken for the truth it would
+		// forget every source.
+		return fmt.Errorf("%w: the sources' lister has not synced", ErrNotReady)
+	}
+	// What is observed after this point is newer than the list: the
+	// resync must not forget it (State.Resync).
+	s.st.Lock()
+	mark := s.st.Seq()
+	s.st.Unlock()
 	vpods, err := s.cfg.Lister()
 	if err != nil {
 		logging.FromContext(ctx).Warnw("vsched resync: listing sources failed; state kept as it is", "statefulset", s.key.String(), "error", err)
@@ -414,7 +464,11 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	}
 	now := s.cfg.Clock.Now()
 	s.st.Lock()
-	res := s.st.Resync(vpods, now, s.cfg.ReservationTTL)
+	if !s.loaded.Load() {
+		// The term's first load, as in ensureLoaded.
+		s.st.DropReservations()
+	}
+	res := s.st.Resync(vpods, mark, now, s.cfg.ReservationTTL)
 	expired := s.st.ExpireReservations(now, s.cfg.ReservationTTL)
 	// A full list loads the sources, but decisions also need the pods and
 	// nodes: before the informers sync, Schedule must keep answering
@@ -489,7 +543,7 @@ func freesRoom(out state.Outcome, usedBefore, usedAfter int64) bool {
 // once.
 func (s *Scheduler) Forget(key types.NamespacedName) {
 	s.st.Lock()
-	known := s.st.Forget(key)
+	known := s.st.Forget(key, s.cfg.Clock.Now())
 	s.st.Unlock()
 	if known {
 		s.requeuePending()

@@ -155,6 +155,7 @@ func Run(ctx context.Context, s *Scenario, opts Options) (*Result, *Explained, e
 		Name:            name,
 		Capacity:        *ss.Capacity,
 		Lister:          sim.sources.List,
+		ListerSynced:    sim.sources.HasSynced,
 		InformerFactory: sim.cluster.InformerFactory(),
 		Profiles:        statefulset.ProfilesFrom(profiles),
 		AlwaysLeader:    true,

@@ -157,6 +157,7 @@ func Run(ctx context.Context, o Options) error {
 		Name:            o.StatefulSet,
 		Capacity:        o.Capacity,
 		Lister:          listSources(lister),
+		ListerSynced:    srcInformer.Informer().HasSynced,
 		InformerFactory: kubeFactory,
 		Profiles:        statefulset.ProfilesFromStore(store),
 		Requeue:         impl.EnqueueKey,

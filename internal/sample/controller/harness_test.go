@@ -337,7 +337,9 @@ func newEnv(t *testing.T, o envOpts) *env {
 	}
 	e.sched, err = statefulset.New(ctx, statefulset.Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
-		Lister:          listSources(lister),
+		Lister: listSources(lister),
+		// The test fills the indexer itself: it is complete from the start.
+		ListerSynced:    func() bool { return true },
 		InformerFactory: c.InformerFactory(),
 		Profiles:        profiles,
 		Requeue: func(k types.NamespacedName) {
