@@ -143,6 +143,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 		return nil
 	case errors.Is(err, statefulset.ErrNotReady):
 		return kcontroller.NewRequeueAfter(500 * time.Millisecond)
+	case errors.Is(err, statefulset.ErrStale):
+		// The lister is behind what the scheduler has seen (our own
+		// last write, usually), or the source was deleted: its informer
+		// brings the newer version, or the deletion, shortly.
+		return kcontroller.NewRequeueAfter(100 * time.Millisecond)
 	case err == nil:
 		setStatus(src, placements, metav1.ConditionTrue, v1alpha1.ReasonAllPlaced,
 			fmt.Sprintf("%d vreplica(s) placed on %d pod(s)", vsched.TotalVReplicas(placements), vsched.PodCount(placements)))
