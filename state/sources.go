@@ -481,3 +481,12 @@ func (s *State) Committed(key types.NamespacedName) ([]vsched.Placement, bool) {
 	}
 	return src.committed, true
 }
+
+// VReplicasOf is how many vreplicas the source last asked for (0 when
+// unknown).
+func (s *State) VReplicasOf(key types.NamespacedName) int32 {
+	if src := s.sources[key]; src != nil {
+		return src.vreplicas
+	}
+	return 0
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -30,7 +31,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
-	"github.com/vsched/vsched/state"
+
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -173,16 +174,7 @@ func Run(ctx context.Context, o Options) error {
 	// updated before the scheduler's handlers run, so it could show a pod
 	// bound that Schedule does not know about yet.
 	r.podsStarting = func() bool {
-		starting := false
-		sched.State(func(st *state.State) {
-			for ord := int32(0); ord < st.Replicas(); ord++ {
-				if info, ok := st.Pod(ord); !ok || info.NodeIndex < 0 {
-					starting = true
-					return
-				}
-			}
-		})
-		return starting
+		return slices.ContainsFunc(sched.Pods(), func(p statefulset.PodView) bool { return !p.Exists || p.Node == "" })
 	}
 
 	auto, err := statefulset.NewAutoscaler(ctx, statefulset.AutoscalerConfig{

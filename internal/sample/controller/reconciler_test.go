@@ -16,7 +16,6 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
-	"github.com/vsched/vsched/state"
 )
 
 // pl is a placement as the scheduler writes it on a memcluster built with
@@ -286,12 +285,8 @@ func TestReconcileStaleWrite(t *testing.T) {
 			if diff := diffUsed(e, got); diff != "" {
 				t.Errorf("scheduler's usage differs from the written status (-status +scheduler):\n%s", diff)
 			}
-			var committed []vsched.Placement
-			var reserved bool
-			e.sched.State(func(st *state.State) {
-				committed, _ = st.Committed(key)
-				_, reserved = st.ReservationOf(key)
-			})
+			view, _ := e.sched.Source(key)
+			committed, reserved := view.Committed, view.Reserved != nil
 			if diff := cmp.Diff(got.Status.Placements, committed, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("scheduler's committed placements (-status +committed):\n%s", diff)
 			}
@@ -534,9 +529,7 @@ func TestReconcileLeadership(t *testing.T) {
 			if diff := cmp.Diff(v1alpha1.SampleSourceStatus{}, got.Status, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("a follower changed the status (-want +got):\n%s", diff)
 			}
-			var known bool
-			e.sched.State(func(st *state.State) { known = st.Knows(key) })
-			if known {
+			if _, known := e.sched.Source(key); known {
 				t.Errorf("a follower's scheduler recorded a decision for %s", key)
 			}
 		})
@@ -679,9 +672,7 @@ func TestReconcileWithoutWrite(t *testing.T) {
 			if n := e.api.updateActions(); n != 0 {
 				t.Errorf("%d update request(s) sent, want none", n)
 			}
-			var sources []types.NamespacedName
-			e.sched.State(func(st *state.State) { sources = st.Sources() })
-			if len(sources) != 0 {
+			if sources := e.sched.Sources(); len(sources) != 0 {
 				t.Errorf("the scheduler holds decisions for %v, want none", sources)
 			}
 		})
