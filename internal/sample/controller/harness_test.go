@@ -308,6 +308,10 @@ type env struct {
 	mu         sync.Mutex
 	requeued   []types.NamespacedName
 	enqueueAll int
+	// duringSchedule, when set, runs inside each Schedule call, before
+	// the decision: a test's way into the window between a decision and
+	// its write.
+	duringSchedule func()
 }
 
 type envOpts struct {
@@ -341,7 +345,15 @@ func newEnv(t *testing.T, o envOpts) *env {
 		// The test fills the indexer itself: it is complete from the start.
 		ListerSynced:    func() bool { return true },
 		InformerFactory: c.InformerFactory(),
-		Profiles:        profiles,
+		Profiles: func() statefulset.Profiles {
+			e.mu.Lock()
+			f := e.duringSchedule
+			e.mu.Unlock()
+			if f != nil {
+				f()
+			}
+			return profiles()
+		},
 		Requeue: func(k types.NamespacedName) {
 			e.mu.Lock()
 			defer e.mu.Unlock()

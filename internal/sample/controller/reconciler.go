@@ -176,6 +176,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 	if apiequality.Semantic.DeepEqual(before, src.Status) {
 		return retErr
 	}
+	if !r.sched.IsLeader() {
+		// Demoted while deciding: the term's decision ended with it (the
+		// scheduler dropped its reservation), and the new leader decides
+		// afresh. Writing it now would be a second leader's write.
+		return nil
+	}
 	u, err := v1alpha1.ToUnstructured(src)
 	if err != nil {
 		return kcontroller.NewPermanentError(err)

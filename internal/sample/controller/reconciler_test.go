@@ -785,3 +785,30 @@ func isRequeue(err error) bool {
 	ok, _ := kcontroller.IsRequeueKey(err)
 	return ok
 }
+
+// TestReconcileDemotedWhileDecidingWritesNothing: issue 10, observation 9.
+// A replica demoted between its decision and the status write (a lease lost
+// while a worker was deciding) used to write anyway, as a second leader
+// beside the new one.
+func TestReconcileDemotedWhileDecidingWritesNothing(t *testing.T) {
+	owner := testBucket{"owner", true}
+	e := newEnv(t, envOpts{replicas: 3, capacity: 10, notLeader: true})
+	key := e.create(v1alpha1.New(srcNS, "src", 4)).GetKey()
+	if err := e.r.Promote(owner, func(reconciler.Bucket, types.NamespacedName) {}); err != nil {
+		t.Fatal(err)
+	}
+	e.mu.Lock()
+	e.duringSchedule = func() {
+		e.mu.Lock()
+		e.duringSchedule = nil
+		e.mu.Unlock()
+		e.r.Demote(owner)
+	}
+	e.mu.Unlock()
+	if err := e.reconcile(key); err != nil {
+		t.Fatalf("Reconcile() = %v", err)
+	}
+	if n := e.api.updateActions(); n != 0 {
+		t.Errorf("a replica demoted while deciding sent %d update request(s)", n)
+	}
+}
