@@ -1,6 +1,6 @@
 module github.com/vsched/vsched
 
-go 1.26.8
+go 1.25.0
 
 require (
 	github.com/go-logr/logr v1.4.3
