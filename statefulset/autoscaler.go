@@ -62,6 +62,7 @@ const (
 	ReasonPodDraining             = "PodDraining"
 	ReasonScaleRecommended        = "ScaleRecommended"
 	ReasonInvalidAutoscalerConfig = "InvalidAutoscalerConfig"
+	ReasonMaxReplicasExceeded     = "MaxReplicasExceeded"
 )
 
 // DefaultMinTriggerInterval is the least time between two cycles started by
@@ -164,6 +165,10 @@ type Decision struct {
 	// RecommendOnly is true when nothing was written because of the
 	// recommend-only mode or the pause annotation.
 	RecommendOnly bool
+	// PendingAtMax is set when the sources need more pods than
+	// max-replicas allows: what that size would leave pending, per source,
+	// sorted by key. No drain starts then.
+	PendingAtMax []SourcePending
 	// ScaleDownSince and LastScaleUp are the timestamps in force.
 	ScaleDownSince, LastScaleUp time.Time
 	// Simulations is how many simulated sizes the cycle tried.
@@ -198,11 +203,14 @@ type Autoscaler struct {
 	// rebalanceSeen is the cluster shape (rebalanceTrigger) the last scan
 	// for sources to rebalance ran against; rebalanceAgain asks for another
 	// scan although the shape is unchanged, because the last one found some.
-	rebalanceSeen   string
-	rebalanceAgain  bool
-	rebalanceScans  int // how many scans ran, for tests
-	leading         bool
-	timers          scaleTimers
+	rebalanceSeen  string
+	rebalanceAgain bool
+	rebalanceScans int // how many scans ran, for tests
+	leading        bool
+	timers         scaleTimers
+	// overReported is the shortfall at max-replicas last logged and
+	// evented, so a cycle that cannot progress does not repeat it.
+	overReported    string
 	lastCycle       time.Time
 	lastRecommended int32
 }
@@ -408,18 +416,20 @@ var errSizeChanged = errors.New("the StatefulSet's size changed since the cycle 
 
 // writeScale sets spec.replicas through the scale subresource, retrying on
 // conflict. A scale-up is written unless the size is already at least to;
-// a scale-down only from the size the cycle decided from.
-func (a *Autoscaler) writeScale(ctx context.Context, from, to int32) (bool, error) {
+// a scale-down only from the size the cycle decided from. It also returns
+// the resource version at which the StatefulSet has the size to.
+func (a *Autoscaler) writeScale(ctx context.Context, from, to int32) (bool, string, error) {
 	sets := a.cfg.Client.AppsV1().StatefulSets(a.key.Namespace)
-	written := false
+	written, rv := false, ""
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		written = false
+		written, rv = false, ""
 		sc, err := sets.GetScale(ctx, a.key.Name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		switch have := sc.Spec.Replicas; {
 		case have == to:
+			rv = sc.ResourceVersion
 			return nil
 		case to > from && have > to:
 			return nil
@@ -427,13 +437,14 @@ func (a *Autoscaler) writeScale(ctx context.Context, from, to int32) (bool, erro
 			return errSizeChanged
 		}
 		sc.Spec.Replicas = to
-		if _, err := sets.UpdateScale(ctx, a.key.Name, sc, metav1.UpdateOptions{}); err != nil {
+		out, err := sets.UpdateScale(ctx, a.key.Name, sc, metav1.UpdateOptions{})
+		if err != nil {
 			return err
 		}
-		written = true
+		written, rv = true, out.ResourceVersion
 		return nil
 	})
-	return written, err
+	return written, rv, err
 }
 
 func hold(dec Decision, reason string) (Decision, error) {
@@ -673,9 +684,26 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		// not grown just to round it.
 		desired = roundUp(desired, zones)
 	}
-	desired = min(desired, max(cfg.MaxReplicas, cfg.MinReplicas))
-	dec.Desired, dec.Fit = desired, fr.replicas
+	limit := max(cfg.MaxReplicas, cfg.MinReplicas)
+	desired = min(desired, limit)
 	dec.Pending, dec.Unplaced, dec.Unplaceable = fr.need, fr.unplaced, fr.unplaceable
+	over, err := m.overLimit(fr, limit)
+	dec.Simulations = m.runs
+	if err != nil {
+		return hold(dec, fmt.Sprintf("simulating the scheduler profile failed (%v); holding the current size", err))
+	}
+	a.reportOverLimit(ctx, set, over, limit)
+	if over.exceeded {
+		dec.PendingAtMax, dec.Unplaceable = over.bySource, max(fr.unplaceable, over.total)
+		if desired < current {
+			// No size the limits allow holds every vreplica: drain
+			// nothing (what a drain moves would find no room), and
+			// remove only the pods above every vreplica.
+			desired = min(current, max(desired, base.HighestUsedOrdinal()+1))
+			compacting = false
+		}
+	}
+	dec.Desired, dec.Fit = desired, fr.replicas
 	dec.Target = current
 
 	var errs []error
@@ -734,7 +762,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 			a.timers.scaleDownSince, persist = time.Time{}, true
 		}
 		if write {
-			ok, err := a.writeScale(ctx, current, target)
+			ok, _, err := a.writeScale(ctx, current, target)
 			switch {
 			case err != nil:
 				keep(fmt.Errorf("autoscaler: scaling StatefulSet %s to %d: %w", a.key, target, err))
@@ -773,6 +801,12 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		cancelCompaction(math.MaxInt32)
 	}
 
+	if over.exceeded {
+		dec.Reason = over.reason(limit) + "; " + dec.Reason
+		if dec.Action == ActionNone {
+			dec.Action = ActionHold
+		}
+	}
 	// Drains for lost nodes and lowered capacity, whatever the size does.
 	if write {
 		for _, ord := range sortedOrdinals(wants) {
@@ -867,7 +901,19 @@ func (a *Autoscaler) scaleDown(ctx context.Context, dec *Decision, base *state.S
 			dec.Reason = "compaction"
 		}
 	}
-	ok, err := a.writeScale(ctx, current, shrinkTo)
+	to, why, prev := a.sched.fenceShrink(current, shrinkTo)
+	if why != "" {
+		if to >= current {
+			dec.Action, dec.Target = ActionHold, current
+			dec.Reason = "not shrinking: " + why
+			return
+		}
+		dec.Target = to
+		dec.Reason += fmt.Sprintf("; shrinking to %d only: %s", to, why)
+		shrinkTo = to
+	}
+	ok, rv, err := a.writeScale(ctx, current, shrinkTo)
+	a.sched.endShrink(prev, shrinkTo, rv, err)
 	switch {
 	case errors.Is(err, errSizeChanged):
 		dec.Action, dec.Target = ActionHold, current

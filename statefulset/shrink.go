@@ -1,0 +1,109 @@
+package statefulset
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/state"
+)
+
+// A shrink is atomic with the state: fenceShrink makes the ordinals it
+// removes non-candidates under the state lock and checks, under the same
+// lock, that nothing committed or reserved remains there; only then is the
+// size written, and endShrink records it at once. The StatefulSet informer
+// may show the new size much later, or show an older size first; until it
+// confirms the shrink (state.State.ObserveReplicas) the fence keeps every
+// decision below the new size.
+
+// fenceShrink fences the state at to before a shrink from current is
+// written. When some ordinal in [to, current) holds vreplicas (placed since
+// the caller's snapshot) it fences just above the highest one instead, and
+// says why; it returns current, fencing nothing, when no shrink is left.
+// What it returns as state.Fence goes to endShrink.
+func (s *Scheduler) fenceShrink(current, to int32) (int32, string, state.Fence) {
+	s.st.Lock()
+	defer s.st.Unlock()
+	prev := s.st.Fence(to)
+	top := int32(-1)
+	for ord := current - 1; ord >= to; ord-- {
+		if s.st.Used(ord) > 0 {
+			top = ord
+			break
+		}
+	}
+	if top < 0 {
+		return to, "", prev
+	}
+	why := fmt.Sprintf("%s holds %d vreplica(s) placed since the cycle's snapshot", vsched.PodName(s.key.Name, top), s.st.Used(top))
+	s.st.RestoreFence(prev)
+	if top+1 >= current {
+		return current, why, prev
+	}
+	s.st.Fence(top + 1)
+	return top + 1, why, prev
+}
+
+// endShrink records the outcome of writing the shrink fenceShrink fenced
+// for: the written size (at resource version rv) at once, or, when the
+// write failed, the fence as it was before, so the ordinals take
+// vreplicas again at once.
+func (s *Scheduler) endShrink(prev state.Fence, to int32, rv string, err error) {
+	s.st.Lock()
+	if err != nil {
+		s.st.RestoreFence(prev)
+		s.st.Unlock()
+		return
+	}
+	s.st.FenceWritten(to, rv)
+	above := sourcesFrom(s.st, to)
+	s.st.Unlock()
+	s.requeueSources(above)
+}
+
+// observeSize records the StatefulSet's size from an informer event. It
+// returns whether the size decisions go by grew, and the sources still
+// holding vreplicas at or above it after a shrink (whoever made it): their
+// placements there run nowhere, and Schedule moves them once they are
+// requeued. Called with the state locked.
+func (s *Scheduler) observeSize(set *appsv1.StatefulSet) (grew bool, above []types.NamespacedName) {
+	replicas := int32(1) // the API server's default for an unset field
+	if set.Spec.Replicas != nil {
+		replicas = *set.Spec.Replicas
+	}
+	before := s.st.Replicas()
+	shrunk := replicas < s.st.ObservedReplicas()
+	s.st.ObserveReplicas(replicas, set.ResourceVersion)
+	after := s.st.Replicas()
+	if shrunk || after < before {
+		above = sourcesFrom(s.st, after)
+	}
+	return after > before, above
+}
+
+// sourcesFrom lists, sorted, the sources holding vreplicas (committed or
+// reserved) at or above ordinal n.
+func sourcesFrom(st *state.State, n int32) []types.NamespacedName {
+	seen := map[types.NamespacedName]bool{}
+	var out []types.NamespacedName
+	for _, h := range st.HoldingsOn(func(ord int32) bool { return ord >= n }) {
+		if !seen[h.Source] {
+			seen[h.Source] = true
+			out = append(out, h.Source)
+		}
+	}
+	state.SortKeys(out)
+	return out
+}
+
+// requeueSources hands the sources to Config.Requeue, on the leader only.
+func (s *Scheduler) requeueSources(keys []types.NamespacedName) {
+	if s.cfg.Requeue == nil || !s.leader.Load() {
+		return
+	}
+	for _, k := range keys {
+		s.cfg.Requeue(k)
+	}
+}
