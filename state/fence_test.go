@@ -67,3 +67,17 @@ func TestNonNumericVersionsEndTheFenceOnAnotherVersion(t *testing.T) {
 		t.Fatalf("a newer event kept the fence: replicas %d", s.Replicas())
 	}
 }
+
+func TestUnfenceAfterALargerWrite(t *testing.T) {
+	s := newState(t, 10)
+	cluster(s, [][2]string{{"n0", "a"}}, []string{"n0", "n0", "n0", "n0"})
+	s.Fence(2)
+	s.FenceWritten(2, "9")
+	s.Unfence()
+	if _, fenced := s.Fenced(); fenced || s.Replicas() != 2 {
+		t.Fatalf("fenced %v, replicas %d: want the written size kept until the informer shows more", fenced, s.Replicas())
+	}
+	if s.ObserveReplicas(4, "9"); s.Replicas() != 4 {
+		t.Fatalf("replicas %d after the informer showed 4", s.Replicas())
+	}
+}

@@ -261,6 +261,13 @@ func (s *State) FenceWritten(n int32, rv string) {
 	s.applyReplicas()
 }
 
+// Unfence ends the fence without an event: the caller has written a larger
+// size since, which supersedes the shrink.
+func (s *State) Unfence() {
+	s.fenced = false
+	s.applyReplicas()
+}
+
 // Fenced returns the size a shrink not yet confirmed fences the state at.
 func (s *State) Fenced() (int32, bool) { return s.fence, s.fenced }
 

@@ -768,6 +768,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 				keep(fmt.Errorf("autoscaler: scaling StatefulSet %s to %d: %w", a.key, target, err))
 			case ok:
 				dec.Written = true
+				a.sched.grown()
 				a.timers.lastScaleUp, persist = now, true
 				a.event(set, corev1.EventTypeNormal, ReasonScaledUp, "scaled from %d to %d replicas: %s", current, target, why)
 				a.metrics.change(ctx, "up")

@@ -370,3 +370,69 @@ func TestAutoscalerNeedAboveMaxReplicasDrainsNothing(t *testing.T) {
 		}
 	}
 }
+
+func TestAutoscalerAtScaleNeedAboveMaxReplicasStrandsNothing(t *testing.T) {
+	// 300 pods, the default max-replicas of 100, and 150 sources of 10 on
+	// pods 0-149: the need is 150 pods.
+	e := newEnv(t, envOpts{replicas: 300, profiles: packProfiles(t), config: func(c *config.AutoscalerConfig) {
+		c.StabilizationWindow, c.ScaleDownCooldown = 0, 0
+	}})
+	for i := 0; i < 150; i++ {
+		e.create(fmt.Sprintf("s%03d", i), 10)
+	}
+	for cycle := 0; cycle < 3; cycle++ {
+		d := e.reconcile()
+		if len(d.Draining) != 0 {
+			t.Fatalf("cycle %d drained %d pods although 100 cannot hold 1500 vreplicas", cycle, len(d.Draining))
+		}
+		var pending int64
+		for _, p := range d.PendingAtMax {
+			pending += p.Pending
+		}
+		if len(d.PendingAtMax) != 50 || pending != 500 {
+			t.Fatalf("cycle %d: %d sources, %d vreplicas pending at max-replicas; want 50, 500", cycle, len(d.PendingAtMax), pending)
+		}
+		e.settle()
+		e.work()
+	}
+	if n := e.specReplicas(); n != 150 {
+		t.Fatalf("replicas %d, want 150: the pods above every vreplica go, no others", n)
+	}
+	for i := 0; i < 150; i++ {
+		ps := e.placementsOf(fmt.Sprintf("s%03d", i))
+		if vsched.TotalVReplicas(ps) != 10 || len(beyond(ps, 150)) > 0 {
+			t.Fatalf("s%03d holds %s", i, short(ps))
+		}
+	}
+}
+
+func TestAutoscalerScaleUpEndsItsOwnFence(t *testing.T) {
+	var gate *eventGate
+	e := newEnv(t, envOpts{replicas: 4, profiles: packProfiles(t),
+		config:      func(c *config.AutoscalerConfig) { c.StabilizationWindow, c.ScaleDownCooldown = 0, 0 },
+		beforeStart: func(c *memcluster.Cluster) { gate = holdStatefulSetWatch(c) }})
+	e.create("s0", 10)
+	e.create("s1", 5)
+	gate.hold()
+	if d := e.reconcile(); !d.Written || d.Target != 2 {
+		t.Fatalf("decision %+v, want 2 replicas written", d)
+	}
+	e.create("late", 10) // 5 on pod 1, 5 pending
+	if d := e.reconcile(); d.Action != ActionScaleUp || d.Target != 3 || !d.Written {
+		t.Fatalf("decision %+v, want a scale-up to 3", d)
+	}
+	// The informer skips the event of the shrink (a relist) and shows 3
+	// at the version the shrink was written at (the fake API server does
+	// not bump it on a scale write): only the scale-up itself can have
+	// ended the fence.
+	set, err := e.c.StatefulSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.s.setChanged(set)
+	e.work()
+	gate.release()
+	if e.pending() != 0 || len(beyond(e.placementsOf("late"), 2)) == 0 {
+		t.Fatalf("pending %d, late on %s; want late's 5 on pod 2", e.pending(), short(e.placementsOf("late")))
+	}
+}

@@ -63,6 +63,15 @@ func (s *Scheduler) endShrink(prev state.Fence, to int32, rv string, err error) 
 	s.requeueSources(above)
 }
 
+// grown ends a fence once this replica has written a larger size: the
+// shrink it guarded is superseded, and the informer showing the new size
+// later must not be needed to let the pods that come back take vreplicas.
+func (s *Scheduler) grown() {
+	s.st.Lock()
+	s.st.Unfence()
+	s.st.Unlock()
+}
+
 // observeSize records the StatefulSet's size from an informer event. It
 // returns whether the size decisions go by grew, and the sources still
 // holding vreplicas at or above it after a shrink (whoever made it): their
