@@ -693,16 +693,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		return hold(dec, fmt.Sprintf("simulating the scheduler profile failed (%v); holding the current size", err))
 	}
 	a.reportOverLimit(ctx, set, over, limit)
-	if over.exceeded {
-		dec.PendingAtMax, dec.Unplaceable = over.bySource, max(fr.unplaceable, over.total)
-		if desired < current {
-			// No size the limits allow holds every vreplica: drain
-			// nothing (what a drain moves would find no room), and
-			// remove only the pods above every vreplica.
-			desired = min(current, max(desired, base.HighestUsedOrdinal()+1))
-			compacting = false
-		}
-	}
+	desired, compacting = over.bound(&dec, desired, base.HighestUsedOrdinal(), compacting)
 	dec.Desired, dec.Fit = desired, fr.replicas
 	dec.Target = current
 
@@ -897,37 +888,7 @@ func (a *Autoscaler) scaleDown(ctx context.Context, dec *Decision, base *state.S
 	if shrinkTo >= current || !write {
 		return
 	}
-	for ord, reason := range a.drainer.Marks() {
-		if reason == evictor.ReasonCompaction && ord >= shrinkTo {
-			dec.Reason = "compaction"
-		}
-	}
-	to, why, prev := a.sched.fenceShrink(current, shrinkTo)
-	if why != "" {
-		if to >= current {
-			dec.Action, dec.Target = ActionHold, current
-			dec.Reason = "not shrinking: " + why
-			return
-		}
-		dec.Target = to
-		dec.Reason += fmt.Sprintf("; shrinking to %d only: %s", to, why)
-		shrinkTo = to
-	}
-	ok, rv, err := a.writeScale(ctx, current, shrinkTo)
-	a.sched.endShrink(prev, shrinkTo, rv, err)
-	switch {
-	case errors.Is(err, errSizeChanged):
-		dec.Action, dec.Target = ActionHold, current
-		dec.Reason = "the StatefulSet's size changed meanwhile; deciding again next cycle"
-	case err != nil:
-		keep(fmt.Errorf("autoscaler: scaling StatefulSet %s to %d: %w", a.key, shrinkTo, err))
-	case ok:
-		dec.Written = true
-		a.drainer.Forget(shrinkTo)
-		a.event(set, corev1.EventTypeNormal, ReasonScaledDown, "scaled from %d to %d replicas: %s", current, shrinkTo, dec.Reason)
-		a.metrics.change(ctx, "down")
-		log.Infow("vsched autoscaler: scaled down", "from", current, "to", shrinkTo, "reason", dec.Reason)
-	}
+	a.shrink(ctx, dec, set, current, shrinkTo, keep)
 }
 
 // requeue hands the Evictor the sources to move this cycle, within the

@@ -80,6 +80,22 @@ func (m *simulator) overLimit(fr fitResult, limit int32) (shortfall, error) {
 	return shortfall{exceeded: exceeded, bySource: by, total: total}, nil
 }
 
+// bound applies the shortfall to a cycle's decision: it records what would
+// be pending, and, for a scale-down, keeps only the pods up to heldTop (the
+// highest ordinal holding vreplicas) and turns compaction off. No size the
+// limits allow holds every vreplica, so what a drain moved would find no
+// room. It returns the desired size and whether compaction may drain.
+func (f shortfall) bound(dec *Decision, desired, heldTop int32, compacting bool) (int32, bool) {
+	if !f.exceeded {
+		return desired, compacting
+	}
+	dec.PendingAtMax, dec.Unplaceable = f.bySource, max(dec.Unplaceable, f.total)
+	if current := dec.Current; desired < current {
+		return min(current, max(desired, heldTop+1)), false
+	}
+	return desired, compacting
+}
+
 // pendingAt simulates r replicas and returns what it leaves without a pod,
 // per source (sorted by key; the excess of pods over capacity is counted in
 // the total only) and in total.
