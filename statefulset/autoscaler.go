@@ -625,6 +625,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		}
 	}
 	low := lowestSize(used, current, floor, horizon)
+	limit := max(cfg.MaxReplicas, cfg.MinReplicas)
 
 	var demand []*simSource
 	var holders []holderRef
@@ -649,9 +650,10 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		if want > kept {
 			demand = append(demand, &simSource{key: key, vpod: listedOr(listed, key, vreplicas, ps), want: want, placements: ps})
 		}
-		if maxOrd >= low {
-			// Only a size from low up is simulated: the sources
-			// holding nothing at or above low never have to move.
+		if maxOrd >= min(low, limit) {
+			// Only a size from low up is simulated, and the largest
+			// the limits allow (overLimit): the sources holding
+			// nothing at or above either never have to move.
 			holders = append(holders, holderRef{key: key, maxOrd: maxOrd, want: want})
 		}
 	})
@@ -684,7 +686,6 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		// not grown just to round it.
 		desired = roundUp(desired, zones)
 	}
-	limit := max(cfg.MaxReplicas, cfg.MinReplicas)
 	desired = min(desired, limit)
 	dec.Pending, dec.Unplaced, dec.Unplaceable = fr.need, fr.unplaced, fr.unplaceable
 	over, err := m.overLimit(fr, limit)

@@ -307,10 +307,11 @@ func TestSchedulerFenceEndsOnlyWithAConfirmingEvent(t *testing.T) {
 
 // stuckAboveMax builds 6 pods of 10 with s0..s4 holding 10 each on pods 0-4
 // and max-replicas 3: the 50 vreplicas need 5 pods.
-func stuckAboveMax(t *testing.T) *asEnv {
+func stuckAboveMax(t *testing.T, moves int32) *asEnv {
 	e := newEnv(t, envOpts{replicas: 6, profiles: packProfiles(t), config: func(c *config.AutoscalerConfig) {
 		c.StabilizationWindow, c.ScaleDownCooldown = 0, 0
 		c.MaxReplicas = 3
+		c.MaxMovesPerCycle = moves
 	}})
 	for i := 0; i < 5; i++ {
 		e.create(fmt.Sprintf("s%d", i), 10)
@@ -331,7 +332,15 @@ func (e *asEnv) writes() int {
 }
 
 func TestAutoscalerNeedAboveMaxReplicasDrainsNothing(t *testing.T) {
-	e := stuckAboveMax(t)
+	// With one move per cycle the compaction horizon (10 vreplicas) keeps
+	// the fit's search above 3 pods: the sources below it count too.
+	for _, moves := range []int32{100, 1} {
+		t.Run(fmt.Sprintf("max-moves-per-cycle %d", moves), func(t *testing.T) { needAboveMax(t, moves) })
+	}
+}
+
+func needAboveMax(t *testing.T, moves int32) {
+	e := stuckAboveMax(t, moves)
 	d := e.reconcile()
 	if len(d.Draining) != 0 {
 		t.Fatalf("drained %v although 3 pods cannot hold the 50 vreplicas: %+v", d.Draining, d)
