@@ -33,7 +33,10 @@ func (s *Scheduler) fenceShrink(current, to int32) (int32, string, state.Fence) 
 	defer s.st.Unlock()
 	prev := s.st.Fence(to)
 	top := int32(-1)
-	for ord := current - 1; ord >= to; ord-- {
+	// The informer may have shown a larger size since the caller's
+	// snapshot: the write will fail (errSizeChanged), and meanwhile the
+	// check covers that size too.
+	for ord := max(current, s.st.ObservedReplicas()) - 1; ord >= to; ord-- {
 		if s.st.Used(ord) > 0 {
 			top = ord
 			break
@@ -42,9 +45,10 @@ func (s *Scheduler) fenceShrink(current, to int32) (int32, string, state.Fence) 
 	if top < 0 {
 		return to, "", prev
 	}
-	why := fmt.Sprintf("%s holds %d vreplica(s) placed since the cycle's snapshot", vsched.PodName(s.key.Name, top), s.st.Used(top))
+	why := fmt.Sprintf("%s still holds %d vreplica(s) (placed since the cycle's snapshot, or not moved yet)", vsched.PodName(s.key.Name, top), s.st.Used(top))
 	s.st.RestoreFence(prev)
 	if top+1 >= current {
+		// Nothing to shrink past any more.
 		return current, why, prev
 	}
 	s.st.Fence(top + 1)
