@@ -484,6 +484,7 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Decision, error) {
 		// the previous leader stopped.
 		a.leading = true
 		a.timers = scaleTimers{}
+		a.overReported = ""
 		a.drainer.Reset()
 	}
 	s.SetDrainMoveLimit(min(cfg.MaxMovesPerSource, cfg.MaxMovesPerCycle))

@@ -445,3 +445,27 @@ func TestAutoscalerScaleUpEndsItsOwnFence(t *testing.T) {
 		t.Fatalf("pending %d, late on %s; want late's 5 on pod 2", e.pending(), short(e.placementsOf("late")))
 	}
 }
+
+func TestAutoscalerGrowingPastMaxReplicasReportsPendingOnce(t *testing.T) {
+	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t), config: func(c *config.AutoscalerConfig) {
+		c.MaxReplicas = 2
+	}})
+	e.create("a", 15)
+	e.create("b", 10)
+	d := e.reconcile()
+	want := []SourcePending{{Source: e.key("b"), Pending: 5}}
+	if d.Action != ActionScaleUp || d.Target != 2 || fmt.Sprint(d.PendingAtMax) != fmt.Sprint(want) {
+		t.Fatalf("decision %+v, want a scale-up to 2 with %v pending at max-replicas", d, want)
+	}
+	e.settle()
+	e.work()
+	for cycle := 0; cycle < 2; cycle++ {
+		d = e.reconcile()
+		if d.Action != ActionHold || fmt.Sprint(d.PendingAtMax) != fmt.Sprint(want) || e.pending() != 5 {
+			t.Fatalf("cycle %d: %+v, pending %d", cycle, d, e.pending())
+		}
+	}
+	if evs := e.events(); countPrefix(evs, "Warning "+ReasonMaxReplicasExceeded) != 1 {
+		t.Fatalf("events = %q, want one %s", evs, ReasonMaxReplicasExceeded)
+	}
+}
