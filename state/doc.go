@@ -9,6 +9,12 @@
 // however many other sources share the StatefulSet. A periodic resync from
 // the sources' lister repairs drift.
 //
+// The size decisions go by (Replicas) is the StatefulSet's as its informer
+// shows it, except while a shrink is fenced: Fence makes the ordinals a
+// shrink removes non-candidates before the size is written, and they stay
+// so until an informer event confirms the shrink (ObserveReplicas), so a
+// late informer never lets a decision use a pod that is going away.
+//
 // *State implements framework.Cluster. It is not safe for concurrent use by
 // itself: callers hold its lock (Lock/Unlock) around every call, and a
 // decision runs entirely under it, so two decisions never spend the same

@@ -73,8 +73,11 @@ func (s *State) Knows(key types.NamespacedName) bool {
 // cloneTopology copies everything but the sources.
 func (s *State) cloneTopology() *State {
 	c := &State{
-		opts:        s.opts,
+		opts: s.opts,
+		// A clone sees the size decisions go by, fence included, as
+		// plain replicas: a simulation resizes it freely.
 		replicas:    s.replicas,
+		observed:    s.replicas,
 		pods:        slices.Clone(s.pods),
 		nodes:       slices.Clone(s.nodes),
 		nodeIdx:     maps.Clone(s.nodeIdx),

@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -93,14 +94,27 @@ type source struct {
 type State struct {
 	sync.Mutex
 
-	opts     Options
+	opts Options
+	// replicas is the size decisions go by: observed, or less while a
+	// shrink is fenced (Fence).
 	replicas int32
-	pods     []podState
-	nodes    []nodeState
-	nodeIdx  map[string]int32
-	zones    []string
-	zoneIdx  map[string]int32
-	sources  map[types.NamespacedName]*source
+	// observed is spec.replicas as the StatefulSet informer last showed
+	// it, and observedRV that event's resource version.
+	observed   int32
+	observedRV string
+	// fence, while fenced, bounds replicas: a shrink the StatefulSet
+	// informer has not confirmed yet. fenceRV is the resource version the
+	// shrink was written at, fenceFromRV the one observed when it began.
+	fenced      bool
+	fence       int32
+	fenceRV     string
+	fenceFromRV string
+	pods        []podState
+	nodes       []nodeState
+	nodeIdx     map[string]int32
+	zones       []string
+	zoneIdx     map[string]int32
+	sources     map[types.NamespacedName]*source
 	// drainMemory keeps pods draining that the scheduler itself marked,
 	// so a pod recreated without the annotation stays draining.
 	drainMemory map[int32]bool
@@ -174,14 +188,115 @@ func (s *State) SetCapacity(c int32) error {
 	return nil
 }
 
-// SetReplicas records the StatefulSet's spec.replicas.
+// SetReplicas records the StatefulSet's spec.replicas. While a shrink is
+// fenced (Fence), Replicas stays at most the fence.
 func (s *State) SetReplicas(n int32) {
-	n = max(0, min(n, MaxOrdinal+1))
+	s.observed = clampReplicas(n)
+	s.applyReplicas()
+}
+
+func clampReplicas(n int32) int32 { return max(0, min(n, MaxOrdinal+1)) }
+
+func (s *State) applyReplicas() {
+	n := s.observed
+	if s.fenced {
+		n = min(n, s.fence)
+	}
 	if n != s.replicas {
 		s.replicas = n
 		s.grow(n - 1)
 		s.dirty = true
 	}
+}
+
+// ObservedReplicas is spec.replicas as last recorded, whatever the fence.
+func (s *State) ObservedReplicas() int32 { return s.observed }
+
+// ObserveReplicas records spec.replicas from a StatefulSet event of
+// resource version rv. A fenced shrink ends when the event confirms it: it
+// shows at most the fenced size, or it is newer than the write (see
+// newerRV). An older event, one the informer delivers late, leaves the
+// fence in place, so the ordinals it removed never become candidates
+// again. It reports whether the fence ended.
+func (s *State) ObserveReplicas(n int32, rv string) bool {
+	lifted := false
+	if s.fenced && (clampReplicas(n) <= s.fence || newerRV(rv, s.fenceRV, s.fenceFromRV)) {
+		s.fenced, lifted = false, true
+	}
+	s.observedRV = rv
+	s.SetReplicas(n)
+	return lifted
+}
+
+// Fence makes every ordinal at or above n a non-candidate at once, and
+// Replicas at most n, before a shrink to n is written: no decision can then
+// place anything on the pods it removes. It returns the fence in force
+// before, for RestoreFence. A fence never rises while it lasts.
+func (s *State) Fence(n int32) Fence {
+	prev := Fence{fenced: s.fenced, at: s.fence, rv: s.fenceRV, fromRV: s.fenceFromRV}
+	n = clampReplicas(n)
+	if !s.fenced || n < s.fence {
+		s.fence, s.fenceRV = n, ""
+	}
+	if !s.fenced {
+		s.fenceFromRV = s.observedRV
+	}
+	s.fenced = true
+	s.applyReplicas()
+	return prev
+}
+
+// Fence is a fence as it was, to restore when the write it guarded failed.
+type Fence struct {
+	fenced     bool
+	at         int32
+	rv, fromRV string
+}
+
+// RestoreFence puts back the fence Fence returned: the shrink was not
+// written, and the ordinals it fenced are candidates again.
+func (s *State) RestoreFence(f Fence) {
+	s.fenced, s.fence, s.fenceRV, s.fenceFromRV = f.fenced, f.at, f.rv, f.fromRV
+	s.applyReplicas()
+}
+
+// FenceWritten records that the shrink to n was written at resource version
+// rv: the size counts as observed at once, and the fence holds until an
+// event confirms it (ObserveReplicas).
+func (s *State) FenceWritten(n int32, rv string) {
+	n = clampReplicas(n)
+	if s.fenced && n == s.fence {
+		s.fenceRV = rv
+	}
+	s.observed = min(s.observed, n)
+	s.applyReplicas()
+}
+
+// Unfence ends the fence without an event: the caller has written a larger
+// size since, which supersedes the shrink.
+func (s *State) Unfence() {
+	s.fenced = false
+	s.applyReplicas()
+}
+
+// Fenced returns the size a shrink not yet confirmed fences the state at.
+func (s *State) Fenced() (int32, bool) { return s.fence, s.fenced }
+
+// newerRV reports whether resource version rv is known to be newer than
+// written, the version a shrink was written at. Kubernetes resource
+// versions are opaque, but every API server in use issues increasing
+// integers; when they do not parse, a version other than the written one
+// and than from (the one observed before the write) counts as newer.
+func newerRV(rv, written, from string) bool {
+	if rv == "" || written == "" {
+		return false
+	}
+	a, errA := strconv.ParseUint(rv, 10, 64)
+	b, errB := strconv.ParseUint(written, 10, 64)
+	if errA == nil && errB == nil {
+		return a > b
+	}
+	return rv != written && rv != from
 }
 
 func (s *State) grow(ord int32) {

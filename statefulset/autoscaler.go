@@ -62,6 +62,7 @@ const (
 	ReasonPodDraining             = "PodDraining"
 	ReasonScaleRecommended        = "ScaleRecommended"
 	ReasonInvalidAutoscalerConfig = "InvalidAutoscalerConfig"
+	ReasonMaxReplicasExceeded     = "MaxReplicasExceeded"
 )
 
 // DefaultMinTriggerInterval is the least time between two cycles started by
@@ -164,6 +165,10 @@ type Decision struct {
 	// RecommendOnly is true when nothing was written because of the
 	// recommend-only mode or the pause annotation.
 	RecommendOnly bool
+	// PendingAtMax is set when the sources need more pods than
+	// max-replicas allows: what that size would leave pending, per source,
+	// sorted by key. No drain starts then.
+	PendingAtMax []SourcePending
 	// ScaleDownSince and LastScaleUp are the timestamps in force.
 	ScaleDownSince, LastScaleUp time.Time
 	// Simulations is how many simulated sizes the cycle tried.
@@ -198,11 +203,14 @@ type Autoscaler struct {
 	// rebalanceSeen is the cluster shape (rebalanceTrigger) the last scan
 	// for sources to rebalance ran against; rebalanceAgain asks for another
 	// scan although the shape is unchanged, because the last one found some.
-	rebalanceSeen   string
-	rebalanceAgain  bool
-	rebalanceScans  int // how many scans ran, for tests
-	leading         bool
-	timers          scaleTimers
+	rebalanceSeen  string
+	rebalanceAgain bool
+	rebalanceScans int // how many scans ran, for tests
+	leading        bool
+	timers         scaleTimers
+	// overReported is the shortfall at max-replicas last logged and
+	// evented, so a cycle that cannot progress does not repeat it.
+	overReported    string
 	lastCycle       time.Time
 	lastRecommended int32
 }
@@ -408,18 +416,20 @@ var errSizeChanged = errors.New("the StatefulSet's size changed since the cycle 
 
 // writeScale sets spec.replicas through the scale subresource, retrying on
 // conflict. A scale-up is written unless the size is already at least to;
-// a scale-down only from the size the cycle decided from.
-func (a *Autoscaler) writeScale(ctx context.Context, from, to int32) (bool, error) {
+// a scale-down only from the size the cycle decided from. It also returns
+// the resource version at which the StatefulSet has the size to.
+func (a *Autoscaler) writeScale(ctx context.Context, from, to int32) (bool, string, error) {
 	sets := a.cfg.Client.AppsV1().StatefulSets(a.key.Namespace)
-	written := false
+	written, rv := false, ""
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		written = false
+		written, rv = false, ""
 		sc, err := sets.GetScale(ctx, a.key.Name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		switch have := sc.Spec.Replicas; {
 		case have == to:
+			rv = sc.ResourceVersion
 			return nil
 		case to > from && have > to:
 			return nil
@@ -427,13 +437,14 @@ func (a *Autoscaler) writeScale(ctx context.Context, from, to int32) (bool, erro
 			return errSizeChanged
 		}
 		sc.Spec.Replicas = to
-		if _, err := sets.UpdateScale(ctx, a.key.Name, sc, metav1.UpdateOptions{}); err != nil {
+		out, err := sets.UpdateScale(ctx, a.key.Name, sc, metav1.UpdateOptions{})
+		if err != nil {
 			return err
 		}
-		written = true
+		written, rv = true, out.ResourceVersion
 		return nil
 	})
-	return written, err
+	return written, rv, err
 }
 
 func hold(dec Decision, reason string) (Decision, error) {
@@ -473,6 +484,7 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Decision, error) {
 		// the previous leader stopped.
 		a.leading = true
 		a.timers = scaleTimers{}
+		a.overReported = ""
 		a.drainer.Reset()
 	}
 	s.SetDrainMoveLimit(min(cfg.MaxMovesPerSource, cfg.MaxMovesPerCycle))
@@ -616,6 +628,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		}
 	}
 	low := lowestSize(used, current, floor, horizon)
+	limit := max(cfg.MaxReplicas, cfg.MinReplicas)
 
 	var demand []*simSource
 	var holders []holderRef
@@ -640,9 +653,10 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		if want > kept {
 			demand = append(demand, &simSource{key: key, vpod: listedOr(listed, key, vreplicas, ps), want: want, placements: ps})
 		}
-		if maxOrd >= low {
-			// Only a size from low up is simulated: the sources
-			// holding nothing at or above low never have to move.
+		if maxOrd >= min(low, limit) {
+			// Only a size from low up is simulated, and the largest
+			// the limits allow (overLimit): the sources holding
+			// nothing at or above either never have to move.
 			holders = append(holders, holderRef{key: key, maxOrd: maxOrd, want: want})
 		}
 	})
@@ -675,9 +689,16 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		// not grown just to round it.
 		desired = roundUp(desired, zones)
 	}
-	desired = min(desired, max(cfg.MaxReplicas, cfg.MinReplicas))
-	dec.Desired, dec.Fit = desired, fr.replicas
+	desired = min(desired, limit)
 	dec.Pending, dec.Unplaced, dec.Unplaceable = fr.need, fr.unplaced, fr.unplaceable
+	over, err := m.overLimit(fr, limit)
+	dec.Simulations = m.runs
+	if err != nil {
+		return hold(dec, fmt.Sprintf("simulating the scheduler profile failed (%v); holding the current size", err))
+	}
+	a.reportOverLimit(ctx, set, over, limit)
+	desired, compacting = over.bound(&dec, desired, base.HighestUsedOrdinal(), compacting)
+	dec.Desired, dec.Fit = desired, fr.replicas
 	dec.Target = current
 
 	var errs []error
@@ -736,12 +757,13 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 			a.timers.scaleDownSince, persist = time.Time{}, true
 		}
 		if write {
-			ok, err := a.writeScale(ctx, current, target)
+			ok, _, err := a.writeScale(ctx, current, target)
 			switch {
 			case err != nil:
 				keep(fmt.Errorf("autoscaler: scaling StatefulSet %s to %d: %w", a.key, target, err))
 			case ok:
 				dec.Written = true
+				a.sched.grown()
 				a.timers.lastScaleUp, persist = now, true
 				a.event(set, corev1.EventTypeNormal, ReasonScaledUp, "scaled from %d to %d replicas: %s", current, target, why)
 				a.metrics.change(ctx, "up")
@@ -775,6 +797,12 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		cancelCompaction(math.MaxInt32)
 	}
 
+	if over.exceeded {
+		dec.Reason = over.reason(limit) + "; " + dec.Reason
+		if dec.Action == ActionNone {
+			dec.Action = ActionHold
+		}
+	}
 	// Drains for lost nodes and lowered capacity, whatever the size does.
 	if write {
 		for _, ord := range sortedOrdinals(wants) {
@@ -864,25 +892,7 @@ func (a *Autoscaler) scaleDown(ctx context.Context, dec *Decision, base *state.S
 	if shrinkTo >= current || !write {
 		return
 	}
-	for ord, reason := range a.drainer.Marks() {
-		if reason == evictor.ReasonCompaction && ord >= shrinkTo {
-			dec.Reason = "compaction"
-		}
-	}
-	ok, err := a.writeScale(ctx, current, shrinkTo)
-	switch {
-	case errors.Is(err, errSizeChanged):
-		dec.Action, dec.Target = ActionHold, current
-		dec.Reason = "the StatefulSet's size changed meanwhile; deciding again next cycle"
-	case err != nil:
-		keep(fmt.Errorf("autoscaler: scaling StatefulSet %s to %d: %w", a.key, shrinkTo, err))
-	case ok:
-		dec.Written = true
-		a.drainer.Forget(shrinkTo)
-		a.event(set, corev1.EventTypeNormal, ReasonScaledDown, "scaled from %d to %d replicas: %s", current, shrinkTo, dec.Reason)
-		a.metrics.change(ctx, "down")
-		log.Infow("vsched autoscaler: scaled down", "from", current, "to", shrinkTo, "reason", dec.Reason)
-	}
+	a.shrink(ctx, dec, set, current, shrinkTo, keep)
 }
 
 // requeue hands the Evictor the sources to move this cycle, within the

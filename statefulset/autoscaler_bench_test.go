@@ -31,7 +31,7 @@ func BenchmarkAutoscalerDecision(b *testing.B) {
 		data map[string]string
 	}{{"default", nil}, {"kafkaHA", haScheduler}} {
 		b.Run("W2/"+prof.name, func(b *testing.B) {
-			a, pending := autoscalerBenchSetup(b, ctx, w2, prof.data)
+			a, pending := autoscalerBenchSetup(b, ctx, w2, prof.data, 10000)
 			var total time.Duration
 			var last Decision
 			// The setup's garbage is not the decision's.
@@ -57,7 +57,37 @@ func BenchmarkAutoscalerDecision(b *testing.B) {
 	}
 }
 
-func autoscalerBenchSetup(b *testing.B, ctx context.Context, w workload, schedData map[string]string) (*Autoscaler, int64) {
+// BenchmarkAutoscalerOverMax is BenchmarkAutoscalerDecision with
+// max-replicas 3,000 on the 6,000 full pods: the cycle simulates the
+// largest size allowed to report what it would leave pending per source.
+//
+//	go test ./statefulset -run '^$' -bench AutoscalerOverMax -benchtime 5x
+func BenchmarkAutoscalerOverMax(b *testing.B) {
+	ctx := benchCtx()
+	a, _ := autoscalerBenchSetup(b, ctx, w2, nil, 3000)
+	var total time.Duration
+	var last Decision
+	runtime.GC()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		d, err := a.Reconcile(ctx)
+		total += time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		last = d
+	}
+	b.StopTimer()
+	if len(last.PendingAtMax) == 0 || len(last.Draining) != 0 {
+		b.Fatalf("decision = %+v, want pending reported at max-replicas and nothing drained", last)
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/decision")
+	b.ReportMetric(float64(last.Simulations), "simulations")
+	b.ReportMetric(float64(last.Unplaceable), "pending-at-max")
+}
+
+func autoscalerBenchSetup(b *testing.B, ctx context.Context, w workload, schedData map[string]string, maxReplicas int32) (*Autoscaler, int64) {
 	b.Helper()
 	profiles := benchProfiles(b, schedData)
 	rng := rand.New(rand.NewSource(1))
@@ -98,7 +128,7 @@ func autoscalerBenchSetup(b *testing.B, ctx context.Context, w workload, schedDa
 	client := c.Client()
 	installScaleSubresource(client)
 	cfg := config.DefaultAutoscalerConfig()
-	cfg.MaxReplicas = 10000
+	cfg.MaxReplicas = maxReplicas
 	// Every iteration must decide the same thing: the scheduler's
 	// informers would show a written size to the next one.
 	cfg.RecommendOnly = true

@@ -101,6 +101,9 @@ type envOpts struct {
 	notLeader    bool
 	autoscaler   func(*AutoscalerConfig)
 	config       func(*config.AutoscalerConfig)
+	// beforeStart runs on the cluster before its informers start, to
+	// install reactors on the watches they open.
+	beforeStart func(*memcluster.Cluster)
 }
 
 // keyQueue is a controller's work queue, deduplicated.
@@ -201,6 +204,9 @@ func newEnv(t testing.TB, o envOpts) *asEnv {
 	e.a, err = NewAutoscaler(ctx, acfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o.beforeStart != nil {
+		o.beforeStart(c)
 	}
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)

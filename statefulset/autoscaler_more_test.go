@@ -156,15 +156,15 @@ func TestAutoscalerWritesOnlyFromTheSizeItDecidedFrom(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A scale-down decided from 3 is not written over 5.
-	if ok, err := e.a.writeScale(e.ctx, 3, 2); ok || !errors.Is(err, errSizeChanged) {
+	if ok, _, err := e.a.writeScale(e.ctx, 3, 2); ok || !errors.Is(err, errSizeChanged) {
 		t.Fatalf("scale-down: written %v, err %v", ok, err)
 	}
 	// A scale-up to 4 is already covered by 5: nothing to write.
-	if ok, err := e.a.writeScale(e.ctx, 3, 4); ok || err != nil {
+	if ok, _, err := e.a.writeScale(e.ctx, 3, 4); ok || err != nil {
 		t.Fatalf("scale-up below the size: written %v, err %v", ok, err)
 	}
 	// A scale-up beyond it is safe to write.
-	if ok, err := e.a.writeScale(e.ctx, 3, 6); !ok || err != nil || e.specReplicas() != 6 {
+	if ok, _, err := e.a.writeScale(e.ctx, 3, 6); !ok || err != nil || e.specReplicas() != 6 {
 		t.Fatalf("scale-up: written %v, err %v, replicas %d", ok, err, e.specReplicas())
 	}
 }

@@ -73,6 +73,8 @@ type simulator struct {
 	// extra is vreplicas needing a pod on top of the sources' (the excess
 	// of pods over capacity).
 	extra int32
+	// record, when set, collects what a run leaves unplaced per source.
+	record map[types.NamespacedName]int64
 
 	runs int
 }
@@ -145,6 +147,9 @@ func (m *simulator) run(r int32) (simResult, error) {
 		}
 		res.need += int64(n)
 		res.placed += int64(out.Changed)
+		if m.record != nil && out.Changed < n {
+			m.record[s.key] += int64(n - out.Changed)
+		}
 		c.Reserve(s.key, s.want, "", d.Placements(), m.now)
 	}
 	if m.extra > 0 {

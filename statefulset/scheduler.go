@@ -296,17 +296,13 @@ func (s *Scheduler) setChanged(obj any) {
 	if !ok || set.Namespace != s.cfg.Namespace || set.Name != s.cfg.Name {
 		return
 	}
-	replicas := int32(1) // the API server's default for an unset field
-	if set.Spec.Replicas != nil {
-		replicas = *set.Spec.Replicas
-	}
 	s.st.Lock()
-	before := s.st.Replicas()
-	s.st.SetReplicas(replicas)
+	grew, above := s.observeSize(set)
 	s.st.Unlock()
-	if replicas > before {
+	if grew {
 		s.requeuePending()
 	}
+	s.requeueSources(above)
 }
 
 func (s *Scheduler) setDeleted(obj any) {

@@ -1,0 +1,164 @@
+package statefulset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"knative.dev/pkg/logging"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/evictor"
+	"github.com/vsched/vsched/state"
+)
+
+// A shrink is atomic with the state: fenceShrink makes the ordinals it
+// removes non-candidates under the state lock and checks, under the same
+// lock, that nothing committed or reserved remains there; only then is the
+// size written, and endShrink records it at once. The StatefulSet informer
+// may show the new size much later, or show an older size first; until it
+// confirms the shrink (state.State.ObserveReplicas) the fence keeps every
+// decision below the new size.
+
+// fenceShrink fences the state at to before a shrink from current is
+// written. When some ordinal in [to, current) holds vreplicas (placed since
+// the caller's snapshot) it fences just above the highest one instead, and
+// says why; it returns current, fencing nothing, when no shrink is left.
+// What it returns as state.Fence goes to endShrink.
+func (s *Scheduler) fenceShrink(current, to int32) (int32, string, state.Fence) {
+	s.st.Lock()
+	defer s.st.Unlock()
+	prev := s.st.Fence(to)
+	top := int32(-1)
+	// The informer may have shown a larger size since the caller's
+	// snapshot: the write will fail (errSizeChanged), and meanwhile the
+	// check covers that size too.
+	for ord := max(current, s.st.ObservedReplicas()) - 1; ord >= to; ord-- {
+		if s.st.Used(ord) > 0 {
+			top = ord
+			break
+		}
+	}
+	if top < 0 {
+		return to, "", prev
+	}
+	why := fmt.Sprintf("%s still holds %d vreplica(s) (placed since the cycle's snapshot, or not moved yet)", vsched.PodName(s.key.Name, top), s.st.Used(top))
+	s.st.RestoreFence(prev)
+	if top+1 >= current {
+		// Nothing to shrink past any more.
+		return current, why, prev
+	}
+	s.st.Fence(top + 1)
+	return top + 1, why, prev
+}
+
+// endShrink records the outcome of writing the shrink fenceShrink fenced
+// for: the written size (at resource version rv) at once, or, when the
+// write failed, the fence as it was before, so the ordinals take
+// vreplicas again at once.
+func (s *Scheduler) endShrink(prev state.Fence, to int32, rv string, err error) {
+	s.st.Lock()
+	if err != nil {
+		s.st.RestoreFence(prev)
+		s.st.Unlock()
+		return
+	}
+	s.st.FenceWritten(to, rv)
+	above := sourcesFrom(s.st, to)
+	s.st.Unlock()
+	s.requeueSources(above)
+}
+
+// grown ends a fence once this replica has written a larger size: the
+// shrink it guarded is superseded, and the informer showing the new size
+// later must not be needed to let the pods that come back take vreplicas.
+func (s *Scheduler) grown() {
+	s.st.Lock()
+	s.st.Unfence()
+	s.st.Unlock()
+}
+
+// observeSize records the StatefulSet's size from an informer event. It
+// returns whether the size decisions go by grew, and the sources still
+// holding vreplicas at or above it after a shrink (whoever made it): their
+// placements there run nowhere, and Schedule moves them once they are
+// requeued. Called with the state locked.
+func (s *Scheduler) observeSize(set *appsv1.StatefulSet) (grew bool, above []types.NamespacedName) {
+	replicas := int32(1) // the API server's default for an unset field
+	if set.Spec.Replicas != nil {
+		replicas = *set.Spec.Replicas
+	}
+	before := s.st.Replicas()
+	shrunk := replicas < s.st.ObservedReplicas()
+	s.st.ObserveReplicas(replicas, set.ResourceVersion)
+	after := s.st.Replicas()
+	if shrunk || after < before {
+		above = sourcesFrom(s.st, after)
+	}
+	return after > before, above
+}
+
+// sourcesFrom lists, sorted, the sources holding vreplicas (committed or
+// reserved) at or above ordinal n.
+func sourcesFrom(st *state.State, n int32) []types.NamespacedName {
+	seen := map[types.NamespacedName]bool{}
+	var out []types.NamespacedName
+	for _, h := range st.HoldingsOn(func(ord int32) bool { return ord >= n }) {
+		if !seen[h.Source] {
+			seen[h.Source] = true
+			out = append(out, h.Source)
+		}
+	}
+	state.SortKeys(out)
+	return out
+}
+
+// requeueSources hands the sources to Config.Requeue, on the leader only.
+func (s *Scheduler) requeueSources(keys []types.NamespacedName) {
+	if s.cfg.Requeue == nil || !s.leader.Load() {
+		return
+	}
+	for _, k := range keys {
+		s.cfg.Requeue(k)
+	}
+}
+
+// shrink writes a scale-down from current to shrinkTo, atomically with the
+// scheduler's state (fenceShrink, then the write, then endShrink).
+func (a *Autoscaler) shrink(ctx context.Context, dec *Decision, set *appsv1.StatefulSet, current, shrinkTo int32, keep func(error)) {
+	log := logging.FromContext(ctx).With("statefulset", a.key.String())
+	for ord, reason := range a.drainer.Marks() {
+		if reason == evictor.ReasonCompaction && ord >= shrinkTo {
+			dec.Reason = "compaction"
+		}
+	}
+	to, why, prev := a.sched.fenceShrink(current, shrinkTo)
+	if why != "" {
+		if to >= current {
+			dec.Action, dec.Target = ActionHold, current
+			dec.Reason = "not shrinking: " + why
+			return
+		}
+		dec.Target = to
+		dec.Reason += fmt.Sprintf("; shrinking to %d only: %s", to, why)
+		shrinkTo = to
+	}
+	ok, rv, err := a.writeScale(ctx, current, shrinkTo)
+	a.sched.endShrink(prev, shrinkTo, rv, err)
+	switch {
+	case errors.Is(err, errSizeChanged):
+		dec.Action, dec.Target = ActionHold, current
+		dec.Reason = "the StatefulSet's size changed meanwhile; deciding again next cycle"
+	case err != nil:
+		keep(fmt.Errorf("autoscaler: scaling StatefulSet %s to %d: %w", a.key, shrinkTo, err))
+	case ok:
+		dec.Written = true
+		a.drainer.Forget(shrinkTo)
+		a.event(set, corev1.EventTypeNormal, ReasonScaledDown, "scaled from %d to %d replicas: %s", current, shrinkTo, dec.Reason)
+		a.metrics.change(ctx, "down")
+		log.Infow("vsched autoscaler: scaled down", "from", current, "to", shrinkTo, "reason", dec.Reason)
+	}
+}
