@@ -32,7 +32,7 @@ func (s *State) freeCandidate(ord int32) bool {
 		return false
 	}
 	ok, _ := s.judge(ord)
-	return ok && s.opts.Capacity-s.pods[ord].used > 0
+	return ok && s.pods[ord].free(s.opts.Capacity) > 0
 }
 
 // UpsertPod records a pod of the StatefulSet (others are ignored). It

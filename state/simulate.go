@@ -297,8 +297,8 @@ func (s *State) FreeCapacity() int64 {
 	s.ensure()
 	var n int64
 	for _, ord := range s.candidates {
-		if f := s.opts.Capacity - s.pods[ord].used; f > 0 {
-			n += int64(f)
+		if f := s.pods[ord].free(s.opts.Capacity); f > 0 {
+			n += f
 		}
 	}
 	return n

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/internal/bounded"
 )
 
 // Outcome says what observing a source did to its reservation.
@@ -41,17 +42,25 @@ func (o Outcome) String() string {
 
 // Normalize turns placements into the canonical form the state counts: one
 // entry per pod of this StatefulSet, positive counts only, sorted by
-// ordinal. Problems (a pod listed twice, a negative count, a name that is not
-// "<statefulset>-<ordinal>") are returned as messages naming the entry; the
-// duplicates are summed and the rest dropped, so the caller can re-place
-// what was dropped instead of panicking or losing track of it.
+// ordinal, and at most vsched.MaxVReplicas in all. Problems (a pod listed
+// twice, a negative count, a name that is not "<statefulset>-<ordinal>", a
+// total above the bound) are returned as messages naming the entry, at most
+// bounded.Problems of them and then how many more; the duplicates are
+// summed, what passes the bound is cut (highest ordinals first) and the rest
+// dropped, so the caller can re-place what was dropped instead of panicking,
+// wrapping a count or losing track of it.
 func (s *State) Normalize(ps []vsched.Placement) ([]vsched.Placement, []string) {
-	var problems []string
-	byOrd := make(map[int32]int, len(ps))
-	out := make([]vsched.Placement, 0, len(ps))
+	var problems bounded.List
+	byOrd := make(map[int32]int, min(len(ps), vsched.MaxReplicas))
+	out := make([]vsched.Placement, 0, min(len(ps), vsched.MaxReplicas))
+	// Sums are taken in int64: a status is input, and two counts near
+	// MaxInt32 on one pod must not wrap to a negative.
+	var sums []int64
+	var ords []int32
 	for i, p := range ps {
+		name := bounded.Cut(p.PodName, bounded.ValueLen)
 		if p.VReplicas < 0 {
-			problems = append(problems, fmt.Sprintf("placements[%d] (pod %q): negative vreplicas %d dropped", i, p.PodName, p.VReplicas))
+			problems.Add(fmt.Sprintf("placements[%d] (pod %q): negative vreplicas %d dropped", i, name, p.VReplicas))
 			continue
 		}
 		if p.VReplicas == 0 {
@@ -59,23 +68,42 @@ func (s *State) Normalize(ps []vsched.Placement) ([]vsched.Placement, []string) 
 		}
 		ord, ok := s.OrdinalOf(p.PodName)
 		if !ok {
-			problems = append(problems, fmt.Sprintf("placements[%d]: pod %q is not a pod of StatefulSet %q; its %d vreplica(s) will be placed again", i, p.PodName, s.opts.StatefulSetName, p.VReplicas))
+			problems.Add(fmt.Sprintf("placements[%d]: pod %q is not a pod of StatefulSet %q; its %d vreplica(s) will be placed again", i, name, s.opts.StatefulSetName, p.VReplicas))
 			continue
 		}
 		if j, dup := byOrd[ord]; dup {
-			problems = append(problems, fmt.Sprintf("placements[%d]: pod %q listed twice; counts summed", i, p.PodName))
-			out[j].VReplicas += p.VReplicas
+			problems.Add(fmt.Sprintf("placements[%d]: pod %q listed twice; counts summed", i, name))
+			sums[j] += int64(p.VReplicas)
 			continue
 		}
 		byOrd[ord] = len(out)
 		out = append(out, p)
+		sums = append(sums, int64(p.VReplicas))
+		ords = append(ords, ord)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		oi, _ := vsched.OrdinalFromPodName(out[i].PodName)
-		oj, _ := vsched.OrdinalFromPodName(out[j].PodName)
-		return oi < oj
-	})
-	return out, problems
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return ords[idx[a]] < ords[idx[b]] })
+	sorted := make([]vsched.Placement, 0, len(out))
+	var total, cut int64
+	for _, i := range idx {
+		n := min(sums[i], vsched.MaxVReplicas-total)
+		cut += sums[i] - n
+		if n <= 0 {
+			continue
+		}
+		total += n
+		p := out[i]
+		p.VReplicas = int32(n)
+		sorted = append(sorted, p)
+	}
+	if cut > 0 {
+		problems.Add(fmt.Sprintf("placements: %d vreplica(s) in all, more than the most a source may hold (%d); the %d beyond it, on the highest ordinals, are not counted",
+			total+cut, vsched.MaxVReplicas, cut))
+	}
+	return sorted, problems.Items()
 }
 
 func (s *State) entries(ps []vsched.Placement) []entry {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -44,11 +45,21 @@ type podState struct {
 	terminating bool
 	draining    bool // from the pod's annotation
 	node        int32
-	used        int32
-	candidate   bool
-	reason      string
-	nodePos     int32 // index in nodeCands[node] while a candidate
+	// used is an int64 because statuses are input: counts that are each
+	// within bounds can still sum past MaxInt32 over many sources, and a
+	// wrapped count would make a full pod look free.
+	used      int64
+	candidate bool
+	reason    string
+	nodePos   int32 // index in nodeCands[node] while a candidate
 }
+
+// free is the room left on the pod; negative when it holds more than the
+// capacity.
+func (p *podState) free(capacity int32) int64 { return int64(capacity) - p.used }
+
+// saturate converts n to an int32, the nearest bound when out of range.
+func saturate(n int64) int32 { return int32(max(min(n, math.MaxInt32), math.MinInt32)) }
 
 type nodeState struct {
 	name        string
@@ -208,7 +219,7 @@ func (s *State) ensure() {
 		s.candidates = append(s.candidates, int32(i))
 		p.nodePos = int32(len(s.nodeCands[p.node]))
 		s.nodeCands[p.node] = append(s.nodeCands[p.node], int32(i))
-		if s.opts.Capacity-p.used > 0 {
+		if p.free(s.opts.Capacity) > 0 {
 			s.freeCands++
 		}
 		nodeHas[p.node] = true
@@ -300,7 +311,7 @@ func (s *State) Free(ord int32) int32 {
 	if ord < 0 || int(ord) >= len(s.pods) || !s.pods[ord].exists {
 		return 0
 	}
-	return s.opts.Capacity - s.pods[ord].used
+	return saturate(s.pods[ord].free(s.opts.Capacity))
 }
 
 // Candidates implements framework.Cluster.
@@ -353,12 +364,14 @@ func (s *State) growing() bool {
 	return false
 }
 
-// Used is the vreplicas every source holds on the pod, committed or reserved.
+// Used is the vreplicas every source holds on the pod, committed or
+// reserved, saturated at MaxInt32 (only statuses far beyond the bounds can
+// reach it).
 func (s *State) Used(ord int32) int32 {
 	if ord < 0 || int(ord) >= len(s.pods) {
 		return 0
 	}
-	return s.pods[ord].used
+	return saturate(s.pods[ord].used)
 }
 
 // TotalUsed is the vreplicas held over all pods.
@@ -435,11 +448,11 @@ func (s *State) NodeUnavailableSince(ord int32) time.Time {
 func (s *State) addUsed(ord int32, delta int32) {
 	s.grow(ord)
 	p := &s.pods[ord]
-	wasFree := s.opts.Capacity-p.used > 0
-	p.used += delta
+	wasFree := p.free(s.opts.Capacity) > 0
+	p.used += int64(delta)
 	s.totalUsed += int64(delta)
 	if !s.dirty && p.candidate {
-		isFree := s.opts.Capacity-p.used > 0
+		isFree := p.free(s.opts.Capacity) > 0
 		if wasFree && !isFree {
 			s.freeCands--
 		} else if !wasFree && isFree {
@@ -459,12 +472,12 @@ func (s *State) EachFreeCandidate(node int32, fn func(int32) bool) {
 	}
 	list := s.nodeCands[node]
 	i := s.firstFree[node]
-	for int(i) < len(list) && s.opts.Capacity-s.pods[list[i]].used <= 0 {
+	for int(i) < len(list) && s.pods[list[i]].free(s.opts.Capacity) <= 0 {
 		i++
 	}
 	s.firstFree[node] = i
 	for ; int(i) < len(list); i++ {
-		if ord := list[i]; s.opts.Capacity-s.pods[ord].used > 0 && !fn(ord) {
+		if ord := list[i]; s.pods[ord].free(s.opts.Capacity) > 0 && !fn(ord) {
 			return
 		}
 	}
