@@ -79,3 +79,58 @@ func TestNormalizeBoundsCounts(t *testing.T) {
 		})
 	}
 }
+
+// One stray pod (or placement) with a huge ordinal must not grow the pod
+// slice every call walks, nor enter the drain set; what a source counts
+// stays consistent, so forgetting it frees exactly what it took.
+func TestStrayOrdinalsDoNotGrowTheState(t *testing.T) {
+	s := newState(t, 2)
+	cluster(s, [][2]string{{"n0", "z"}}, []string{"n0", "n0", "n0"})
+	s.UpsertPod(mkPod(65535, "n0", annotated(DefaultDrainingAnnotation, "compaction")))
+	s.UpsertPod(mkPod(40000, "n0"))
+	s.DeletePod(vsched.PodName(sts, 50000))
+	s.Observe(src("a", "1", 3, p(65535, 2), p(0, 1)), t0)
+	s.Reserve(key("b"), 1, "1", []vsched.Placement{p(65534, 1)}, t0)
+	s.SetDraining(65533, true)
+	if n := s.NumPods(); n != 3 {
+		t.Errorf("NumPods() = %d after stray ordinals, want 3", n)
+	}
+	if d := s.DrainingOrdinals(); len(d) != 0 {
+		t.Errorf("DrainingOrdinals() = %v, want none", d)
+	}
+	if u, h := s.TotalUsed(), s.HighestUsedOrdinal(); u != 1 || h != 0 {
+		t.Errorf("TotalUsed() = %d, HighestUsedOrdinal() = %d; want 1 and 0", u, h)
+	}
+	s.Forget(key("a"))
+	s.Forget(key("b"))
+	if u := s.TotalUsed(); u != 0 {
+		t.Errorf("TotalUsed() = %d after forgetting every source, want 0", u)
+	}
+}
+
+// A pod or placement far above the replicas the state has seen is kept
+// aside, and counts once the StatefulSet grows near it (the pod informer
+// may run ahead of the StatefulSet's).
+func TestStrayOrdinalsCountOnceReached(t *testing.T) {
+	const far = 200
+	s := newState(t, 5)
+	cluster(s, [][2]string{{"n0", "z"}}, []string{"n0", "n0", "n0"})
+	s.UpsertPod(mkPod(far, "n0"))
+	s.UpsertPod(mkPod(far-1, "n0"))
+	s.DeletePod(vsched.PodName(sts, far-1))
+	s.Observe(src("a", "1", 3, p(far, 2), p(0, 1)), t0)
+	if u, tracks := s.TotalUsed(), s.Tracks(far); u != 1 || tracks {
+		t.Errorf("before the StatefulSet grows near adapter-%d: TotalUsed() = %d, Tracks = %v; want 1, false", far, u, tracks)
+	}
+	s.SetReplicas(far + 1)
+	if c := s.Candidates(); len(c) != 4 || c[3] != far {
+		t.Errorf("Candidates() = %v, want 0, 1, 2 and %d", c, far)
+	}
+	if u, used := s.TotalUsed(), s.Used(far); u != 3 || used != 2 {
+		t.Errorf("TotalUsed() = %d, Used(%d) = %d; want 3 and 2", u, far, used)
+	}
+	s.Forget(key("a"))
+	if u := s.TotalUsed(); u != 0 || s.Used(far) != 0 {
+		t.Errorf("TotalUsed() = %d, Used(%d) = %d after Forget; want 0", u, far, s.Used(far))
+	}
+}

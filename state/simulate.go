@@ -38,6 +38,7 @@ func (s *State) Clone() *State {
 		c.sources[k] = &backing[i]
 		i++
 	}
+	c.beyond = s.beyond
 	return c
 }
 
@@ -58,6 +59,9 @@ func (s *State) CloneFor(keys []types.NamespacedName) *State {
 			if _, dup := c.sources[k]; !dup {
 				backing = append(backing, *src)
 				c.sources[k] = &backing[len(backing)-1]
+				if src.beyond {
+					c.beyond++
+				}
 			}
 		}
 	}
@@ -75,12 +79,14 @@ func (s *State) cloneTopology() *State {
 	c := &State{
 		opts:        s.opts,
 		replicas:    s.replicas,
+		highWater:   s.highWater,
 		pods:        slices.Clone(s.pods),
 		nodes:       slices.Clone(s.nodes),
 		nodeIdx:     maps.Clone(s.nodeIdx),
 		zones:       slices.Clone(s.zones),
 		zoneIdx:     maps.Clone(s.zoneIdx),
 		drainMemory: maps.Clone(s.drainMemory),
+		strays:      maps.Clone(s.strays),
 		outside:     s.outside,
 		totalUsed:   s.totalUsed,
 		// The derived indexes are rebuilt on first use: sharing their
@@ -95,6 +101,9 @@ func (s *State) cloneTopology() *State {
 	}
 	if c.drainMemory == nil {
 		c.drainMemory = map[int32]bool{}
+	}
+	if c.strays == nil {
+		c.strays = map[int32]podState{}
 	}
 	return c
 }

@@ -106,16 +106,25 @@ func (s *State) Normalize(ps []vsched.Placement) ([]vsched.Placement, []string) 
 	return sorted, problems.Items()
 }
 
-func (s *State) entries(ps []vsched.Placement) []entry {
+// entries lists what placements count against the pods the state holds.
+// It reports whether some placement named an ordinal above them: that one
+// counts once the StatefulSet grows to it (grow recounts the source).
+func (s *State) entries(ps []vsched.Placement) ([]entry, bool) {
 	out := make([]entry, 0, len(ps))
+	beyond := false
 	for _, p := range ps {
 		// OrdinalOf, not OrdinalFromPodName: a reservation's foreign
 		// name must not take capacity from our pod with its ordinal.
-		if ord, ok := s.OrdinalOf(p.PodName); ok && p.VReplicas > 0 {
+		ord, ok := s.OrdinalOf(p.PodName)
+		switch {
+		case !ok || p.VReplicas <= 0:
+		case !s.tracked(ord):
+			beyond = true
+		default:
 			out = append(out, entry{ord: ord, n: p.VReplicas})
 		}
 	}
-	return out
+	return out, beyond
 }
 
 // recount recomputes what the source counts against capacity from its
@@ -128,11 +137,14 @@ func (s *State) recount(src *source) {
 	for _, e := range src.effective {
 		s.addUsed(e.ord, -e.n)
 	}
-	src.effective = s.entries(src.committed)
+	wasBeyond := src.beyond
+	src.effective, src.beyond = s.entries(src.committed)
 	if src.reservation != nil {
 		reserved := map[int32]int32{}
 		var order []int32
-		for _, r := range s.entries(src.reservation.Placements) {
+		rs, beyond := s.entries(src.reservation.Placements)
+		src.beyond = src.beyond || beyond
+		for _, r := range rs {
 			if _, seen := reserved[r.ord]; !seen {
 				order = append(order, r.ord)
 			}
@@ -153,6 +165,12 @@ func (s *State) recount(src *source) {
 	}
 	for _, e := range src.effective {
 		s.addUsed(e.ord, e.n)
+	}
+	switch {
+	case src.beyond && !wasBeyond:
+		s.beyond++
+	case !src.beyond && wasBeyond:
+		s.beyond--
 	}
 }
 

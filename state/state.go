@@ -19,12 +19,10 @@ const (
 	DefaultDrainingAnnotation = "vsched.dev/draining"
 	// DefaultZoneLabel is the node label read as the node's zone.
 	DefaultZoneLabel = "topology.kubernetes.io/zone"
-	// MaxOrdinal is the highest pod ordinal the state tracks; pods,
-	// placements and replicas beyond it are treated as foreign. Pods are
-	// kept in a slice indexed by ordinal, so without a bound one absurd
-	// name such as "adapter-2147483647", in a pod or in a source's status,
-	// would allocate a slot for every ordinal below it and exhaust memory.
-	MaxOrdinal = 1<<16 - 1
+	// MaxOrdinal is the highest pod ordinal the state tracks
+	// (vsched.MaxReplicas-1); pods, placements and replicas beyond it are
+	// treated as foreign.
+	MaxOrdinal = vsched.MaxReplicas - 1
 )
 
 // Options configure a State.
@@ -95,6 +93,9 @@ type source struct {
 	effective   []entry // what counts against capacity
 	pending     int32
 	vreplicas   int32
+	// beyond is true while some placement of the source names an ordinal
+	// above the pods the state holds, left out of effective.
+	beyond bool
 }
 
 // State is the cluster for one StatefulSet. See the package doc for locking.
@@ -103,12 +104,22 @@ type State struct {
 
 	opts     Options
 	replicas int32
-	pods     []podState
-	nodes    []nodeState
-	nodeIdx  map[string]int32
-	zones    []string
-	zoneIdx  map[string]int32
-	sources  map[types.NamespacedName]*source
+	// pods is indexed by ordinal and walked by many calls, so it grows
+	// only to ordinals near the StatefulSet's replicas (tracked): a stray
+	// pod such as "adapter-65535" must not make every call walk 65,536
+	// pods. Pods further up wait in strays, and placements on them are not
+	// counted (beyond says how many sources have such placements), until
+	// the StatefulSet grows near them. highWater is the most replicas
+	// seen.
+	pods      []podState
+	strays    map[int32]podState
+	beyond    int
+	highWater int32
+	nodes     []nodeState
+	nodeIdx   map[string]int32
+	zones     []string
+	zoneIdx   map[string]int32
+	sources   map[types.NamespacedName]*source
 	// drainMemory keeps pods draining that the scheduler itself marked,
 	// so a pod recreated without the annotation stays draining.
 	drainMemory map[int32]bool
@@ -156,6 +167,7 @@ func New(opts Options) (*State, error) {
 		zoneIdx:     map[string]int32{},
 		sources:     map[types.NamespacedName]*source{},
 		drainMemory: map[int32]bool{},
+		strays:      map[int32]podState{},
 		dirty:       true,
 	}, nil
 }
@@ -182,11 +194,62 @@ func (s *State) SetReplicas(n int32) {
 		s.grow(n - 1)
 		s.dirty = true
 	}
+	if n > s.highWater {
+		s.highWater = n
+		s.adoptStrays()
+	}
 }
 
+// strayMargin is how far above the replicas the state keeps ordinals as
+// the StatefulSet's even before its replicas reach them: a pod informer
+// may run ahead of the StatefulSet's, and a scale-down leaves pods above
+// the replicas for a while.
+const strayMargin = 64
+
+// tracked reports whether the ordinal is one the state keeps in pods: below
+// twice the most replicas seen, or the margin above them, and MaxOrdinal.
+// Anything above is a stray.
+func (s *State) tracked(ord int32) bool {
+	limit := min(max(2*int64(s.highWater), int64(s.highWater)+strayMargin), MaxOrdinal+1)
+	return ord >= 0 && int64(ord) < limit
+}
+
+// Tracks reports whether the ordinal is one the state keeps as the
+// StatefulSet's. A pod above is a stray: it is never a candidate, never
+// draining, and placements on it take no capacity, until the StatefulSet
+// grows near it.
+func (s *State) Tracks(ord int32) bool { return s.tracked(ord) }
+
+// adoptStrays takes in the strays the replicas now reach, and counts the
+// placements on ordinals they reach.
+func (s *State) adoptStrays() {
+	for ord := range s.strays {
+		if s.tracked(ord) {
+			s.grow(ord)
+		}
+	}
+	if s.beyond > 0 {
+		for _, src := range s.sources {
+			if src.beyond {
+				s.recount(src)
+			}
+		}
+	}
+}
+
+// grow extends the pods to ord, taking in the strays it reaches.
 func (s *State) grow(ord int32) {
 	for int32(len(s.pods)) <= ord {
-		s.pods = append(s.pods, podState{node: -1, name: vsched.PodName(s.opts.StatefulSetName, int32(len(s.pods)))})
+		o := int32(len(s.pods))
+		p, ok := s.strays[o]
+		if ok {
+			delete(s.strays, o)
+			s.dirty = true
+		} else {
+			p = podState{node: -1}
+		}
+		p.name = vsched.PodName(s.opts.StatefulSetName, o)
+		s.pods = append(s.pods, p)
 	}
 }
 
@@ -408,6 +471,10 @@ func (s *State) Draining(ord int32) bool {
 // draining, independently of the pod object's annotation.
 func (s *State) SetDraining(ord int32, draining bool) {
 	if draining {
+		if !s.tracked(ord) {
+			// A stray pod is not the StatefulSet's to drain.
+			return
+		}
 		s.drainMemory[ord] = true
 	} else {
 		delete(s.drainMemory, ord)
