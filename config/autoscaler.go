@@ -99,6 +99,9 @@ func ValidateAutoscalerConfig(cfg *AutoscalerConfig) error {
 }
 
 func parseAutoscaler(name string, data map[string]string, binary map[string][]byte) (*AutoscalerConfig, error) {
+	if errs := checkSize(data, binary); errs != nil {
+		return nil, asError(problems(name, errs))
+	}
 	cfg := DefaultAutoscalerConfig()
 	cfg.ConfigMap = name
 	keyErrs := checkKeys(name, data, binary, autoscalerKeys...)

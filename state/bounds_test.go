@@ -134,3 +134,21 @@ func TestStrayOrdinalsCountOnceReached(t *testing.T) {
 		t.Errorf("TotalUsed() = %d, Used(%d) = %d after Forget; want 0", u, far, s.Used(far))
 	}
 }
+
+// A status with many bad entries, or long pod names, gives a bounded list of
+// short problems: Schedule logs them on every call.
+func TestNormalizeProblemsAreBounded(t *testing.T) {
+	s := newState(t, 5)
+	var ps []vsched.Placement
+	for range 1000 {
+		ps = append(ps, named(strings.Repeat("x", 10000), 1))
+	}
+	_, problems := s.Normalize(ps)
+	size := 0
+	for _, p := range problems {
+		size += len(p)
+	}
+	if len(problems) > 21 || size > 16<<10 || !strings.HasSuffix(problems[len(problems)-1], "more") {
+		t.Errorf("%d problems of %d bytes in all, want at most 21 (the last counting the rest) and 16 KiB", len(problems), size)
+	}
+}

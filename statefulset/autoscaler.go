@@ -33,6 +33,7 @@ import (
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/internal/bounded"
 	"github.com/vsched/vsched/state"
 )
 
@@ -365,9 +366,12 @@ func (a *Autoscaler) statefulSet(ctx context.Context) (*appsv1.StatefulSet, erro
 	return a.cfg.Client.AppsV1().StatefulSets(a.key.Namespace).Get(ctx, a.key.Name, metav1.GetOptions{})
 }
 
+// event records an Event on the StatefulSet, its message cut to
+// bounded.EventLen: it may carry a rejected configuration's error or a list
+// of pods, and Events are stored objects.
 func (a *Autoscaler) event(set *appsv1.StatefulSet, typ, reason, format string, args ...any) {
 	if a.cfg.Recorder != nil && set != nil {
-		a.cfg.Recorder.Eventf(set, typ, reason, format, args...)
+		a.cfg.Recorder.Event(set, typ, reason, bounded.Cut(fmt.Sprintf(format, args...), bounded.EventLen))
 	}
 }
 

@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+
 	"github.com/vsched/vsched"
 )
 
@@ -70,5 +74,16 @@ func TestNewRejectsCapacityAboveTheBound(t *testing.T) {
 	if _, err := New(quietCtx(), Config{Namespace: testNS, Name: testSet, Capacity: vsched.MaxCapacity,
 		Lister: c.store.list, Profiles: profilesFromData(t, nil, nil)}); err != nil && !errors.Is(err, ErrNotReady) {
 		t.Errorf("New(Capacity MaxCapacity) = %v", err)
+	}
+}
+
+// An Event's message is cut, however long what it reports (a rejected
+// configuration's error, a list of pods).
+func TestAutoscalerEventsAreBounded(t *testing.T) {
+	rec := record.NewFakeRecorder(1)
+	a := &Autoscaler{cfg: AutoscalerConfig{Recorder: rec}}
+	a.event(&appsv1.StatefulSet{}, corev1.EventTypeWarning, ReasonInvalidAutoscalerConfig, "rejected: %v", errors.New(strings.Repeat("x", 100000)))
+	if ev := <-rec.Events; len(ev) > 2<<10 {
+		t.Errorf("Event of %d bytes, want at most 2 KiB: %.300s", len(ev), ev)
 	}
 }

@@ -6,7 +6,6 @@ package bounded
 
 import (
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -34,15 +33,6 @@ func Cut(s string, n int) string {
 		i--
 	}
 	return s[:i] + "...(" + strconv.Itoa(len(s)-i) + " more bytes)"
-}
-
-// Join joins the first max items with sep and, when there are more, says
-// how many were left out: "a; b; and 3 more".
-func Join(items []string, sep string, max int) string {
-	if len(items) <= max {
-		return strings.Join(items, sep)
-	}
-	return strings.Join(items[:max], sep) + sep + "and " + strconv.Itoa(len(items)-max) + " more"
 }
 
 // List collects up to Max messages and counts those beyond.
