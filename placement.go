@@ -177,11 +177,13 @@ func SamePlacements(a, b []Placement) bool {
 			return true
 		}
 	}
-	count := func(ps []Placement) map[string]int32 {
-		m := make(map[string]int32, len(ps))
+	// Summed in int64: placements may come from a status, and a pod
+	// listed twice near MaxInt32 must not wrap to a small count.
+	count := func(ps []Placement) map[string]int64 {
+		m := make(map[string]int64, len(ps))
 		for _, p := range ps {
 			if p.VReplicas != 0 {
-				m[p.PodName] += p.VReplicas
+				m[p.PodName] += int64(p.VReplicas)
 			}
 		}
 		return m

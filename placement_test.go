@@ -343,3 +343,13 @@ func TestTotalVReplicasDoesNotWrap(t *testing.T) {
 		})
 	}
 }
+
+// Counts that wrap past MaxInt32 must not make different placements look
+// the same: MaxInt32 + MaxInt32 + 4 is 2 in int32.
+func TestSamePlacementsDoesNotWrap(t *testing.T) {
+	a := []vsched.Placement{{PodName: "a-0", VReplicas: math.MaxInt32}, {PodName: "a-0", VReplicas: math.MaxInt32}, {PodName: "a-0", VReplicas: 4}}
+	b := []vsched.Placement{{PodName: "a-0", VReplicas: 2}}
+	if vsched.SamePlacements(a, b) || vsched.SamePlacements(b, a) {
+		t.Errorf("SamePlacements(%v, %v) = true", a, b)
+	}
+}
