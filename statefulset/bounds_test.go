@@ -1,7 +1,6 @@
 package statefulset
 
 import (
-	"context"
 	"errors"
 	"math"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/state"
 )
 
 // Statuses whose counts on one pod sum past MaxInt32 must leave the pod of
@@ -65,16 +65,17 @@ func TestScheduleRejectsVReplicasAboveTheBound(t *testing.T) {
 func TestNewRejectsCapacityAboveTheBound(t *testing.T) {
 	c := zones3(t, 1)
 	for _, capacity := range []int32{vsched.MaxCapacity + 1, math.MaxInt32} {
-		_, err := New(context.Background(), Config{Namespace: testNS, Name: testSet, Capacity: capacity,
-			Lister: c.store.list, Profiles: profilesFromData(t, nil, nil)})
+		_, err := c.tryStart(quietCtx(), func(cfg *Config) { cfg.Capacity = capacity })
 		if err == nil || !strings.Contains(err.Error(), "at most") {
 			t.Errorf("New(Capacity %d) = %v; want an error naming the bound", capacity, err)
 		}
 	}
-	if _, err := New(quietCtx(), Config{Namespace: testNS, Name: testSet, Capacity: vsched.MaxCapacity,
-		Lister: c.store.list, Profiles: profilesFromData(t, nil, nil)}); err != nil && !errors.Is(err, ErrNotReady) {
-		t.Errorf("New(Capacity MaxCapacity) = %v", err)
-	}
+	s := c.start(func(cfg *Config) { cfg.Capacity = vsched.MaxCapacity })
+	s.State(func(st *state.State) {
+		if st.Capacity() != vsched.MaxCapacity {
+			t.Errorf("capacity %d, want %d", st.Capacity(), vsched.MaxCapacity)
+		}
+	})
 }
 
 // An Event's message is cut, however long what it reports (a rejected
