@@ -639,7 +639,9 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 			}
 		}
 		held += int64(min(max(want, 0), kept))
-		if want > kept {
+		// Schedule refuses a source above MaxVReplicas: it is no
+		// demand.
+		if want > kept && want <= vsched.MaxVReplicas {
 			demand = append(demand, &simSource{key: key, vpod: listedOr(listed, key, vreplicas, ps), want: want, placements: ps})
 		}
 		if maxOrd >= low {
@@ -650,7 +652,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 	})
 	if listedSeen < len(listed) {
 		for key, v := range listed {
-			if !base.Knows(key) && v.GetVReplicas() > 0 {
+			if !base.Knows(key) && v.GetVReplicas() > 0 && v.GetVReplicas() <= vsched.MaxVReplicas {
 				// Not seen by the scheduler yet: it holds nothing the
 				// state counts.
 				demand = append(demand, &simSource{key: key, vpod: v, want: v.GetVReplicas()})

@@ -88,3 +88,30 @@ func TestAutoscalerEventsAreBounded(t *testing.T) {
 		t.Errorf("Event of %d bytes, want at most 2 KiB: %.300s", len(ev), ev)
 	}
 }
+
+// A source wanting more than MaxVReplicas is refused by Schedule, so it must
+// not drive a scale-up, nor cost a simulation of its vreplicas: not when
+// the scheduler has never seen it, nor when a source it holds grows past
+// the bound.
+func TestAutoscalerIgnoresSourcesAboveMaxVReplicas(t *testing.T) {
+	for _, seen := range []bool{false, true} {
+		e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t)})
+		e.create("small", 5)
+		if seen {
+			e.create("huge", 1)
+			if _, err := e.src.Update(e.key("huge"), math.MaxInt32); err != nil {
+				t.Fatal(err)
+			}
+			v, err := e.src.Get(e.key("huge"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.s.Observe(v)
+		} else if _, err := e.src.Create(e.key("huge"), math.MaxInt32); err != nil {
+			t.Fatal(err)
+		}
+		if d := e.reconcile(); d.Target != 1 || d.Desired != 1 {
+			t.Errorf("seen by the scheduler %v: decision desired %d, target %d; want 1 (%s)", seen, d.Desired, d.Target, d.Reason)
+		}
+	}
+}
