@@ -75,7 +75,8 @@ func (s *State) DeletePod(name string) {
 	if !ok {
 		return
 	}
-	if !s.tracked(ord) || int(ord) >= len(s.pods) {
+	if int(ord) >= len(s.pods) {
+		// Strays are all above the pods (adoptStrays).
 		delete(s.strays, ord)
 		return
 	}

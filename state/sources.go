@@ -52,11 +52,7 @@ func (o Outcome) String() string {
 func (s *State) Normalize(ps []vsched.Placement) ([]vsched.Placement, []string) {
 	var problems bounded.List
 	byOrd := make(map[int32]int, min(len(ps), vsched.MaxReplicas))
-	out := make([]vsched.Placement, 0, min(len(ps), vsched.MaxReplicas))
-	// Sums are taken in int64: a status is input, and two counts near
-	// MaxInt32 on one pod must not wrap to a negative.
-	var sums []int64
-	var ords []int32
+	list := make([]summed, 0, min(len(ps), vsched.MaxReplicas))
 	for i, p := range ps {
 		name := bounded.Cut(p.PodName, bounded.ValueLen)
 		if p.VReplicas < 0 {
@@ -73,37 +69,46 @@ func (s *State) Normalize(ps []vsched.Placement) ([]vsched.Placement, []string) 
 		}
 		if j, dup := byOrd[ord]; dup {
 			problems.Add(fmt.Sprintf("placements[%d]: pod %q listed twice; counts summed", i, name))
-			sums[j] += int64(p.VReplicas)
+			list[j].n += int64(p.VReplicas)
 			continue
 		}
-		byOrd[ord] = len(out)
-		out = append(out, p)
-		sums = append(sums, int64(p.VReplicas))
-		ords = append(ords, ord)
+		byOrd[ord] = len(list)
+		list = append(list, summed{p: p, ord: ord, n: int64(p.VReplicas)})
 	}
-	idx := make([]int, len(out))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool { return ords[idx[a]] < ords[idx[b]] })
-	sorted := make([]vsched.Placement, 0, len(out))
-	var total, cut int64
-	for _, i := range idx {
-		n := min(sums[i], vsched.MaxVReplicas-total)
-		cut += sums[i] - n
-		if n <= 0 {
-			continue
-		}
-		total += n
-		p := out[i]
-		p.VReplicas = int32(n)
-		sorted = append(sorted, p)
-	}
+	sort.Slice(list, func(a, b int) bool { return list[a].ord < list[b].ord })
+	out, total, cut := capTotal(list)
 	if cut > 0 {
 		problems.Add(fmt.Sprintf("placements: %d vreplica(s) in all, more than the most a source may hold (%d); the %d beyond it, on the highest ordinals, are not counted",
 			total+cut, vsched.MaxVReplicas, cut))
 	}
-	return sorted, problems.Items()
+	return out, problems.Items()
+}
+
+// summed is one pod's placement while Normalize sums it. The sum is an
+// int64: a status is input, and two counts near MaxInt32 on one pod must
+// not wrap to a negative.
+type summed struct {
+	p   vsched.Placement
+	ord int32
+	n   int64
+}
+
+// capTotal returns the placements of list, in its order, holding at most
+// vsched.MaxVReplicas in all, with the total kept and how many were cut.
+func capTotal(list []summed) (out []vsched.Placement, total, cut int64) {
+	out = make([]vsched.Placement, 0, len(list))
+	for _, e := range list {
+		n := min(e.n, vsched.MaxVReplicas-total)
+		cut += e.n - n
+		if n <= 0 {
+			continue
+		}
+		total += n
+		p := e.p
+		p.VReplicas = int32(n)
+		out = append(out, p)
+	}
+	return out, total, cut
 }
 
 // entries lists what placements count against the pods the state holds.

@@ -207,8 +207,8 @@ func (s *State) SetReplicas(n int32) {
 const strayMargin = 64
 
 // tracked reports whether the ordinal is one the state keeps in pods: below
-// twice the most replicas seen, or the margin above them, and MaxOrdinal.
-// Anything above is a stray.
+// the larger of twice the most replicas seen and strayMargin above them,
+// and at most MaxOrdinal. Anything above is a stray.
 func (s *State) tracked(ord int32) bool {
 	limit := min(max(2*int64(s.highWater), int64(s.highWater)+strayMargin), MaxOrdinal+1)
 	return ord >= 0 && int64(ord) < limit
