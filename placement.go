@@ -3,6 +3,7 @@ package vsched
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,11 +41,20 @@ func PodCount(placements []Placement) int {
 	return len(seen)
 }
 
-// TotalVReplicas returns the sum of vreplicas over placements.
+// TotalVReplicas returns the sum of vreplicas over placements, saturated to
+// the int32 range: placements read from a status are input, and a sum that
+// wrapped would turn "too many" into "too few" (or negative). Placements
+// the scheduler returns never come near the limits; use TotalVReplicas64
+// for the exact sum of arbitrary ones.
 func TotalVReplicas(placements []Placement) int32 {
-	var n int32
+	return int32(max(min(TotalVReplicas64(placements), math.MaxInt32), math.MinInt32))
+}
+
+// TotalVReplicas64 returns the exact sum of vreplicas over placements.
+func TotalVReplicas64(placements []Placement) int64 {
+	var n int64
 	for _, p := range placements {
-		n += p.VReplicas
+		n += int64(p.VReplicas)
 	}
 	return n
 }
@@ -167,11 +177,13 @@ func SamePlacements(a, b []Placement) bool {
 			return true
 		}
 	}
-	count := func(ps []Placement) map[string]int32 {
-		m := make(map[string]int32, len(ps))
+	// Summed in int64: placements may come from a status, and a pod
+	// listed twice near MaxInt32 must not wrap to a small count.
+	count := func(ps []Placement) map[string]int64 {
+		m := make(map[string]int64, len(ps))
 		for _, p := range ps {
 			if p.VReplicas != 0 {
-				m[p.PodName] += p.VReplicas
+				m[p.PodName] += int64(p.VReplicas)
 			}
 		}
 		return m

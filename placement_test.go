@@ -2,6 +2,7 @@ package vsched_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -315,5 +316,40 @@ func TestSamePlacements(t *testing.T) {
 				t.Errorf("SamePlacements (swapped) = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestTotalVReplicasDoesNotWrap(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     []vsched.Placement
+		want   int32
+		want64 int64
+	}{
+		{name: "small", in: []vsched.Placement{{PodName: "a-0", VReplicas: 2}, {PodName: "a-1", VReplicas: 3}}, want: 5, want64: 5},
+		{name: "past MaxInt32", in: []vsched.Placement{{PodName: "a-0", VReplicas: math.MaxInt32}, {PodName: "a-1", VReplicas: math.MaxInt32}},
+			want: math.MaxInt32, want64: 2 * math.MaxInt32},
+		{name: "past MinInt32", in: []vsched.Placement{{PodName: "a-0", VReplicas: math.MinInt32}, {PodName: "a-1", VReplicas: -1}},
+			want: math.MinInt32, want64: math.MinInt32 - 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := vsched.TotalVReplicas(tc.in); got != tc.want {
+				t.Errorf("TotalVReplicas() = %d, want %d", got, tc.want)
+			}
+			if got := vsched.TotalVReplicas64(tc.in); got != tc.want64 {
+				t.Errorf("TotalVReplicas64() = %d, want %d", got, tc.want64)
+			}
+		})
+	}
+}
+
+// Counts that wrap past MaxInt32 must not make different placements look
+// the same: MaxInt32 + MaxInt32 + 4 is 2 in int32.
+func TestSamePlacementsDoesNotWrap(t *testing.T) {
+	a := []vsched.Placement{{PodName: "a-0", VReplicas: math.MaxInt32}, {PodName: "a-0", VReplicas: math.MaxInt32}, {PodName: "a-0", VReplicas: 4}}
+	b := []vsched.Placement{{PodName: "a-0", VReplicas: 2}}
+	if vsched.SamePlacements(a, b) || vsched.SamePlacements(b, a) {
+		t.Errorf("SamePlacements(%v, %v) = true", a, b)
 	}
 }

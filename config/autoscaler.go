@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/vsched/vsched"
+
 	"github.com/vsched/vsched/internal/suggest"
 )
 
@@ -97,6 +99,9 @@ func ValidateAutoscalerConfig(cfg *AutoscalerConfig) error {
 }
 
 func parseAutoscaler(name string, data map[string]string, binary map[string][]byte) (*AutoscalerConfig, error) {
+	if errs := checkSize(data, binary); errs != nil {
+		return nil, asError(problems(name, errs))
+	}
 	cfg := DefaultAutoscalerConfig()
 	cfg.ConfigMap = name
 	keyErrs := checkKeys(name, data, binary, autoscalerKeys...)
@@ -254,6 +259,9 @@ func notSupported(path *field.Path, value string, options []string) *field.Error
 // when both were, and with "the default" when the other was not. A rule
 // between two keys is not checked when skip says one of them is already
 // reported (its value could not be read, or breaks its own rule).
+// atMostMaxReplicas is the detail for a replica count above the bound.
+var atMostMaxReplicas = fmt.Sprintf("must be at most %d (vsched.MaxReplicas)", vsched.MaxReplicas)
+
 func validateAutoscaler(cfg *AutoscalerConfig, given, skip func(key string) bool) field.ErrorList {
 	var errs field.ErrorList
 	bad := map[string]bool{}
@@ -267,8 +275,14 @@ func validateAutoscaler(cfg *AutoscalerConfig, given, skip func(key string) bool
 	if cfg.MinReplicas < 0 {
 		invalid(KeyMinReplicas, cfg.MinReplicas, "must be at least 0")
 	}
+	if cfg.MinReplicas > vsched.MaxReplicas {
+		invalid(KeyMinReplicas, cfg.MinReplicas, atMostMaxReplicas)
+	}
 	if cfg.MaxReplicas < 1 {
 		invalid(KeyMaxReplicas, cfg.MaxReplicas, "must be at least 1")
+	}
+	if cfg.MaxReplicas > vsched.MaxReplicas {
+		invalid(KeyMaxReplicas, cfg.MaxReplicas, atMostMaxReplicas)
 	}
 	if check(KeyMinReplicas) && check(KeyMaxReplicas) && cfg.MaxReplicas < cfg.MinReplicas {
 		if given(KeyMaxReplicas) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 )
 
@@ -235,10 +236,10 @@ func autoscalerOracle(data map[string]string) (autoscalerVerdict, map[string]boo
 		v = strings.TrimSpace(v)
 		return v, ok && v != ""
 	}
-	integer := func(k string, dst *int32, least int64) {
+	integer := func(k string, dst *int32, least, most int64) {
 		if v, ok := get(k); ok {
 			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < least || n > math.MaxInt32 {
+			if err != nil || n < least || n > most {
 				broken[k] = true
 				return
 			}
@@ -277,8 +278,8 @@ func autoscalerOracle(data map[string]string) (autoscalerVerdict, map[string]boo
 			}
 		}
 	}
-	integer(config.KeyMinReplicas, &c.MinReplicas, 0)
-	integer(config.KeyMaxReplicas, &c.MaxReplicas, 1)
+	integer(config.KeyMinReplicas, &c.MinReplicas, 0, vsched.MaxReplicas)
+	integer(config.KeyMaxReplicas, &c.MaxReplicas, 1, vsched.MaxReplicas)
 	duration(config.KeyStabilizationWindow, &c.StabilizationWindow, false)
 	duration(config.KeyScaleDownCooldown, &c.ScaleDownCooldown, false)
 	duration(config.KeyRefreshPeriod, &c.RefreshPeriod, true)
@@ -293,8 +294,8 @@ func autoscalerOracle(data map[string]string) (autoscalerVerdict, map[string]boo
 	number(config.KeyUtilizationUpper, &c.UtilizationUpper, func(f float64) bool { return f > 0 && f <= 1 })
 	number(config.KeyUtilizationLower, &c.UtilizationLower, func(f float64) bool { return f > 0 && f < 1 })
 	boolean(config.KeyCompaction, &c.Compaction)
-	integer(config.KeyMaxMovesPerCycle, &c.MaxMovesPerCycle, 1)
-	integer(config.KeyMaxMovesPerSource, &c.MaxMovesPerSource, 1)
+	integer(config.KeyMaxMovesPerCycle, &c.MaxMovesPerCycle, 1, math.MaxInt32)
+	integer(config.KeyMaxMovesPerSource, &c.MaxMovesPerSource, 1, math.MaxInt32)
 	duration(config.KeyUnavailablePodGrace, &c.UnavailablePodGrace, false)
 	boolean(config.KeyRecommendOnly, &c.RecommendOnly)
 

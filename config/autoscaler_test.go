@@ -18,6 +18,7 @@ import (
 	"knative.dev/pkg/configmap"
 	"knative.dev/pkg/configmap/informer"
 
+	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 )
 
@@ -106,7 +107,7 @@ func TestParseAutoscalerValues(t *testing.T) {
 		{"min-replicas zero", map[string]string{"min-replicas": "0"}, func(c *config.AutoscalerConfig) { c.MinReplicas = 0 }},
 		{"min-replicas with sign and spaces", map[string]string{"min-replicas": "  +7\n"}, func(c *config.AutoscalerConfig) { c.MinReplicas = 7 }},
 		{"max-replicas", map[string]string{"max-replicas": "1"}, func(c *config.AutoscalerConfig) { c.MaxReplicas = 1 }},
-		{"max-replicas largest", map[string]string{"max-replicas": "2147483647"}, func(c *config.AutoscalerConfig) { c.MaxReplicas = 2147483647 }},
+		{"max-replicas largest", map[string]string{"max-replicas": "65536"}, func(c *config.AutoscalerConfig) { c.MaxReplicas = vsched.MaxReplicas }},
 		{"min equals max", map[string]string{"min-replicas": "4", "max-replicas": "4"}, func(c *config.AutoscalerConfig) { c.MinReplicas, c.MaxReplicas = 4, 4 }},
 		{"min-replicas up to the default max", map[string]string{"min-replicas": "100"}, func(c *config.AutoscalerConfig) { c.MinReplicas = 100 }},
 		{"max-moves-per-cycle", map[string]string{"max-moves-per-cycle": "1"}, func(c *config.AutoscalerConfig) { c.MaxMovesPerCycle = 1 }},
@@ -228,6 +229,10 @@ func TestParseAutoscalerErrors(t *testing.T) {
 		// Rules.
 		{"min-replicas negative", map[string]string{"min-replicas": "-1"}, []wantProblem{invalidAt("min-replicas", `Invalid value: -1: must be at least 0`)}},
 		{"max-replicas zero", map[string]string{"max-replicas": "0"}, []wantProblem{invalidAt("max-replicas", `Invalid value: 0: must be at least 1`)}},
+		{"max-replicas above vsched.MaxReplicas", map[string]string{"max-replicas": "65537"},
+			[]wantProblem{invalidAt("max-replicas", `Invalid value: 65537: must be at most 65536 (vsched.MaxReplicas)`)}},
+		{"max-replicas MaxInt32", map[string]string{"max-replicas": "2147483647"},
+			[]wantProblem{invalidAt("max-replicas", `Invalid value: 2147483647: must be at most 65536 (vsched.MaxReplicas)`)}},
 		{"max-replicas negative, min 0", map[string]string{"max-replicas": "-3", "min-replicas": "0"}, []wantProblem{invalidAt("max-replicas", `Invalid value: -3: must be at least 1`)}},
 		{"max below min", map[string]string{"min-replicas": "5", "max-replicas": "3"}, []wantProblem{invalidAt("max-replicas", `Invalid value: 3: must be at least min-replicas (5)`)}},
 		{"max below the default min", map[string]string{"max-replicas": "1", "min-replicas": ""}, nil},

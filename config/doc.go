@@ -40,6 +40,11 @@
 //
 //	config-scheduler: data.priorities[1].Args.MaxSkew: Invalid value: 0: must be at least 1
 //
+// Messages stay small whatever the input: a ConfigMap over
+// MaxConfigMapBytes (1 MiB, Kubernetes' own limit) is rejected with one
+// problem, Error lists the first 20 problems and counts the rest, and
+// values echoed from the input (Args, names, keys) are cut to 200 bytes.
+//
 // An absent or empty ConfigMap (or key) means the default policy,
 // DefaultSchedulerConfig and DefaultDeschedulerConfig. PodFitsResources is
 // always part of the scheduler profile: capacity is not optional, and it is

@@ -1,10 +1,24 @@
 package config
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/vsched/vsched/internal/bounded"
 )
+
+// MaxConfigMapBytes is the most data (keys and values, data and binaryData)
+// a ConfigMap may hold to be parsed: Kubernetes' own limit on a ConfigMap.
+// A larger one is rejected with a single problem, so that the error, the
+// log line and the Event about it stay small.
+const MaxConfigMapBytes = 1 << 20
+
+// detailLen bounds the part of a problem that says what is wrong; values
+// echoed from the input are cut to bounded.ValueLen.
+const detailLen = 1000
 
 // Problem is one thing wrong with one ConfigMap.
 type Problem struct {
@@ -33,22 +47,64 @@ type Error struct {
 	Problems []Problem
 }
 
-// Error joins the problems with "; ".
+// Error joins the problems with "; ", the first bounded.Problems of them,
+// then says how many more there are: a ConfigMap repeating one mistake
+// thousands of times gets an error of a few lines, not megabytes.
 func (e *Error) Error() string {
-	parts := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
+	n := min(len(e.Problems), bounded.Problems)
+	parts := make([]string, n, n+1)
+	for i, p := range e.Problems[:n] {
 		parts[i] = p.String()
+	}
+	if more := len(e.Problems) - n; more > 0 {
+		parts = append(parts, "and "+strconv.Itoa(more)+" more problems")
 	}
 	return strings.Join(parts, "; ")
 }
 
-// problems wraps errs, all about the ConfigMap name.
+// problems wraps errs, all about the ConfigMap name, with the values they
+// echo cut (cutValues).
 func problems(name string, errs field.ErrorList) []Problem {
 	out := make([]Problem, len(errs))
 	for i, e := range errs {
-		out[i] = Problem{ConfigMap: name, Err: e}
+		out[i] = Problem{ConfigMap: name, Err: cutValues(e)}
 	}
 	return out
+}
+
+// cutValues returns e with its value, field path and detail cut to a
+// bounded length: they echo input (a plugin's Args, a key, a name), which
+// may be as long as the ConfigMap.
+func cutValues(e *field.Error) *field.Error {
+	c := *e
+	c.Field = bounded.Cut(c.Field, bounded.ValueLen)
+	c.Detail = bounded.Cut(c.Detail, detailLen)
+	switch v := c.BadValue.(type) {
+	case nil:
+	case string:
+		c.BadValue = bounded.Cut(v, bounded.ValueLen)
+	default:
+		if s := fmt.Sprintf("%v", v); len(s) > bounded.ValueLen {
+			c.BadValue = bounded.Cut(s, bounded.ValueLen)
+		}
+	}
+	return &c
+}
+
+// checkSize reports a ConfigMap holding more than MaxConfigMapBytes.
+func checkSize(data map[string]string, binary map[string][]byte) field.ErrorList {
+	n := 0
+	for k, v := range data {
+		n += len(k) + len(v)
+	}
+	for k, v := range binary {
+		n += len(k) + len(v)
+	}
+	if n <= MaxConfigMapBytes {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(dataPath, fmt.Sprintf(
+		"the ConfigMap holds %d bytes of data; at most %d bytes are accepted (Kubernetes' limit on a ConfigMap)", n, MaxConfigMapBytes))}
 }
 
 // asError returns a *Error holding ps, or nil (an untyped nil error) when ps

@@ -71,6 +71,9 @@ func unpack(cm *corev1.ConfigMap, defaultName string) (string, map[string]string
 }
 
 func parseScheduler(name string, data map[string]string, binary map[string][]byte) (*SchedulerConfig, error) {
+	if errs := checkSize(data, binary); errs != nil {
+		return nil, asError(problems(name, errs))
+	}
 	cfg := DefaultSchedulerConfig()
 	cfg.ConfigMap = name
 	errs := checkKeys(name, data, binary, KeyPredicates, KeyPriorities)
@@ -91,6 +94,9 @@ func parseScheduler(name string, data map[string]string, binary map[string][]byt
 }
 
 func parseDescheduler(name string, data map[string]string, binary map[string][]byte) (*DeschedulerConfig, error) {
+	if errs := checkSize(data, binary); errs != nil {
+		return nil, asError(problems(name, errs))
+	}
 	cfg := DefaultDeschedulerConfig()
 	cfg.ConfigMap = name
 	errs := checkKeys(name, data, binary, KeyPriorities)

@@ -13,6 +13,7 @@ import (
 	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/internal/bounded"
 )
 
 // Names are the ConfigMaps a Store watches.
@@ -146,6 +147,7 @@ const ReasonInvalidConfiguration = "InvalidConfiguration"
 // rejected ConfigMap, so `kubectl describe configmap` shows why.
 func RecordRejections(rec record.EventRecorder) RejectFunc {
 	return func(cm *corev1.ConfigMap, err error) {
-		rec.Event(cm, corev1.EventTypeWarning, ReasonInvalidConfiguration, err.Error()+"; the last good configuration stays in force")
+		rec.Event(cm, corev1.EventTypeWarning, ReasonInvalidConfiguration,
+			bounded.Cut(err.Error(), bounded.EventLen)+"; the last good configuration stays in force")
 	}
 }

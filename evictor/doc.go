@@ -36,4 +36,8 @@
 // A new leader calls Reset and then Adopt, which takes over every mark its
 // predecessor left in the pods' annotations; the autoscaler then resumes or
 // cancels the drain on its first cycle.
+//
+// A stray pod, whose ordinal is far above the StatefulSet's replicas
+// (state.State.Tracks), is never adopted nor marked: it is not the
+// StatefulSet's, and a drain of it would end with its annotation removed.
 package evictor

@@ -172,7 +172,8 @@ func (d *Drainer) Reset() {
 	}
 }
 
-// Adopt reconciles the marks with the pods' annotations:
+// Adopt reconciles the marks with the pods' annotations (stray pods, far
+// above the StatefulSet's replicas, are left alone):
 //   - a pod annotated with a value the evictor writes, and not marked, is
 //     marked (a new leader taking over its predecessor's drain);
 //   - a marked pod that was recreated (another UID) without the annotation,
@@ -192,10 +193,21 @@ func (d *Drainer) Adopt(ctx context.Context, fromAPI bool) ([]int32, error) {
 	}
 	var adopted []int32
 	var reannotate []fix
+	// A stray pod far above the StatefulSet's size is not the
+	// StatefulSet's: adopting it would put it in the drain set, and a later
+	// cycle would remove an annotation from a pod vsched does not own.
+	tracked := make(map[int32]bool, len(pods))
+	d.cfg.State(func(st *state.State) {
+		for _, pod := range pods {
+			if ord, ok := d.ordinalOf(pod); ok {
+				tracked[ord] = st.Tracks(ord)
+			}
+		}
+	})
 	d.mu.Lock()
 	for _, pod := range pods {
 		ord, ok := d.ordinalOf(pod)
-		if !ok || pod.DeletionTimestamp != nil {
+		if !ok || pod.DeletionTimestamp != nil || !tracked[ord] {
 			continue
 		}
 		v, has := pod.Annotations[d.cfg.Annotation]
@@ -269,12 +281,22 @@ func (d *Drainer) patch(ctx context.Context, ord int32, value *string) (types.UI
 
 // Mark marks the pod draining for reason: it annotates the pod (a pod that
 // does not exist is only remembered, and annotated once it exists; see
-// Adopt) and records the mark in the scheduler's state at once.
+// Adopt) and records the mark in the scheduler's state at once. A stray
+// ordinal, far above the StatefulSet's replicas (state.State.Tracks), is
+// refused with an error.
 func (d *Drainer) Mark(ctx context.Context, ord int32, reason string) error {
 	if !Owned(reason) {
 		return fmt.Errorf("evictor: unknown drain reason %q", reason)
 	}
-	d.cfg.State(func(st *state.State) { st.SetDraining(ord, true) })
+	tracked := false
+	d.cfg.State(func(st *state.State) {
+		if tracked = st.Tracks(ord); tracked {
+			st.SetDraining(ord, true)
+		}
+	})
+	if !tracked {
+		return fmt.Errorf("evictor: pod %s is far above the StatefulSet's replicas; it is not drained", d.podName(ord))
+	}
 	d.mu.Lock()
 	d.marks[ord] = mark{reason: reason, uid: d.marks[ord].uid}
 	delete(d.unmarked, ord)

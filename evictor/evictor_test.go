@@ -320,3 +320,31 @@ func TestNewValidates(t *testing.T) {
 		t.Error("Owned is wrong")
 	}
 }
+
+// A stray pod far above the StatefulSet's size, annotated with a reason the
+// evictor writes, is not adopted: it would enter the drain set, and a later
+// cycle would un-annotate a pod that is not the StatefulSet's.
+func TestAdoptIgnoresStrayPods(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, 0)
+	f.createPod(2, "uid-2", map[string]string{state.DefaultDrainingAnnotation: ReasonCompaction})
+	f.createPod(65535, "uid-stray", map[string]string{state.DefaultDrainingAnnotation: ReasonCompaction})
+	got, err := f.d.Adopt(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]int32{2}, got); d != "" {
+		t.Errorf("adopted (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[int32]string{2: ReasonCompaction}, f.d.Marks()); d != "" {
+		t.Errorf("marks (-want +got):\n%s", d)
+	}
+	var draining []int32
+	f.with(func(st *state.State) { draining = st.DrainingOrdinals() })
+	if d := cmp.Diff([]int32{2}, draining); d != "" {
+		t.Errorf("DrainingOrdinals (-want +got):\n%s", d)
+	}
+	if err := f.d.Mark(ctx, 65535, ReasonCompaction); err == nil {
+		t.Error("Mark accepted a stray ordinal")
+	}
+}

@@ -19,4 +19,12 @@
 // itself: callers hold its lock (Lock/Unlock) around every call, and a
 // decision runs entirely under it, so two decisions never spend the same
 // capacity.
+//
+// Counts read from statuses are input. Normalize sums a source's placements
+// in int64 and cuts them at vsched.MaxVReplicas, reporting what it repaired;
+// pods count their vreplicas in int64, so statuses that sum past MaxInt32
+// never make a full pod look free. Ordinals far above the StatefulSet's
+// replicas (Tracks) are strays: their pods and placements wait aside,
+// taking no capacity and never draining, instead of growing the pods every
+// call walks; they count once the StatefulSet grows near them.
 package state

@@ -32,7 +32,7 @@ func (s *State) freeCandidate(ord int32) bool {
 		return false
 	}
 	ok, _ := s.judge(ord)
-	return ok && s.opts.Capacity-s.pods[ord].used > 0
+	return ok && s.pods[ord].free(s.opts.Capacity) > 0
 }
 
 // UpsertPod records a pod of the StatefulSet (others are ignored). It
@@ -42,9 +42,22 @@ func (s *State) UpsertPod(pod *corev1.Pod) bool {
 	if !ok {
 		return false
 	}
+	if !s.tracked(ord) {
+		// Far above the replicas: kept aside, never a candidate.
+		p := s.strays[ord]
+		s.readPod(&p, pod)
+		s.strays[ord] = p
+		return false
+	}
 	s.grow(ord)
 	before := s.freeCandidate(ord)
-	p := &s.pods[ord]
+	s.readPod(&s.pods[ord], pod)
+	s.dirty = true
+	return !before && s.freeCandidate(ord)
+}
+
+// readPod copies what the state keeps of a pod object.
+func (s *State) readPod(p *podState, pod *corev1.Pod) {
 	p.exists = true
 	p.terminating = pod.DeletionTimestamp != nil
 	v, has := pod.Annotations[s.opts.DrainingAnnotation]
@@ -53,15 +66,18 @@ func (s *State) UpsertPod(pod *corev1.Pod) bool {
 	if pod.Spec.NodeName != "" {
 		p.node = s.nodeIndex(pod.Spec.NodeName)
 	}
-	s.dirty = true
-	return !before && s.freeCandidate(ord)
 }
 
 // DeletePod records that a pod is gone. Its vreplicas stay counted on the
 // ordinal: StatefulSet pods come back under the same name.
 func (s *State) DeletePod(name string) {
 	ord, ok := s.OrdinalOf(name)
-	if !ok || int(ord) >= len(s.pods) {
+	if !ok {
+		return
+	}
+	if int(ord) >= len(s.pods) {
+		// Strays are all above the pods (adoptStrays).
+		delete(s.strays, ord)
 		return
 	}
 	s.pods[ord].exists = false

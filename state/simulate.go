@@ -38,6 +38,7 @@ func (s *State) Clone() *State {
 		c.sources[k] = &backing[i]
 		i++
 	}
+	c.beyond = s.beyond
 	return c
 }
 
@@ -58,6 +59,9 @@ func (s *State) CloneFor(keys []types.NamespacedName) *State {
 			if _, dup := c.sources[k]; !dup {
 				backing = append(backing, *src)
 				c.sources[k] = &backing[len(backing)-1]
+				if src.beyond {
+					c.beyond++
+				}
 			}
 		}
 	}
@@ -78,12 +82,14 @@ func (s *State) cloneTopology() *State {
 		// plain replicas: a simulation resizes it freely.
 		replicas:    s.replicas,
 		observed:    s.replicas,
+		highWater:   s.highWater,
 		pods:        slices.Clone(s.pods),
 		nodes:       slices.Clone(s.nodes),
 		nodeIdx:     maps.Clone(s.nodeIdx),
 		zones:       slices.Clone(s.zones),
 		zoneIdx:     maps.Clone(s.zoneIdx),
 		drainMemory: maps.Clone(s.drainMemory),
+		strays:      maps.Clone(s.strays),
 		outside:     s.outside,
 		totalUsed:   s.totalUsed,
 		seq:         s.seq,
@@ -101,6 +107,9 @@ func (s *State) cloneTopology() *State {
 	}
 	if c.drainMemory == nil {
 		c.drainMemory = map[int32]bool{}
+	}
+	if c.strays == nil {
+		c.strays = map[int32]podState{}
 	}
 	return c
 }
@@ -303,8 +312,8 @@ func (s *State) FreeCapacity() int64 {
 	s.ensure()
 	var n int64
 	for _, ord := range s.candidates {
-		if f := s.opts.Capacity - s.pods[ord].used; f > 0 {
-			n += int64(f)
+		if f := s.pods[ord].free(s.opts.Capacity); f > 0 {
+			n += f
 		}
 	}
 	return n

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/internal/bounded"
 )
 
 // Outcome says what observing a source did to its reservation.
@@ -41,17 +42,21 @@ func (o Outcome) String() string {
 
 // Normalize turns placements into the canonical form the state counts: one
 // entry per pod of this StatefulSet, positive counts only, sorted by
-// ordinal. Problems (a pod listed twice, a negative count, a name that is not
-// "<statefulset>-<ordinal>") are returned as messages naming the entry; the
-// duplicates are summed and the rest dropped, so the caller can re-place
-// what was dropped instead of panicking or losing track of it.
+// ordinal, and at most vsched.MaxVReplicas in all. Problems (a pod listed
+// twice, a negative count, a name that is not "<statefulset>-<ordinal>", a
+// total above the bound) are returned as messages naming the entry, at most
+// bounded.Problems of them and then how many more; the duplicates are
+// summed, what passes the bound is cut (highest ordinals first) and the rest
+// dropped, so the caller can re-place what was dropped instead of panicking,
+// wrapping a count or losing track of it.
 func (s *State) Normalize(ps []vsched.Placement) ([]vsched.Placement, []string) {
-	var problems []string
-	byOrd := make(map[int32]int, len(ps))
-	out := make([]vsched.Placement, 0, len(ps))
+	var problems bounded.List
+	byOrd := make(map[int32]int, min(len(ps), vsched.MaxReplicas))
+	list := make([]summed, 0, min(len(ps), vsched.MaxReplicas))
 	for i, p := range ps {
+		name := bounded.Cut(p.PodName, bounded.ValueLen)
 		if p.VReplicas < 0 {
-			problems = append(problems, fmt.Sprintf("placements[%d] (pod %q): negative vreplicas %d dropped", i, p.PodName, p.VReplicas))
+			problems.Add(fmt.Sprintf("placements[%d] (pod %q): negative vreplicas %d dropped", i, name, p.VReplicas))
 			continue
 		}
 		if p.VReplicas == 0 {
@@ -59,35 +64,72 @@ func (s *State) Normalize(ps []vsched.Placement) ([]vsched.Placement, []string) 
 		}
 		ord, ok := s.OrdinalOf(p.PodName)
 		if !ok {
-			problems = append(problems, fmt.Sprintf("placements[%d]: pod %q is not a pod of StatefulSet %q; its %d vreplica(s) will be placed again", i, p.PodName, s.opts.StatefulSetName, p.VReplicas))
+			problems.Add(fmt.Sprintf("placements[%d]: pod %q is not a pod of StatefulSet %q; its %d vreplica(s) will be placed again", i, name, s.opts.StatefulSetName, p.VReplicas))
 			continue
 		}
 		if j, dup := byOrd[ord]; dup {
-			problems = append(problems, fmt.Sprintf("placements[%d]: pod %q listed twice; counts summed", i, p.PodName))
-			out[j].VReplicas += p.VReplicas
+			problems.Add(fmt.Sprintf("placements[%d]: pod %q listed twice; counts summed", i, name))
+			list[j].n += int64(p.VReplicas)
 			continue
 		}
-		byOrd[ord] = len(out)
-		out = append(out, p)
+		byOrd[ord] = len(list)
+		list = append(list, summed{p: p, ord: ord, n: int64(p.VReplicas)})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		oi, _ := vsched.OrdinalFromPodName(out[i].PodName)
-		oj, _ := vsched.OrdinalFromPodName(out[j].PodName)
-		return oi < oj
-	})
-	return out, problems
+	sort.Slice(list, func(a, b int) bool { return list[a].ord < list[b].ord })
+	out, total, cut := capTotal(list)
+	if cut > 0 {
+		problems.Add(fmt.Sprintf("placements: %d vreplica(s) in all, more than the most a source may hold (%d); the %d beyond it, on the highest ordinals, are not counted",
+			total+cut, vsched.MaxVReplicas, cut))
+	}
+	return out, problems.Items()
 }
 
-func (s *State) entries(ps []vsched.Placement) []entry {
+// summed is one pod's placement while Normalize sums it. The sum is an
+// int64: a status is input, and two counts near MaxInt32 on one pod must
+// not wrap to a negative.
+type summed struct {
+	p   vsched.Placement
+	ord int32
+	n   int64
+}
+
+// capTotal returns the placements of list, in its order, holding at most
+// vsched.MaxVReplicas in all, with the total kept and how many were cut.
+func capTotal(list []summed) (out []vsched.Placement, total, cut int64) {
+	out = make([]vsched.Placement, 0, len(list))
+	for _, e := range list {
+		n := min(e.n, vsched.MaxVReplicas-total)
+		cut += e.n - n
+		if n <= 0 {
+			continue
+		}
+		total += n
+		p := e.p
+		p.VReplicas = int32(n)
+		out = append(out, p)
+	}
+	return out, total, cut
+}
+
+// entries lists what placements count against the pods the state holds.
+// It reports whether some placement named an ordinal above them: that one
+// counts once the StatefulSet grows to it (grow recounts the source).
+func (s *State) entries(ps []vsched.Placement) ([]entry, bool) {
 	out := make([]entry, 0, len(ps))
+	beyond := false
 	for _, p := range ps {
 		// OrdinalOf, not OrdinalFromPodName: a reservation's foreign
 		// name must not take capacity from our pod with its ordinal.
-		if ord, ok := s.OrdinalOf(p.PodName); ok && p.VReplicas > 0 {
+		ord, ok := s.OrdinalOf(p.PodName)
+		switch {
+		case !ok || p.VReplicas <= 0:
+		case !s.tracked(ord):
+			beyond = true
+		default:
 			out = append(out, entry{ord: ord, n: p.VReplicas})
 		}
 	}
-	return out
+	return out, beyond
 }
 
 // recount recomputes what the source counts against capacity from its
@@ -100,11 +142,14 @@ func (s *State) recount(src *source) {
 	for _, e := range src.effective {
 		s.addUsed(e.ord, -e.n)
 	}
-	src.effective = s.entries(src.committed)
+	wasBeyond := src.beyond
+	src.effective, src.beyond = s.entries(src.committed)
 	if src.reservation != nil {
 		reserved := map[int32]int32{}
 		var order []int32
-		for _, r := range s.entries(src.reservation.Placements) {
+		rs, beyond := s.entries(src.reservation.Placements)
+		src.beyond = src.beyond || beyond
+		for _, r := range rs {
 			if _, seen := reserved[r.ord]; !seen {
 				order = append(order, r.ord)
 			}
@@ -125,6 +170,12 @@ func (s *State) recount(src *source) {
 	}
 	for _, e := range src.effective {
 		s.addUsed(e.ord, e.n)
+	}
+	switch {
+	case src.beyond && !wasBeyond:
+		s.beyond++
+	case !src.beyond && wasBeyond:
+		s.beyond--
 	}
 }
 

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"sync"
@@ -19,12 +20,10 @@ const (
 	DefaultDrainingAnnotation = "vsched.dev/draining"
 	// DefaultZoneLabel is the node label read as the node's zone.
 	DefaultZoneLabel = "topology.kubernetes.io/zone"
-	// MaxOrdinal is the highest pod ordinal the state tracks; pods,
-	// placements and replicas beyond it are treated as foreign. Pods are
-	// kept in a slice indexed by ordinal, so without a bound one absurd
-	// name such as "adapter-2147483647", in a pod or in a source's status,
-	// would allocate a slot for every ordinal below it and exhaust memory.
-	MaxOrdinal = 1<<16 - 1
+	// MaxOrdinal is the highest pod ordinal the state tracks
+	// (vsched.MaxReplicas-1); pods, placements and replicas beyond it are
+	// treated as foreign.
+	MaxOrdinal = vsched.MaxReplicas - 1
 )
 
 // Options configure a State.
@@ -45,11 +44,21 @@ type podState struct {
 	terminating bool
 	draining    bool // from the pod's annotation
 	node        int32
-	used        int32
-	candidate   bool
-	reason      string
-	nodePos     int32 // index in nodeCands[node] while a candidate
+	// used is an int64 because statuses are input: counts that are each
+	// within bounds can still sum past MaxInt32 over many sources, and a
+	// wrapped count would make a full pod look free.
+	used      int64
+	candidate bool
+	reason    string
+	nodePos   int32 // index in nodeCands[node] while a candidate
 }
+
+// free is the room left on the pod; negative when it holds more than the
+// capacity.
+func (p *podState) free(capacity int32) int64 { return int64(capacity) - p.used }
+
+// saturate converts n to an int32, the nearest bound when out of range.
+func saturate(n int64) int32 { return int32(max(min(n, math.MaxInt32), math.MinInt32)) }
 
 type nodeState struct {
 	name        string
@@ -88,6 +97,9 @@ type source struct {
 	// seen is the State's seq when the source was last observed or
 	// reserved, so a resync can tell what is newer than its list.
 	seen uint64
+	// beyond is true while some placement of the source names an ordinal
+	// above the pods the state holds, left out of effective.
+	beyond bool
 }
 
 // State is the cluster for one StatefulSet. See the package doc for locking.
@@ -109,12 +121,22 @@ type State struct {
 	fence       int32
 	fenceRV     string
 	fenceFromRV string
-	pods        []podState
-	nodes       []nodeState
-	nodeIdx     map[string]int32
-	zones       []string
-	zoneIdx     map[string]int32
-	sources     map[types.NamespacedName]*source
+	// pods is indexed by ordinal and walked by many calls, so it grows
+	// only to ordinals near the StatefulSet's replicas (tracked): a stray
+	// pod such as "adapter-65535" must not make every call walk 65,536
+	// pods. Pods further up wait in strays, and placements on them are not
+	// counted (beyond says how many sources have such placements), until
+	// the StatefulSet grows near them. highWater is the most replicas
+	// seen.
+	pods      []podState
+	strays    map[int32]podState
+	beyond    int
+	highWater int32
+	nodes     []nodeState
+	nodeIdx   map[string]int32
+	zones     []string
+	zoneIdx   map[string]int32
+	sources   map[types.NamespacedName]*source
 	// drainMemory keeps pods draining that the scheduler itself marked,
 	// so a pod recreated without the annotation stays draining.
 	drainMemory map[int32]bool
@@ -170,6 +192,7 @@ func New(opts Options) (*State, error) {
 		zoneIdx:     map[string]int32{},
 		sources:     map[types.NamespacedName]*source{},
 		drainMemory: map[int32]bool{},
+		strays:      map[int32]podState{},
 		dirty:       true,
 	}, nil
 }
@@ -206,6 +229,10 @@ func (s *State) applyReplicas() {
 		s.replicas = n
 		s.grow(n - 1)
 		s.dirty = true
+	}
+	if n > s.highWater {
+		s.highWater = n
+		s.adoptStrays()
 	}
 }
 
@@ -299,9 +326,56 @@ func newerRV(rv, written, from string) bool {
 	return rv != written && rv != from
 }
 
+// strayMargin is how far above the replicas the state keeps ordinals as
+// the StatefulSet's even before its replicas reach them: a pod informer
+// may run ahead of the StatefulSet's, and a scale-down leaves pods above
+// the replicas for a while.
+const strayMargin = 64
+
+// tracked reports whether the ordinal is one the state keeps in pods: below
+// the larger of twice the most replicas seen and strayMargin above them,
+// and at most MaxOrdinal. Anything above is a stray.
+func (s *State) tracked(ord int32) bool {
+	limit := min(max(2*int64(s.highWater), int64(s.highWater)+strayMargin), MaxOrdinal+1)
+	return ord >= 0 && int64(ord) < limit
+}
+
+// Tracks reports whether the ordinal is one the state keeps as the
+// StatefulSet's. A pod above is a stray: it is never a candidate, never
+// draining, and placements on it take no capacity, until the StatefulSet
+// grows near it.
+func (s *State) Tracks(ord int32) bool { return s.tracked(ord) }
+
+// adoptStrays takes in the strays the replicas now reach, and counts the
+// placements on ordinals they reach.
+func (s *State) adoptStrays() {
+	for ord := range s.strays {
+		if s.tracked(ord) {
+			s.grow(ord)
+		}
+	}
+	if s.beyond > 0 {
+		for _, src := range s.sources {
+			if src.beyond {
+				s.recount(src)
+			}
+		}
+	}
+}
+
+// grow extends the pods to ord, taking in the strays it reaches.
 func (s *State) grow(ord int32) {
 	for int32(len(s.pods)) <= ord {
-		s.pods = append(s.pods, podState{node: -1, name: vsched.PodName(s.opts.StatefulSetName, int32(len(s.pods)))})
+		o := int32(len(s.pods))
+		p, ok := s.strays[o]
+		if ok {
+			delete(s.strays, o)
+			s.dirty = true
+		} else {
+			p = podState{node: -1}
+		}
+		p.name = vsched.PodName(s.opts.StatefulSetName, o)
+		s.pods = append(s.pods, p)
 	}
 }
 
@@ -334,7 +408,7 @@ func (s *State) ensure() {
 		s.candidates = append(s.candidates, int32(i))
 		p.nodePos = int32(len(s.nodeCands[p.node]))
 		s.nodeCands[p.node] = append(s.nodeCands[p.node], int32(i))
-		if s.opts.Capacity-p.used > 0 {
+		if p.free(s.opts.Capacity) > 0 {
 			s.freeCands++
 		}
 		nodeHas[p.node] = true
@@ -426,7 +500,7 @@ func (s *State) Free(ord int32) int32 {
 	if ord < 0 || int(ord) >= len(s.pods) || !s.pods[ord].exists {
 		return 0
 	}
-	return s.opts.Capacity - s.pods[ord].used
+	return saturate(s.pods[ord].free(s.opts.Capacity))
 }
 
 // Candidates implements framework.Cluster.
@@ -479,12 +553,14 @@ func (s *State) growing() bool {
 	return false
 }
 
-// Used is the vreplicas every source holds on the pod, committed or reserved.
+// Used is the vreplicas every source holds on the pod, committed or
+// reserved, saturated at MaxInt32 (only statuses far beyond the bounds can
+// reach it).
 func (s *State) Used(ord int32) int32 {
 	if ord < 0 || int(ord) >= len(s.pods) {
 		return 0
 	}
-	return s.pods[ord].used
+	return saturate(s.pods[ord].used)
 }
 
 // TotalUsed is the vreplicas held over all pods.
@@ -521,6 +597,10 @@ func (s *State) Draining(ord int32) bool {
 // draining, independently of the pod object's annotation.
 func (s *State) SetDraining(ord int32, draining bool) {
 	if draining {
+		if !s.tracked(ord) {
+			// A stray pod is not the StatefulSet's to drain.
+			return
+		}
 		s.drainMemory[ord] = true
 	} else {
 		delete(s.drainMemory, ord)
@@ -561,11 +641,11 @@ func (s *State) NodeUnavailableSince(ord int32) time.Time {
 func (s *State) addUsed(ord int32, delta int32) {
 	s.grow(ord)
 	p := &s.pods[ord]
-	wasFree := s.opts.Capacity-p.used > 0
-	p.used += delta
+	wasFree := p.free(s.opts.Capacity) > 0
+	p.used += int64(delta)
 	s.totalUsed += int64(delta)
 	if !s.dirty && p.candidate {
-		isFree := s.opts.Capacity-p.used > 0
+		isFree := p.free(s.opts.Capacity) > 0
 		if wasFree && !isFree {
 			s.freeCands--
 		} else if !wasFree && isFree {
@@ -585,12 +665,12 @@ func (s *State) EachFreeCandidate(node int32, fn func(int32) bool) {
 	}
 	list := s.nodeCands[node]
 	i := s.firstFree[node]
-	for int(i) < len(list) && s.opts.Capacity-s.pods[list[i]].used <= 0 {
+	for int(i) < len(list) && s.pods[list[i]].free(s.opts.Capacity) <= 0 {
 		i++
 	}
 	s.firstFree[node] = i
 	for ; int(i) < len(list); i++ {
-		if ord := list[i]; s.opts.Capacity-s.pods[ord].used > 0 && !fn(ord) {
+		if ord := list[i]; s.pods[ord].free(s.opts.Capacity) > 0 && !fn(ord) {
 			return
 		}
 	}

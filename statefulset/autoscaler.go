@@ -33,6 +33,7 @@ import (
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/internal/bounded"
 	"github.com/vsched/vsched/state"
 )
 
@@ -373,9 +374,12 @@ func (a *Autoscaler) statefulSet(ctx context.Context) (*appsv1.StatefulSet, erro
 	return a.cfg.Client.AppsV1().StatefulSets(a.key.Namespace).Get(ctx, a.key.Name, metav1.GetOptions{})
 }
 
+// event records an Event on the StatefulSet, its message cut to
+// bounded.EventLen: it may carry a rejected configuration's error or a list
+// of pods, and Events are stored objects.
 func (a *Autoscaler) event(set *appsv1.StatefulSet, typ, reason, format string, args ...any) {
 	if a.cfg.Recorder != nil && set != nil {
-		a.cfg.Recorder.Eventf(set, typ, reason, format, args...)
+		a.cfg.Recorder.Event(set, typ, reason, bounded.Cut(fmt.Sprintf(format, args...), bounded.EventLen))
 	}
 }
 
@@ -650,7 +654,9 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 			}
 		}
 		held += int64(min(max(want, 0), kept))
-		if want > kept {
+		// Schedule refuses a source above MaxVReplicas: it is no
+		// demand.
+		if want > kept && want <= vsched.MaxVReplicas {
 			demand = append(demand, &simSource{key: key, vpod: listedOr(listed, key, vreplicas, ps), want: want, placements: ps})
 		}
 		if maxOrd >= min(low, limit) {
@@ -662,7 +668,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 	})
 	if listedSeen < len(listed) {
 		for key, v := range listed {
-			if !base.Knows(key) && v.GetVReplicas() > 0 {
+			if !base.Knows(key) && v.GetVReplicas() > 0 && v.GetVReplicas() <= vsched.MaxVReplicas {
 				// Not seen by the scheduler yet: it holds nothing the
 				// state counts.
 				demand = append(demand, &simSource{key: key, vpod: v, want: v.GetVReplicas()})

@@ -45,6 +45,12 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 	if desired < 0 {
 		return nil, fmt.Errorf("%s: vreplicas is negative (%d)", key, desired)
 	}
+	if desired > vsched.MaxVReplicas {
+		// The whole decision runs under the lock every other call and
+		// informer event waits for, and its cost grows with the
+		// vreplicas it places.
+		return nil, fmt.Errorf("%s: vreplicas must be at most %d (vsched.MaxVReplicas), got %d", key, vsched.MaxVReplicas, desired)
+	}
 	ex, _ := ctx.Value(explainKey{}).(*framework.Explanation)
 	log := logging.FromContext(ctx)
 	profiles := s.cfg.Profiles()

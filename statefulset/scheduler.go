@@ -135,6 +135,8 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 		return nil, fmt.Errorf("statefulset scheduler: Namespace and Name of the StatefulSet are required")
 	case cfg.Capacity < 1:
 		return nil, fmt.Errorf("statefulset scheduler: Capacity must be at least 1, got %d", cfg.Capacity)
+	case cfg.Capacity > vsched.MaxCapacity:
+		return nil, fmt.Errorf("statefulset scheduler: Capacity must be at most %d (vsched.MaxCapacity), got %d", vsched.MaxCapacity, cfg.Capacity)
 	case cfg.Lister == nil:
 		return nil, fmt.Errorf("statefulset scheduler: Lister is required")
 	case cfg.ListerSynced == nil:

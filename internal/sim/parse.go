@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/vsched/vsched"
 )
 
 func reflectValue(p any) reflect.Value { return reflect.ValueOf(p).Elem() }
@@ -219,6 +221,8 @@ func (v *validator) cluster() {
 		v.problem(sp.key("capacity"), "required: the most vreplicas one pod holds")
 	case *ss.Capacity < 1:
 		v.problem(sp.key("capacity"), "must be at least 1, not %d", *ss.Capacity)
+	case *ss.Capacity > vsched.MaxCapacity:
+		v.problem(sp.key("capacity"), "must be at most %d, not %d", vsched.MaxCapacity, *ss.Capacity)
 	}
 	if ss.Replicas != nil && *ss.Replicas < 0 {
 		v.problem(sp.key("replicas"), "must not be negative, not %d", *ss.Replicas)
@@ -324,8 +328,8 @@ func (v *validator) steps() {
 	}
 }
 
-// maxVReplicas bounds one source's vreplicas.
-const maxVReplicas = 1_000_000
+// maxVReplicas bounds one source's vreplicas: the scheduler refuses more.
+const maxVReplicas = vsched.MaxVReplicas
 
 func (v *validator) checkNode(ap path, node string) {
 	switch {

@@ -1,0 +1,117 @@
+package statefulset
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/state"
+)
+
+// Statuses whose counts on one pod sum past MaxInt32 must leave the pod of
+// capacity 10 full, not wrapped to free: a third source gets nothing there.
+func TestScheduleAfterStatusesSummingPastMaxInt32(t *testing.T) {
+	for _, other := range []int32{2, math.MaxInt32} {
+		c := zones3(t, 1)
+		c.store.put(&testSource{key: srcKey("a"), vreplicas: 1, placements: placements(0, math.MaxInt32)})
+		c.store.put(&testSource{key: srcKey("b"), vreplicas: 2, placements: placements(0, other)})
+		c.store.create("c", 5)
+		s := c.start()
+		ps, err := s.Schedule(quietCtx(), c.store.get("c"))
+		if vsched.PendingCount(err) != 5 || len(ps) != 0 {
+			t.Errorf("statuses {adapter-0: MaxInt32} and {adapter-0: %d}: Schedule(c) = [%s], %v; want nothing placed and 5 pending on a full pod",
+				other, short(ps), err)
+		}
+	}
+}
+
+// A status listing one pod twice with MaxInt32 is repaired, not summed to a
+// negative that fails every call.
+func TestScheduleRepairsDuplicatedMaxInt32(t *testing.T) {
+	c := zones3(t, 3)
+	c.store.put(&testSource{key: srcKey("a"), vreplicas: 2, placements: placements(0, math.MaxInt32, 0, math.MaxInt32)})
+	s := c.start()
+	ps, err := s.Schedule(quietCtx(), c.store.get("a"))
+	if err != nil {
+		t.Fatalf("Schedule(a): %v", err)
+	}
+	if got := vsched.TotalVReplicas64(ps); got != 2 {
+		t.Errorf("Schedule(a) = [%s], %d in all; want 2", short(ps), got)
+	}
+}
+
+func TestScheduleRejectsVReplicasAboveTheBound(t *testing.T) {
+	c := zones3(t, 3)
+	s := c.start(func(cfg *Config) { cfg.Capacity = vsched.MaxCapacity })
+	for _, n := range []int32{vsched.MaxVReplicas + 1, math.MaxInt32} {
+		c.store.create("big", n)
+		ps, err := s.Schedule(quietCtx(), c.store.get("big"))
+		if err == nil || !strings.Contains(err.Error(), "at most") || vsched.PendingCount(err) != 0 || ps != nil {
+			t.Errorf("Schedule(%d vreplicas) = [%s], %v; want an error naming the bound", n, short(ps), err)
+		}
+	}
+	c.store.create("max", vsched.MaxVReplicas)
+	if ps, err := s.Schedule(quietCtx(), c.store.get("max")); err != nil || vsched.TotalVReplicas(ps) != vsched.MaxVReplicas {
+		t.Errorf("Schedule(MaxVReplicas) = [%s], %v; want all placed", short(ps), err)
+	}
+}
+
+func TestNewRejectsCapacityAboveTheBound(t *testing.T) {
+	c := zones3(t, 1)
+	for _, capacity := range []int32{vsched.MaxCapacity + 1, math.MaxInt32} {
+		_, err := c.tryStart(quietCtx(), func(cfg *Config) { cfg.Capacity = capacity })
+		if err == nil || !strings.Contains(err.Error(), "at most") {
+			t.Errorf("New(Capacity %d) = %v; want an error naming the bound", capacity, err)
+		}
+	}
+	s := c.start(func(cfg *Config) { cfg.Capacity = vsched.MaxCapacity })
+	s.State(func(st *state.State) {
+		if st.Capacity() != vsched.MaxCapacity {
+			t.Errorf("capacity %d, want %d", st.Capacity(), vsched.MaxCapacity)
+		}
+	})
+}
+
+// An Event's message is cut, however long what it reports (a rejected
+// configuration's error, a list of pods).
+func TestAutoscalerEventsAreBounded(t *testing.T) {
+	rec := record.NewFakeRecorder(1)
+	a := &Autoscaler{cfg: AutoscalerConfig{Recorder: rec}}
+	a.event(&appsv1.StatefulSet{}, corev1.EventTypeWarning, ReasonInvalidAutoscalerConfig, "rejected: %v", errors.New(strings.Repeat("x", 100000)))
+	if ev := <-rec.Events; len(ev) > 2<<10 {
+		t.Errorf("Event of %d bytes, want at most 2 KiB: %.300s", len(ev), ev)
+	}
+}
+
+// A source wanting more than MaxVReplicas is refused by Schedule, so it must
+// not drive a scale-up, nor cost a simulation of its vreplicas: not when
+// the scheduler has never seen it, nor when a source it holds grows past
+// the bound.
+func TestAutoscalerIgnoresSourcesAboveMaxVReplicas(t *testing.T) {
+	for _, seen := range []bool{false, true} {
+		e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t)})
+		e.create("small", 5)
+		if seen {
+			e.create("huge", 1)
+			if _, err := e.src.Update(e.key("huge"), math.MaxInt32); err != nil {
+				t.Fatal(err)
+			}
+			v, err := e.src.Get(e.key("huge"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.s.Observe(v)
+		} else if _, err := e.src.Create(e.key("huge"), math.MaxInt32); err != nil {
+			t.Fatal(err)
+		}
+		if d := e.reconcile(); d.Target != 1 || d.Desired != 1 {
+			t.Errorf("seen by the scheduler %v: decision desired %d, target %d; want 1 (%s)", seen, d.Desired, d.Target, d.Reason)
+		}
+	}
+}
