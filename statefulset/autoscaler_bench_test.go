@@ -96,7 +96,6 @@ func autoscalerBenchSetup(b *testing.B, ctx context.Context, w workload, schedDa
 		b.Fatalf("pending = %d, want 1000", pending)
 	}
 	client := c.Client()
-	installScaleSubresource(client)
 	cfg := config.DefaultAutoscalerConfig()
 	cfg.MaxReplicas = 10000
 	// Every iteration must decide the same thing: the scheduler's
