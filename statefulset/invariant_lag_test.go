@@ -195,7 +195,7 @@ type lagWorld struct {
 
 	// Outcomes counted across goroutines, for the summary.
 	calls, pendingCalls, retries, writes, failedWrites atomic.Int64
-	scaleUps, scaleDowns, autoscaleErrors             atomic.Int64
+	scaleUps, scaleDowns, autoscaleErrors              atomic.Int64
 
 	mu     sync.Mutex
 	failed []string // invariant violations, from any goroutine
@@ -329,7 +329,7 @@ func (w *lagWorld) randomOp() {
 		w.nodeFault()
 	case r < 83:
 		w.count("clock")
-		w.c.Clock().Step(time.Duration(w.rng.Intn(int(2 * lagTTL / time.Second))) * time.Second)
+		w.c.Clock().Step(time.Duration(w.rng.Intn(int(2*lagTTL/time.Second))) * time.Second)
 	case r < 86:
 		w.count("resync")
 		if knownDefectObs5 {
