@@ -448,8 +448,10 @@ func (c *Cluster) WaitForCacheSync(ctx context.Context) error {
 
 // Sync waits until every handler registered on the factory's pod, node and
 // StatefulSet informers (and so their listers) has processed the latest
-// write of every object the cluster wrote. It fails, naming what is
-// missing, when ctx ends or SyncTimeout passes first.
+// write of every object the cluster wrote (the scale subresource's
+// included). It does not wait for a kind that is held (Hold): only for the
+// others, so it never blocks on a hold. It fails, naming what is missing,
+// when ctx ends or SyncTimeout passes first.
 func (c *Cluster) Sync(ctx context.Context) error {
 	ctx, cancel := c.deadline(ctx)
 	defer cancel()

@@ -215,7 +215,8 @@ func (c *Cluster) wait(ctx context.Context, cond func() bool) error {
 
 // throttleAt bounds the writes in flight to a watch: the fake watcher's
 // channel holds 100 events and panics when full, so a burst such as a large
-// ScaleTo pauses until the informer has drained what it sent.
+// ScaleTo pauses until the informer has drained what it sent (or, for a
+// held kind, until the relay has taken it into its queue).
 const throttleAt = 50
 
 func (c *Cluster) throttle(k Kind) error {
