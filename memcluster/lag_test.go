@@ -144,12 +144,16 @@ func TestHeldStatefulSetIsNotSeen(t *testing.T) {
 		t.Fatal(err)
 	}
 	sets := c.InformerFactory().Apps().V1().StatefulSets().Lister().StatefulSets(c.Namespace())
-	if set, err := sets.Get(c.StatefulSetName()); err != nil || *set.Spec.Replicas != 1 {
-		t.Fatalf("StatefulSet lister while held: %v, %v; want replicas 1", set, err)
+	set, err := sets.Get(c.StatefulSetName())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *set.Spec.Replicas != 1 {
+		t.Fatalf("StatefulSet lister while held: replicas %d; want 1", *set.Spec.Replicas)
 	}
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	err := c.WaitFor(short, func() bool { set, _ := sets.Get(c.StatefulSetName()); return *set.Spec.Replicas == 2 })
+	err = c.WaitFor(short, func() bool { set, _ := sets.Get(c.StatefulSetName()); return *set.Spec.Replicas == 2 })
 	if err == nil {
 		t.Fatal("the held StatefulSet write reached the lister")
 	}
