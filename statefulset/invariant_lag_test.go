@@ -198,6 +198,7 @@ type lagWorld struct {
 	// Outcomes counted across goroutines, for the summary.
 	calls, pendingCalls, retries, writes, failedWrites atomic.Int64
 	scaleUps, scaleDowns, autoscaleErrors              atomic.Int64
+	compactions, evictions                             atomic.Int64
 
 	mu     sync.Mutex
 	failed []string // invariant violations, from any goroutine
@@ -253,7 +254,11 @@ func (w *lagWorld) newInstance(name string) *lagInstance {
 	}
 	a, err := NewAutoscaler(w.ctx, AutoscalerConfig{
 		Scheduler: s, Client: w.c.Client(), Config: w.autoscaling.Load, Clock: w.c.Clock(),
-		Evictor:       func(_ context.Context, k types.NamespacedName) error { w.queue.add(k); return nil },
+		Evictor: func(_ context.Context, k types.NamespacedName) error {
+			w.evictions.Add(1)
+			w.queue.add(k)
+			return nil
+		},
 		MeterProvider: noop.NewMeterProvider(),
 	})
 	if err != nil {
@@ -305,9 +310,9 @@ func (w *lagWorld) run(ops int) {
 				w.seed, w.step, w.op, strings.Join(failed, "\n"), w.seed, w.step)
 		}
 	}
-	w.t.Logf("seed %d: %d operations (%v); %d Schedule calls (%d pending, %d retryable errors), %d status writes (%d failed), %d scale-ups and %d scale-downs written (%d failed)",
+	w.t.Logf("seed %d: %d operations (%v); %d Schedule calls (%d pending, %d retryable errors), %d status writes (%d failed), %d scale-ups and %d scale-downs written (%d failed), %d compaction cycles, %d evictions",
 		w.seed, ops, w.stats, w.calls.Load(), w.pendingCalls.Load(), w.retries.Load(), w.writes.Load(), w.failedWrites.Load(),
-		w.scaleUps.Load(), w.scaleDowns.Load(), w.autoscaleErrors.Load())
+		w.scaleUps.Load(), w.scaleDowns.Load(), w.autoscaleErrors.Load(), w.compactions.Load(), w.evictions.Load())
 }
 
 func (w *lagWorld) randomOp() {
@@ -550,6 +555,9 @@ func (w *lagWorld) checkCommitted() {
 // by checkCommitted.
 func (w *lagWorld) autoscale(inst *lagInstance) {
 	d, err := inst.a.Reconcile(w.ctx)
+	if err == nil && d.Action == ActionCompact {
+		w.compactions.Add(1)
+	}
 	switch {
 	case err != nil:
 		w.autoscaleErrors.Add(1)
