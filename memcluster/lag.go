@@ -1,6 +1,8 @@
 package memcluster
 
 import (
+	"sync"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -91,6 +93,7 @@ type relay struct {
 	k     Kind
 	out   chan watch.Event
 	done  chan struct{}
+	once  sync.Once
 }
 
 func newRelay(c *Cluster, k Kind, inner watch.Interface) *relay {
@@ -104,11 +107,7 @@ func (r *relay) ResultChan() <-chan watch.Event { return r.out }
 // Stop ends the relay; the events it still queues are dropped, as a
 // stopped watch's are.
 func (r *relay) Stop() {
-	select {
-	case <-r.done:
-	default:
-		close(r.done)
-	}
+	r.once.Do(func() { close(r.done) })
 	r.inner.Stop()
 }
 
