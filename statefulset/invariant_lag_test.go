@@ -423,7 +423,8 @@ func (w *lagWorld) touchSource(k types.NamespacedName) {
 }
 
 // retryable is what a Schedule call may answer without a decision: the
-// controller requeues the source. Add new retryable errors here.
+// controller requeues the source. Add new retryable errors here (ErrStale,
+// once Schedule refuses decisions on stale versions).
 func retryable(err error) bool {
 	return errors.Is(err, ErrNotReady) || errors.Is(err, vsched.ErrNotLeader)
 }
