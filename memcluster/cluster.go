@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -120,11 +121,15 @@ type Cluster struct {
 	stopOnce sync.Once
 
 	// mu serializes writes, so resource versions follow write order.
-	mu       sync.Mutex
-	rv       uint64
-	uid      uint64
-	nodes    map[string]*nodeRec
-	order    []string // nodes in creation order
+	mu    sync.Mutex
+	rv    atomic.Uint64
+	uid   atomic.Uint64
+	nodes map[string]*nodeRec
+	order []string // nodes in creation order
+	// setMu serializes the StatefulSet's writes, the scale subresource's
+	// included; it is taken after mu and never with the fake clientset's
+	// lock needed (see writeSetLocked).
+	setMu    sync.Mutex
 	replicas int32
 	gen      int64
 	setUID   types.UID
@@ -148,6 +153,7 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		t:      newTracking(),
 	}
 	c.client.PrependWatchReactor("*", c.watchReactor)
+	c.serveScale()
 	c.real = informers.NewSharedInformerFactoryWithOptions(c.client, 0, informers.WithNamespace(opts.Namespace))
 	c.factory = trackedFactory{c.real, c}
 	// The cluster's own handlers exist before anything starts, so they
@@ -244,9 +250,9 @@ func defaults(o *Options) error {
 
 func (c *Cluster) trackedInformers() [numKinds]cache.SharedIndexInformer {
 	return [numKinds]cache.SharedIndexInformer{
-		kindPod:         c.factory.Core().V1().Pods().Informer(),
-		kindNode:        c.factory.Core().V1().Nodes().Informer(),
-		kindStatefulSet: c.factory.Apps().V1().StatefulSets().Informer(),
+		KindPod:         c.factory.Core().V1().Pods().Informer(),
+		KindNode:        c.factory.Core().V1().Nodes().Informer(),
+		KindStatefulSet: c.factory.Apps().V1().StatefulSets().Informer(),
 	}
 }
 
@@ -271,7 +277,7 @@ func (c *Cluster) watchReactor(action k8stesting.Action) (bool, watch.Interface,
 	c.t.watches[k]++
 	c.broadcastLocked()
 	c.tmu.Unlock()
-	return true, &countedWatch{Interface: w, c: c, k: k}, nil
+	return true, &countedWatch{Interface: newRelay(c, k, w), c: c, k: k}, nil
 }
 
 // Client is the fake clientset holding the cluster.
@@ -306,10 +312,13 @@ func (c *Cluster) DrainingAnnotation() string { return c.opts.DrainingAnnotation
 // PodName is the name of the pod with the ordinal.
 func (c *Cluster) PodName(ord int32) string { return vsched.PodName(c.opts.StatefulSetName, ord) }
 
-// Replicas is the StatefulSet's spec.replicas as last written.
+// Replicas is the size the pods were last made to follow (New, ScaleTo,
+// Settle). A write through the scale subresource changes spec.replicas
+// (read it with StatefulSet) but not Replicas until Settle, as the
+// StatefulSet controller acts after the write.
 func (c *Cluster) Replicas() int32 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.setMu.Lock()
+	defer c.setMu.Unlock()
 	return c.replicas
 }
 
@@ -439,8 +448,10 @@ func (c *Cluster) WaitForCacheSync(ctx context.Context) error {
 
 // Sync waits until every handler registered on the factory's pod, node and
 // StatefulSet informers (and so their listers) has processed the latest
-// write of every object the cluster wrote. It fails, naming what is
-// missing, when ctx ends or SyncTimeout passes first.
+// write of every object the cluster wrote (the scale subresource's
+// included). It does not wait for a kind that is held (Hold): only for the
+// others, so it never blocks on a hold. It fails, naming what is missing,
+// when ctx ends or SyncTimeout passes first.
 func (c *Cluster) Sync(ctx context.Context) error {
 	ctx, cancel := c.deadline(ctx)
 	defer cancel()
@@ -474,13 +485,13 @@ func (c *Cluster) deadline(ctx context.Context) (context.Context, context.Cancel
 	return context.WithTimeout(ctx, c.opts.SyncTimeout)
 }
 
-// nextRV returns a fresh resource version. Called with mu held.
+// nextRV returns a fresh resource version. Writes of one object are
+// serialized (by mu, or setMu for the StatefulSet), so an object's versions
+// follow its write order.
 func (c *Cluster) nextRV() string {
-	c.rv++
-	return strconv.FormatUint(c.rv, 10)
+	return strconv.FormatUint(c.rv.Add(1), 10)
 }
 
 func (c *Cluster) nextUID(prefix string) types.UID {
-	c.uid++
-	return types.UID(fmt.Sprintf("%s-%08d", prefix, c.uid))
+	return types.UID(fmt.Sprintf("%s-%08d", prefix, c.uid.Add(1)))
 }

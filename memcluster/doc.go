@@ -20,8 +20,36 @@
 // increasing resourceVersion, which the fake does not do itself. Sync uses
 // those versions to wait, without sleeping, until every event handler
 // registered through InformerFactory has processed the latest write of every
-// object. Writes made directly through Client() are not tracked.
+// object. Writes made directly through Client() are not tracked, except
+// through the StatefulSet's scale subresource.
+//
+// # The scale subresource
+//
+// The fake clientset does not serve subresources; the cluster serves
+// statefulsets/scale itself. GetScale reads spec.replicas as an
+// autoscaling/v1 Scale; UpdateScale writes it (a conflict when the Scale
+// was read at an older resourceVersion), stamping a fresh version that Sync
+// waits for, as for the cluster's own writes. The pods do not follow until
+// Settle (or ScaleTo), as they would not until the StatefulSet controller
+// acts; Replicas reports the size the pods last followed.
+//
+// # Lag and failures, for tests
+//
+// Hold(kind) holds back the watch events of pods, nodes or the StatefulSet
+// from every informer until Release(kind) (ReleaseN lets the oldest few
+// through): the clientset moves on, the informers' listers and handlers do
+// not. While a kind is held, Sync waits only for the other kinds; after
+// Release it waits for the held events too. Holding never overflows the
+// fake watch: the cluster queues the events itself.
 //
 // Sources is the VPod store. It is independent of the cluster: a source's
-// status lives beside the cluster, as custom resources would.
+// status lives beside the cluster, as custom resources would. Its lister
+// (List) can lag: FreezeList keeps it at a snapshot until ThawList,
+// FailList makes it fail, and SetSynced(false) makes it list nothing,
+// without an error, as a lister does before its informer has synced
+// (HasSynced reports it; Get, a read from the API server, never lags).
+// Status writes (CommitPlacements) can fail on request: FailCommits(n,
+// err) fails the next n with err, ConflictCommits(n) has another writer win
+// the next n (the source moves to a new version and the write conflicts),
+// and SetCommitHook sees, and may fail, every write.
 package memcluster

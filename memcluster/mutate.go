@@ -54,6 +54,21 @@ func (c *Cluster) ScaleTo(n int32) error {
 	return nil
 }
 
+// Settle does what the StatefulSet controller does after spec.replicas was
+// written through the scale subresource: ScaleTo the written size. It
+// reports the size.
+func (c *Cluster) Settle() (int32, error) {
+	set, err := c.client.Tracker().Get(statefulSetsGVR, c.opts.Namespace, c.opts.StatefulSetName)
+	if err != nil {
+		return 0, err
+	}
+	n := int32(1)
+	if r := set.(*appsv1.StatefulSet).Spec.Replicas; r != nil {
+		n = *r
+	}
+	return n, c.ScaleTo(n)
+}
+
 // RecreatePod creates the pod with the ordinal, bound by the default rule,
 // as the StatefulSet controller does after a pod is deleted. It fails when
 // the pod exists.
@@ -244,8 +259,8 @@ func (c *Cluster) DeleteNode(name string) error {
 			break
 		}
 	}
-	c.recordWrite(kindNode, name, version{})
-	return c.throttle(kindNode)
+	c.recordWrite(KindNode, name, version{})
+	return c.throttle(KindNode)
 }
 
 func (c *Cluster) now() *metav1.Time {
@@ -313,8 +328,8 @@ func (c *Cluster) createNodeLocked(ctx context.Context, spec NodeSpec) error {
 	}
 	c.nodes[spec.Name] = &nodeRec{spec: spec}
 	c.order = append(c.order, spec.Name)
-	c.recordWrite(kindNode, spec.Name, version{rv: rv, present: true})
-	return c.throttle(kindNode)
+	c.recordWrite(KindNode, spec.Name, version{rv: rv, present: true})
+	return c.throttle(KindNode)
 }
 
 func (c *Cluster) updateNode(name string, mutate func(*nodeRec, *corev1.Node)) error {
@@ -334,18 +349,28 @@ func (c *Cluster) updateNode(name string, mutate func(*nodeRec, *corev1.Node)) e
 	if _, err := c.client.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
 		return err
 	}
-	c.recordWrite(kindNode, name, version{rv: node.ResourceVersion, present: true})
-	return c.throttle(kindNode)
+	c.recordWrite(KindNode, name, version{rv: node.ResourceVersion, present: true})
+	return c.throttle(KindNode)
 }
 
-func (c *Cluster) writeStatefulSetLocked(ctx context.Context, replicas int32, create bool) error {
-	c.gen++
+// writeStatefulSetLocked writes the StatefulSet as its controller reports
+// it settled at replicas. Called with mu held; the write itself happens
+// under setMu (see writeSetLocked).
+func (c *Cluster) writeStatefulSetLocked(_ context.Context, replicas int32, create bool) error {
+	if err := c.settleStatefulSet(replicas, create); err != nil {
+		return err
+	}
+	return c.throttle(KindStatefulSet)
+}
+
+func (c *Cluster) settleStatefulSet(replicas int32, create bool) error {
+	c.setMu.Lock()
+	defer c.setMu.Unlock()
 	labels := map[string]string{LabelApp: c.opts.StatefulSetName}
 	set := &appsv1.StatefulSet{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:       c.opts.StatefulSetName,
-			Namespace:  c.opts.Namespace,
-			Generation: c.gen,
+			Name:      c.opts.StatefulSetName,
+			Namespace: c.opts.Namespace,
 		},
 		Spec: appsv1.StatefulSetSpec{
 			Replicas:    &replicas,
@@ -357,35 +382,54 @@ func (c *Cluster) writeStatefulSetLocked(ctx context.Context, replicas int32, cr
 			},
 		},
 		Status: appsv1.StatefulSetStatus{
-			ObservedGeneration: c.gen,
-			Replicas:           replicas,
-			ReadyReplicas:      replicas,
-			AvailableReplicas:  replicas,
+			Replicas:          replicas,
+			ReadyReplicas:     replicas,
+			AvailableReplicas: replicas,
 		},
 	}
-	var err error
 	if create {
 		set.UID = c.nextUID("statefulset")
 		c.setUID = set.UID
 		set.CreationTimestamp = metav1.NewTime(c.clock.Now())
-		set.ResourceVersion = c.nextRV()
-		_, err = c.client.AppsV1().StatefulSets(c.opts.Namespace).Create(ctx, set, metav1.CreateOptions{})
 	} else {
-		var old *appsv1.StatefulSet
-		if old, err = c.StatefulSet(); err != nil {
+		old, err := c.client.Tracker().Get(statefulSetsGVR, c.opts.Namespace, c.opts.StatefulSetName)
+		if err != nil {
 			return err
 		}
-		set.ObjectMeta = old.ObjectMeta
-		set.Generation = c.gen
-		set.ResourceVersion = c.nextRV()
-		_, err = c.client.AppsV1().StatefulSets(c.opts.Namespace).Update(ctx, set, metav1.UpdateOptions{})
+		set.ObjectMeta = old.(*appsv1.StatefulSet).ObjectMeta
+	}
+	return c.writeSetLocked(set, create, true)
+}
+
+// writeSetLocked stamps the StatefulSet with the next generation and a
+// fresh resource version and stores it, for the cluster's own writes and
+// for the scale subresource alike. It goes to the tracker, not through the
+// clientset: the scale subresource is served by a reactor, which runs with
+// the fake clientset's lock held, so nothing that writes the StatefulSet
+// may need that lock. Called with setMu held; settled also reports the
+// generation as observed, as the StatefulSet controller does once the pods
+// follow.
+func (c *Cluster) writeSetLocked(set *appsv1.StatefulSet, create, settled bool) error {
+	c.gen++
+	set.Generation = c.gen
+	if settled {
+		set.Status.ObservedGeneration = c.gen
+	}
+	set.ResourceVersion = c.nextRV()
+	var err error
+	if create {
+		err = c.client.Tracker().Create(statefulSetsGVR, set, set.Namespace)
+	} else {
+		err = c.client.Tracker().Update(statefulSetsGVR, set, set.Namespace)
 	}
 	if err != nil {
 		return err
 	}
-	c.replicas = replicas
-	c.recordWrite(kindStatefulSet, c.opts.Namespace+"/"+c.opts.StatefulSetName, version{rv: set.ResourceVersion, present: true})
-	return c.throttle(kindStatefulSet)
+	if settled {
+		c.replicas = *set.Spec.Replicas
+	}
+	c.recordWrite(KindStatefulSet, set.Namespace+"/"+set.Name, version{rv: set.ResourceVersion, present: true})
+	return nil
 }
 
 func podSpec() corev1.PodSpec {
@@ -424,8 +468,8 @@ func (c *Cluster) createPodLocked(ctx context.Context, ord int32) error {
 	if _, err := c.client.CoreV1().Pods(c.opts.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	c.recordWrite(kindPod, c.opts.Namespace+"/"+name, version{rv: rv, present: true})
-	return c.throttle(kindPod)
+	c.recordWrite(KindPod, c.opts.Namespace+"/"+name, version{rv: rv, present: true})
+	return c.throttle(KindPod)
 }
 
 func (c *Cluster) deletePodLocked(ctx context.Context, ord int32) error {
@@ -433,8 +477,8 @@ func (c *Cluster) deletePodLocked(ctx context.Context, ord int32) error {
 	if err := c.client.CoreV1().Pods(c.opts.Namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		return err
 	}
-	c.recordWrite(kindPod, c.opts.Namespace+"/"+name, version{})
-	return c.throttle(kindPod)
+	c.recordWrite(KindPod, c.opts.Namespace+"/"+name, version{})
+	return c.throttle(KindPod)
 }
 
 func (c *Cluster) updatePod(ord int32, mutate func(*corev1.Pod)) error {
@@ -461,8 +505,8 @@ func (c *Cluster) writePodLocked(ctx context.Context, pod *corev1.Pod) error {
 	if _, err := c.client.CoreV1().Pods(c.opts.Namespace).Update(ctx, pod, metav1.UpdateOptions{}); err != nil {
 		return err
 	}
-	c.recordWrite(kindPod, pod.Namespace+"/"+pod.Name, version{rv: pod.ResourceVersion, present: true})
-	return c.throttle(kindPod)
+	c.recordWrite(KindPod, pod.Namespace+"/"+pod.Name, version{rv: pod.ResourceVersion, present: true})
+	return c.throttle(KindPod)
 }
 
 // setPodsReady marks the StatefulSet's pods on the node Ready or not, as

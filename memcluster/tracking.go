@@ -18,23 +18,23 @@ import (
 )
 
 // kind is a resource the cluster writes and Sync tracks.
-type kind int
+type Kind int
 
 const (
-	kindPod kind = iota
-	kindNode
-	kindStatefulSet
+	KindPod Kind = iota
+	KindNode
+	KindStatefulSet
 	numKinds
 )
 
 var kindNames = [numKinds]string{"pods", "nodes", "statefulsets"}
 
-func (k kind) String() string { return kindNames[k] }
+func (k Kind) String() string { return kindNames[k] }
 
-func kindOf(resource string) (kind, bool) {
+func kindOf(resource string) (Kind, bool) {
 	for k, n := range kindNames {
 		if n == resource {
-			return kind(k), true
+			return Kind(k), true
 		}
 	}
 	return 0, false
@@ -50,7 +50,7 @@ type version struct {
 
 // listener is one event handler registered through the cluster's factory.
 type listener struct {
-	kind kind
+	kind Kind
 	seen map[string]version
 }
 
@@ -70,6 +70,7 @@ type tracking struct {
 	lastKey  [numKinds]string
 	unsynced [numKinds]int
 	watches  [numKinds]int
+	gates    [numKinds]gate
 	// changed is closed and replaced whenever a listener records an event
 	// or a watch starts or stops, waking every waiter.
 	changed chan struct{}
@@ -92,7 +93,7 @@ func (c *Cluster) broadcastLocked() {
 }
 
 // recordWrite notes the latest version written of an object.
-func (c *Cluster) recordWrite(k kind, key string, v version) {
+func (c *Cluster) recordWrite(k Kind, key string, v version) {
 	c.tmu.Lock()
 	defer c.tmu.Unlock()
 	c.t.expected[k][key] = v
@@ -120,7 +121,7 @@ func (c *Cluster) saw(l *listener, obj any, deleted bool) {
 	c.tmu.Unlock()
 }
 
-func (c *Cluster) addListener(k kind) *listener {
+func (c *Cluster) addListener(k Kind) *listener {
 	l := &listener{kind: k, seen: map[string]version{}}
 	c.tmu.Lock()
 	defer c.tmu.Unlock()
@@ -145,6 +146,9 @@ func (c *Cluster) removeListener(l *listener) {
 func (c *Cluster) syncedLocked() bool {
 	done := true
 	for k := range numKinds {
+		if c.t.gates[k].held {
+			continue
+		}
 		for key := range c.t.dirty[k] {
 			want := c.t.expected[k][key]
 			agreed := true
@@ -182,6 +186,9 @@ func (c *Cluster) lagLocked() string {
 		if c.t.watches[k] == 0 {
 			parts = append(parts, k.String()+": no watch is running (was Start called?)")
 		}
+		if g := c.t.gates[k]; g.held {
+			parts = append(parts, fmt.Sprintf("%s: held (%d events; Sync does not wait for them)", k, g.queued))
+		}
 	}
 	return strings.Join(parts, "; ")
 }
@@ -208,10 +215,11 @@ func (c *Cluster) wait(ctx context.Context, cond func() bool) error {
 
 // throttleAt bounds the writes in flight to a watch: the fake watcher's
 // channel holds 100 events and panics when full, so a burst such as a large
-// ScaleTo pauses until the informer has drained what it sent.
+// ScaleTo pauses until the informer has drained what it sent (or, for a
+// held kind, until the relay has taken it into its queue).
 const throttleAt = 50
 
-func (c *Cluster) throttle(k kind) error {
+func (c *Cluster) throttle(k Kind) error {
 	c.tmu.Lock()
 	if c.t.watches[k] == 0 {
 		// Nothing is watching; a later watch starts from a list.
@@ -228,7 +236,13 @@ func (c *Cluster) throttle(k kind) error {
 		key := c.t.lastKey[k]
 		// Watch events arrive in order, so once the last write is in the
 		// indexer every earlier one has left the channel too.
-		return c.t.watches[k] == 0 || c.t.own[k].seen[key] == c.t.expected[k][key]
+		want := c.t.expected[k][key]
+		if c.t.gates[k].held {
+			// The informer gets nothing; the relay must have taken
+			// the events off the fake's channel.
+			return c.t.watches[k] == 0 || c.t.gates[k].relayed[key] == want
+		}
+		return c.t.watches[k] == 0 || c.t.own[k].seen[key] == want
 	})
 	if err == nil {
 		c.tmu.Lock()
@@ -243,7 +257,7 @@ func (c *Cluster) throttle(k kind) error {
 type countedWatch struct {
 	watch.Interface
 	c       *Cluster
-	k       kind
+	k       Kind
 	stopped bool
 }
 
@@ -285,7 +299,7 @@ func (h trackedHandler) OnDelete(obj any) {
 type trackedInformer struct {
 	cache.SharedIndexInformer
 	c *Cluster
-	k kind
+	k Kind
 }
 
 func (i *trackedInformer) register(h cache.ResourceEventHandler, add func(cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error)) (cache.ResourceEventHandlerRegistration, error) {
@@ -370,7 +384,7 @@ type trackedPods struct {
 }
 
 func (p trackedPods) Informer() cache.SharedIndexInformer {
-	return &trackedInformer{p.PodInformer.Informer(), p.c, kindPod}
+	return &trackedInformer{p.PodInformer.Informer(), p.c, KindPod}
 }
 
 type trackedNodes struct {
@@ -379,7 +393,7 @@ type trackedNodes struct {
 }
 
 func (n trackedNodes) Informer() cache.SharedIndexInformer {
-	return &trackedInformer{n.NodeInformer.Informer(), n.c, kindNode}
+	return &trackedInformer{n.NodeInformer.Informer(), n.c, KindNode}
 }
 
 type trackedApps struct {
@@ -404,5 +418,5 @@ type trackedStatefulSets struct {
 }
 
 func (s trackedStatefulSets) Informer() cache.SharedIndexInformer {
-	return &trackedInformer{s.StatefulSetInformer.Informer(), s.c, kindStatefulSet}
+	return &trackedInformer{s.StatefulSetInformer.Informer(), s.c, KindStatefulSet}
 }

@@ -53,17 +53,26 @@ func (v *VPod) String() string {
 // from one counter, so every write yields a higher one than any before, as
 // with etcd. It is safe for concurrent use.
 type Sources struct {
-	mu      sync.Mutex
-	rv      uint64
-	items   map[types.NamespacedName]*VPod
-	listErr error
-	frozen  []vsched.VPod // non-nil while the lister lags
-	lists   int
-	// unsynced: List answers as a lister whose informer has not synced.
+	mu       sync.Mutex
+	rv       uint64
+	items    map[types.NamespacedName]*VPod
+	listErr  error
+	frozen   []vsched.VPod // non-nil while the lister lags
 	unsynced bool
+	lists    int
+
+	// Injected commit faults, consulted in this order.
+	commitHook CommitHook
+	failN      int
+	failErr    error
+	conflictN  int
 }
 
-// NewSources returns an empty store.
+// CommitHook sees every CommitPlacements call before it applies; a non-nil
+// error fails the call and nothing is stored.
+type CommitHook func(key types.NamespacedName, basedOnRV string, placements []vsched.Placement) error
+
+// NewSources returns an empty store, its lister synced.
 func NewSources() *Sources {
 	return &Sources{items: map[types.NamespacedName]*VPod{}}
 }
@@ -124,7 +133,13 @@ func (s *Sources) SetResourceCount(key types.NamespacedName, n int32) (*VPod, er
 // controller's status update does: it is conditional on basedOnRV being the
 // source's current resource version, and fails with a conflict error
 // (apierrors.IsConflict) when another write came first.
+//
+// Faults injected with SetCommitHook, FailCommits and ConflictCommits apply
+// first, in that order.
 func (s *Sources) CommitPlacements(key types.NamespacedName, basedOnRV string, placements []vsched.Placement) error {
+	if err := s.injectedFault(key, basedOnRV, placements); err != nil {
+		return err
+	}
 	_, err := s.update(key, func(v *VPod) error {
 		if v.rv != basedOnRV {
 			return apierrors.NewConflict(SourceResource, key.String(),
@@ -134,6 +149,61 @@ func (s *Sources) CommitPlacements(key types.NamespacedName, basedOnRV string, p
 		return nil
 	})
 	return err
+}
+
+// SetCommitHook installs h (nil removes it) in front of every
+// CommitPlacements call. It is called without the store's lock held, so it
+// may read or write the store.
+func (s *Sources) SetCommitHook(h CommitHook) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.commitHook = h
+}
+
+// FailCommits makes the next n CommitPlacements calls fail with err (a
+// transient error such as apierrors.NewServiceUnavailable, or a timeout)
+// without storing anything. n <= 0 ends an injection in force.
+func (s *Sources) FailCommits(n int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failN, s.failErr = max(n, 0), err
+}
+
+// ConflictCommits makes the next n CommitPlacements calls, on sources that
+// exist, lose a race: another writer (a spec or label change) updates the
+// source first, giving it a new resource version without touching its
+// placements, and the call fails with a conflict, as it would have on its
+// own. n <= 0 ends an injection in force.
+func (s *Sources) ConflictCommits(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.conflictN = max(n, 0)
+}
+
+func (s *Sources) injectedFault(key types.NamespacedName, basedOnRV string, placements []vsched.Placement) error {
+	s.mu.Lock()
+	hook := s.commitHook
+	s.mu.Unlock()
+	if hook != nil {
+		if err := hook(key, basedOnRV, slices.Clone(placements)); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failN > 0 {
+		s.failN--
+		return s.failErr
+	}
+	if v, ok := s.items[key]; ok && s.conflictN > 0 {
+		s.conflictN--
+		w := *v
+		w.rv = s.nextRV()
+		s.items[key] = &w
+		return apierrors.NewConflict(SourceResource, key.String(),
+			fmt.Errorf("the object has been modified: resource version is %s, the update was based on %s", w.rv, basedOnRV))
+	}
+	return nil
 }
 
 // Delete removes the source.
@@ -161,8 +231,9 @@ func (s *Sources) Get(key types.NamespacedName) (*VPod, error) {
 }
 
 // List returns every source sorted by key; it has the type of
-// vsched.VPodLister. While FailList is in force it fails, and while the
-// list is frozen it returns the snapshot taken by FreezeList.
+// vsched.VPodLister. While FailList is in force it fails; while the lister
+// is not synced (SetSynced(false)) it returns an empty list and no error;
+// and while the list is frozen it returns the snapshot taken by FreezeList.
 func (s *Sources) List() ([]vsched.VPod, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -171,10 +242,23 @@ func (s *Sources) List() ([]vsched.VPod, error) {
 		return nil, s.listErr
 	}
 	if s.unsynced {
-		return nil, nil
+		return []vsched.VPod{}, nil
 	}
 	if s.frozen != nil {
 		return slices.Clone(s.frozen), nil
+	}
+	return s.snapshotLocked(), nil
+}
+
+// ListFresh lists every source as the API server holds it: neither a frozen
+// nor an unsynced lister affects it, FailList does. Pass it as
+// statefulset.Config.FreshLister.
+func (s *Sources) ListFresh() ([]vsched.VPod, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lists++
+	if s.listErr != nil {
+		return nil, s.listErr
 	}
 	return s.snapshotLocked(), nil
 }
@@ -194,23 +278,6 @@ func (s *Sources) snapshotLocked() []vsched.VPod {
 
 // Lister returns List as a vsched.VPodLister.
 func (s *Sources) Lister() vsched.VPodLister { return s.List }
-
-// HasSynced reports whether List shows every source; pass it as
-// statefulset.Config.ListerSynced.
-func (s *Sources) HasSynced() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return !s.unsynced
-}
-
-// SetSynced(false) makes List behave as the lister of an informer that has
-// not synced yet: it returns an empty list and no error (and HasSynced
-// false) until SetSynced(true).
-func (s *Sources) SetSynced(synced bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.unsynced = !synced
-}
 
 // Lists counts List calls, failed ones included.
 func (s *Sources) Lists() int {
@@ -239,6 +306,24 @@ func (s *Sources) FreezeList() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.frozen = s.snapshotLocked()
+}
+
+// SetSynced(false) makes the lister behave as one whose informer has not
+// synced yet: List returns an empty list without an error (a real lister
+// cannot tell "no sources" from "not synced yet"), and HasSynced reports
+// false, until SetSynced(true). A new store is synced.
+func (s *Sources) SetSynced(synced bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unsynced = !synced
+}
+
+// HasSynced reports whether the lister has synced, as an informer's
+// HasSynced does; it is what a scheduler's readiness check asks.
+func (s *Sources) HasSynced() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.unsynced
 }
 
 // ThawList lets List catch up.

@@ -400,14 +400,21 @@ type ResyncResult struct {
 
 // Resync reconciles the state with a full list of sources, taken when Seq
 // was listedAt. A source absent from the list is forgotten unless it was
-// observed or reserved after listedAt (it is newer than the list) or holds
-// a reservation younger than ttl (it may be new and not listed yet).
+// observed or reserved after listedAt, or at a resource version newer than
+// every version the list holds (in both cases the list may be older than
+// what the state knows: a lister that lags), or holds a reservation younger
+// than ttl (it may be new and not listed yet). Deletions reach the state
+// through Forget; the resync only catches the ones missed.
 func (s *State) Resync(vpods []vsched.VPod, listedAt uint64, now time.Time, ttl time.Duration) ResyncResult {
 	var res ResyncResult
 	seen := make(map[types.NamespacedName]bool, len(vpods))
+	var listRV uint64
 	for _, v := range vpods {
 		if v == nil {
 			continue
+		}
+		if n, ok := parseRV(v.GetResourceVersion()); ok {
+			listRV = max(listRV, n)
 		}
 		seen[v.GetKey()] = true
 		if t, ok := s.deleted[v.GetKey()]; ok && t.seq <= listedAt {
@@ -422,7 +429,7 @@ func (s *State) Resync(vpods []vsched.VPod, listedAt uint64, now time.Time, ttl 
 		}
 	}
 	for key, src := range s.sources {
-		if seen[key] || src.seen > listedAt {
+		if seen[key] || src.seen > listedAt || newerThanList(src, listRV) {
 			continue
 		}
 		if r := src.reservation; r != nil && now.Sub(r.At) < ttl {
@@ -436,6 +443,18 @@ func (s *State) Resync(vpods []vsched.VPod, listedAt uint64, now time.Time, ttl 
 	SortKeys(res.Forgotten)
 	SortKeys(res.Overridden)
 	return res
+}
+
+// newerThanList reports whether the state knows the source at a version
+// newer than any in a list whose newest version is listRV.
+func newerThanList(src *source, listRV uint64) bool {
+	n, ok := parseRV(src.committedRV)
+	if r := src.reservation; r != nil {
+		if m, ok2 := parseRV(r.BasedOn); ok2 && (!ok || m > n) {
+			n, ok = m, true
+		}
+	}
+	return ok && n > listRV
 }
 
 // SetPending records how many of the source's vreplicas could not be placed.

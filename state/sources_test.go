@@ -347,7 +347,11 @@ func TestChargeFallsBackToCommitted(t *testing.T) {
 		{"expired", func(s *State) { s.ExpireReservations(t0.Add(time.Minute), time.Minute) }, []int32{6, 0, 0}},
 		{"expired one", func(s *State) { s.ExpireOne(key("a")) }, []int32{6, 0, 0}},
 		{"forgotten", func(s *State) { s.Forget(key("a"), t0) }, []int32{0, 0, 0}},
-		{"resynced away", func(s *State) { s.Resync(nil, s.Seq(), t0.Add(time.Minute), time.Minute) }, []int32{0, 0, 0}},
+		// A list that shows another source at a newer version postdates
+		// what the state knows of a, so a is gone.
+		{"resynced away", func(s *State) {
+			s.Resync([]vsched.VPod{src("b", "2", 0)}, s.Seq(), t0.Add(time.Minute), time.Minute)
+		}, []int32{0, 0, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newState(t, 10)
@@ -630,5 +634,24 @@ func TestPending(t *testing.T) {
 	}
 	if s.TotalVReplicas() != 8 {
 		t.Errorf("TotalVReplicas() = %d, want 8", s.TotalVReplicas())
+	}
+}
+
+// A list that lags (it shows nothing newer than what the state has seen of a
+// source) does not make Resync forget the source it lacks: issue 10,
+// TestInvariantUnderLag's finding with a frozen lister.
+func TestResyncKeepsSourcesNewerThanTheList(t *testing.T) {
+	s := newState(t, 10)
+	cluster(s, [][2]string{{"n0", "z"}}, []string{"n0", "n0"})
+	s.Observe(src("old", "3", 1, p(0, 1)), t0)
+	s.Observe(src("new", "7", 2, p(1, 2)), t0)
+	mark := s.Seq()
+	res := s.Resync([]vsched.VPod{src("old", "3", 1, p(0, 1))}, mark, t0, time.Minute)
+	if len(res.Forgotten) != 0 || !s.Knows(key("new")) || s.Used(1) != 2 {
+		t.Fatalf("a lagging list made Resync forget %v; Used(1) = %d", res.Forgotten, s.Used(1))
+	}
+	res = s.Resync([]vsched.VPod{src("old", "8", 1, p(0, 1))}, s.Seq(), t0, time.Minute)
+	if diff := cmp.Diff([]types.NamespacedName{key("new")}, res.Forgotten); diff != "" || s.Used(1) != 0 {
+		t.Fatalf("a list newer than new's version: forgotten (-want +got):\n%s; Used(1) = %d", diff, s.Used(1))
 	}
 }

@@ -246,6 +246,9 @@ func (s *State) ObservedReplicas() int32 { return s.observed }
 // fence in place, so the ordinals it removed never become candidates
 // again. It reports whether the fence ended.
 func (s *State) ObserveReplicas(n int32, rv string) bool {
+	if s.StaleReplicas(rv) {
+		return false
+	}
 	lifted := false
 	if s.fenced && (clampReplicas(n) <= s.fence || newerRV(rv, s.fenceRV, s.fenceFromRV)) {
 		s.fenced, lifted = false, true
@@ -254,6 +257,13 @@ func (s *State) ObserveReplicas(n int32, rv string) bool {
 	s.SetReplicas(n)
 	return lifted
 }
+
+// StaleReplicas reports whether a StatefulSet event of resource version rv
+// is older than the one the size was last taken from. The informer delivers
+// in order, but a new term reads the StatefulSet from the API server, ahead
+// of an informer that lags: the events it delivers late must not bring
+// back the size they show.
+func (s *State) StaleReplicas(rv string) bool { return olderRV(rv, s.observedRV) }
 
 // Fence makes every ordinal at or above n a non-candidate at once, and
 // Replicas at most n, before a shrink to n is written: no decision can then

@@ -271,6 +271,10 @@ func NewAutoscaler(ctx context.Context, cfg AutoscalerConfig) (*Autoscaler, erro
 	}
 	trigger := a.Trigger
 	s.pendingHook.Store(&trigger)
+	readSet := func(ctx context.Context) (*appsv1.StatefulSet, error) {
+		return cfg.Client.AppsV1().StatefulSets(s.key.Namespace).Get(ctx, s.key.Name, metav1.GetOptions{})
+	}
+	s.readSet.Store(&readSet)
 	logging.FromContext(ctx).Infow("vsched autoscaler created", "statefulset", s.key.String())
 	return a, nil
 }
@@ -538,12 +542,14 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Decision, error) {
 		}
 	}
 	var snap *state.State
-	var loadErr error
-	s.State(func(st *state.State) {
-		if loadErr = s.ensureLoaded(ctx); loadErr == nil {
-			snap = st.Clone()
-		}
-	})
+	ts, loadErr := s.readTermStart(ctx)
+	if loadErr == nil {
+		s.State(func(st *state.State) {
+			if loadErr = s.ensureLoaded(ctx, ts); loadErr == nil {
+				snap = st.Clone()
+			}
+		})
+	}
 	if loadErr != nil {
 		return hold(dec, fmt.Sprintf("scheduler state not loaded (%v); holding the current size", loadErr))
 	}

@@ -126,7 +126,6 @@ func autoscalerBenchSetup(b *testing.B, ctx context.Context, w workload, schedDa
 		b.Fatalf("pending = %d, want 1000", pending)
 	}
 	client := c.Client()
-	installScaleSubresource(client)
 	cfg := config.DefaultAutoscalerConfig()
 	cfg.MaxReplicas = maxReplicas
 	// Every iteration must decide the same thing: the scheduler's

@@ -2,7 +2,6 @@ package statefulset
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -10,15 +9,8 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes/fake"
-	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -32,64 +24,10 @@ import (
 )
 
 // The autoscaler's test environment: a memcluster (fake clientset, real
-// informers, fake clock) with the scale subresource the fake clientset
-// lacks, a scheduler and its autoscaler, and an emulation of the two
+// informers, fake clock, the scale subresource), a scheduler and its autoscaler, and an emulation of the two
 // controllers around them: the source controller (Schedule, status write,
 // requeues from the scheduler and the evictor) and the StatefulSet
 // controller (pods follow spec.replicas when settle is called).
-
-var statefulSetsGVR = appsv1.SchemeGroupVersion.WithResource("statefulsets")
-
-// installScaleSubresource serves statefulsets/scale from the StatefulSets
-// in the tracker, as the API server does: reading spec.replicas, and
-// writing it with a conflict when the Scale's resourceVersion is stale. The
-// fake clientset would otherwise store the Scale in place of the
-// StatefulSet.
-func installScaleSubresource(client *fake.Clientset) {
-	scaleOf := func(set *appsv1.StatefulSet) *autoscalingv1.Scale {
-		replicas := int32(1)
-		if set.Spec.Replicas != nil {
-			replicas = *set.Spec.Replicas
-		}
-		return &autoscalingv1.Scale{
-			ObjectMeta: metav1.ObjectMeta{Name: set.Name, Namespace: set.Namespace, ResourceVersion: set.ResourceVersion, UID: set.UID},
-			Spec:       autoscalingv1.ScaleSpec{Replicas: replicas},
-			Status:     autoscalingv1.ScaleStatus{Replicas: set.Status.Replicas},
-		}
-	}
-	client.PrependReactor("get", "statefulsets", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		if action.GetSubresource() != "scale" {
-			return false, nil, nil
-		}
-		get := action.(clienttesting.GetAction)
-		obj, err := client.Tracker().Get(statefulSetsGVR, get.GetNamespace(), get.GetName())
-		if err != nil {
-			return true, nil, err
-		}
-		return true, scaleOf(obj.(*appsv1.StatefulSet)), nil
-	})
-	client.PrependReactor("update", "statefulsets", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		if action.GetSubresource() != "scale" {
-			return false, nil, nil
-		}
-		update := action.(clienttesting.UpdateAction)
-		sc := update.GetObject().(*autoscalingv1.Scale)
-		obj, err := client.Tracker().Get(statefulSetsGVR, update.GetNamespace(), sc.Name)
-		if err != nil {
-			return true, nil, err
-		}
-		set := obj.(*appsv1.StatefulSet).DeepCopy()
-		if sc.ResourceVersion != "" && sc.ResourceVersion != set.ResourceVersion {
-			return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "statefulsets"}, sc.Name,
-				fmt.Errorf("the object has been modified"))
-		}
-		set.Spec.Replicas = &sc.Spec.Replicas
-		if err := client.Tracker().Update(statefulSetsGVR, set, update.GetNamespace()); err != nil {
-			return true, nil, err
-		}
-		return true, scaleOf(set), nil
-	})
-}
 
 type envOpts struct {
 	replicas     int32
@@ -169,7 +107,6 @@ func newEnv(t testing.TB, o envOpts) *asEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	installScaleSubresource(c.Client())
 	e := &asEnv{t: t, ctx: ctx, c: c, src: memcluster.NewSources(), rec: record.NewFakeRecorder(1000), clk: c.Clock(),
 		results: map[types.NamespacedName][][]vsched.Placement{}}
 	cfg := config.DefaultAutoscalerConfig()

@@ -149,10 +149,13 @@ func TestAutoscalerRetriesConflict(t *testing.T) {
 func TestAutoscalerWritesOnlyFromTheSizeItDecidedFrom(t *testing.T) {
 	e := newEnv(t, envOpts{replicas: 3, profiles: packProfiles(t)})
 	// Someone scaled to 5 after the cycle read 3.
-	set, _ := e.c.StatefulSet()
-	set = set.DeepCopy()
-	set.Spec.Replicas = ptrTo(int32(5))
-	if err := e.c.Client().Tracker().Update(statefulSetsGVR, set, set.Namespace); err != nil {
+	sets := e.c.Client().AppsV1().StatefulSets(e.c.Namespace())
+	sc, err := sets.GetScale(e.ctx, e.c.StatefulSetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Spec.Replicas = 5
+	if _, err := sets.UpdateScale(e.ctx, e.c.StatefulSetName(), sc, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// A scale-down decided from 3 is not written over 5.

@@ -101,7 +101,6 @@ func newGrowthEnv(t *testing.T, profiles ProfileSource) *asEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	installScaleSubresource(c.Client())
 	e := &asEnv{t: t, ctx: ctx, c: c, src: memcluster.NewSources(), rec: record.NewFakeRecorder(1000), clk: c.Clock(),
 		results: map[types.NamespacedName][][]vsched.Placement{}}
 	cfg := config.DefaultAutoscalerConfig()

@@ -73,9 +73,13 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 			(*h)()
 		}
 	}()
+	ts, err := s.readTermStart(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
 	s.st.Lock()
 	defer s.st.Unlock()
-	if err := s.ensureLoaded(ctx); err != nil {
+	if err := s.ensureLoaded(ctx, ts); err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
 	now := s.cfg.Clock.Now()

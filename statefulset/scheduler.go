@@ -60,6 +60,13 @@ type Config struct {
 	Capacity int32
 	// Lister lists every source this scheduler places. Required.
 	Lister vsched.VPodLister
+	// FreshLister, when set, lists every source from the API server
+	// rather than an informer's cache. A leadership term's first load uses
+	// it instead of Lister: an informer that lags misses the statuses the
+	// previous leader wrote last, and a new leader that loaded from it
+	// could give their room away. It is called once per term, outside the
+	// state lock.
+	FreshLister vsched.VPodLister
 	// ListerSynced reports whether Lister shows every source: for a lister
 	// backed by an informer, that informer's HasSynced. Required. A lister
 	// whose informer has not synced lists nothing, without an error; a
@@ -118,6 +125,9 @@ type Scheduler struct {
 	// pendingHook is the autoscaler's Trigger, called like
 	// Config.OnPending.
 	pendingHook atomic.Pointer[func()]
+	// readSet reads the StatefulSet from the API server for a term's first
+	// load; the autoscaler, which has a client, provides it.
+	readSet atomic.Pointer[func(context.Context) (*appsv1.StatefulSet, error)]
 
 	bucketsMu sync.Mutex
 	buckets   map[string]bool
@@ -414,31 +424,6 @@ func (s *Scheduler) notReady() string {
 		return "the sources' lister has not synced"
 	}
 	return ""
-}
-
-// ensureLoaded reads every source's committed placements once per
-// leadership, so no decision is made against a partial picture. Called with
-// the state locked.
-func (s *Scheduler) ensureLoaded(ctx context.Context) error {
-	if s.loaded.Load() {
-		return nil
-	}
-	if why := s.notReady(); why != "" {
-		return fmt.Errorf("%w: %s", ErrNotReady, why)
-	}
-	vpods, err := s.cfg.Lister()
-	if err != nil {
-		return fmt.Errorf("%w: listing sources: %v", ErrNotReady, err)
-	}
-	// A new term starts from what the sources show: a reservation left by
-	// an earlier term of this replica may stand for a write that failed,
-	// while another leader has since given its room away.
-	dropped := s.st.DropReservations()
-	res := s.st.Resync(vpods, s.st.Seq(), s.cfg.Clock.Now(), s.cfg.ReservationTTL)
-	s.loaded.Store(true)
-	logging.FromContext(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(vpods),
-		"forgotten", len(res.Forgotten), "droppedReservations", dropped)
-	return nil
 }
 
 // Resync reconciles the state with the lister: it picks up status writes

@@ -91,6 +91,9 @@ func (s *Scheduler) observeSize(set *appsv1.StatefulSet) (grew bool, above []typ
 	if set.Spec.Replicas != nil {
 		replicas = *set.Spec.Replicas
 	}
+	if s.st.StaleReplicas(set.ResourceVersion) {
+		return false, nil
+	}
 	before := s.st.Replicas()
 	shrunk := replicas < s.st.ObservedReplicas()
 	s.st.ObserveReplicas(replicas, set.ResourceVersion)

@@ -8,18 +8,12 @@ import (
 	"sync"
 
 	"go.opentelemetry.io/otel/metric/noop"
-	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
-	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -43,10 +37,7 @@ type autoscaling struct {
 	evicted []types.NamespacedName
 }
 
-var statefulSetsResource = appsv1.SchemeGroupVersion.WithResource("statefulsets")
-
 func newAutoscaling(ctx context.Context, sim *simulation, cfg *config.AutoscalerConfig) (*autoscaling, error) {
-	serveScale(sim.cluster)
 	a := &autoscaling{sim: sim, recorder: record.NewFakeRecorder(1000)}
 	var err error
 	a.auto, err = statefulset.NewAutoscaler(ctx, statefulset.AutoscalerConfig{
@@ -267,58 +258,4 @@ func sameMarks(a, b map[int32]string) bool {
 		}
 	}
 	return true
-}
-
-// serveScale makes the fake clientset serve the StatefulSet's scale
-// subresource as the API server does, reading and writing spec.replicas of
-// the StatefulSet it holds; the fake would otherwise store the Scale object
-// in the StatefulSet's place.
-func serveScale(c *memcluster.Cluster) {
-	client := c.Client()
-	scale := func(set *appsv1.StatefulSet) *autoscalingv1.Scale {
-		replicas := int32(1)
-		if set.Spec.Replicas != nil {
-			replicas = *set.Spec.Replicas
-		}
-		return &autoscalingv1.Scale{
-			ObjectMeta: metav1.ObjectMeta{Name: set.Name, Namespace: set.Namespace, UID: set.UID, ResourceVersion: set.ResourceVersion},
-			Spec:       autoscalingv1.ScaleSpec{Replicas: replicas},
-			Status:     autoscalingv1.ScaleStatus{Replicas: set.Status.Replicas},
-		}
-	}
-	client.PrependReactor("get", "statefulsets", func(action k8stesting.Action) (bool, runtime.Object, error) {
-		get, ok := action.(k8stesting.GetAction)
-		if !ok || action.GetSubresource() != "scale" {
-			return false, nil, nil
-		}
-		obj, err := client.Tracker().Get(statefulSetsResource, get.GetNamespace(), get.GetName())
-		if err != nil {
-			return true, nil, err
-		}
-		return true, scale(obj.(*appsv1.StatefulSet)), nil
-	})
-	client.PrependReactor("update", "statefulsets", func(action k8stesting.Action) (bool, runtime.Object, error) {
-		update, ok := action.(k8stesting.UpdateAction)
-		if !ok || action.GetSubresource() != "scale" {
-			return false, nil, nil
-		}
-		sc, ok := update.GetObject().(*autoscalingv1.Scale)
-		if !ok {
-			return true, nil, fmt.Errorf("statefulsets/scale: got %T", update.GetObject())
-		}
-		obj, err := client.Tracker().Get(statefulSetsResource, update.GetNamespace(), sc.Name)
-		if err != nil {
-			return true, nil, err
-		}
-		set := obj.(*appsv1.StatefulSet).DeepCopy()
-		if sc.ResourceVersion != "" && sc.ResourceVersion != set.ResourceVersion {
-			return true, nil, apierrors.NewConflict(appsv1.Resource("statefulsets"), sc.Name, fmt.Errorf("the object has been modified"))
-		}
-		replicas := sc.Spec.Replicas
-		set.Spec.Replicas = &replicas
-		if err := client.Tracker().Update(statefulSetsResource, set, update.GetNamespace()); err != nil {
-			return true, nil, err
-		}
-		return true, scale(set), nil
-	})
 }

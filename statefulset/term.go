@@ -1,0 +1,90 @@
+package statefulset
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"knative.dev/pkg/logging"
+
+	"github.com/vsched/vsched"
+)
+
+// termStart is what a leadership term's first load reads from the API
+// server, outside the state lock: informer caches may lag behind what the
+// previous leader wrote just before it lost the lease (a shrink, the last
+// status writes), and a term that started from them could place on pods
+// being removed or into room already given away.
+type termStart struct {
+	// set is the StatefulSet as the API server holds it; nil when no
+	// reader is wired (no autoscaler).
+	set *appsv1.StatefulSet
+	// vpods, when listed, is Config.FreshLister's list, taken when the
+	// state's Seq was mark.
+	vpods  []vsched.VPod
+	listed bool
+	mark   uint64
+}
+
+// readTermStart reads what a term's first load needs fresh; nil when the
+// state is loaded already.
+func (s *Scheduler) readTermStart(ctx context.Context) (*termStart, error) {
+	if s.loaded.Load() {
+		return nil, nil
+	}
+	ts := &termStart{}
+	if f := s.readSet.Load(); f != nil {
+		set, err := (*f)(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%w: reading the StatefulSet: %v", ErrNotReady, err)
+		}
+		ts.set = set
+	}
+	if s.cfg.FreshLister != nil {
+		s.st.Lock()
+		ts.mark = s.st.Seq()
+		s.st.Unlock()
+		vpods, err := s.cfg.FreshLister()
+		if err != nil {
+			return nil, fmt.Errorf("%w: listing sources: %v", ErrNotReady, err)
+		}
+		ts.vpods, ts.listed = vpods, true
+	}
+	return ts, nil
+}
+
+// ensureLoaded reads every source's committed placements once per
+// leadership, so no decision is made against a partial picture, taking
+// what ts read fresh (it may be nil). Called with the state locked.
+func (s *Scheduler) ensureLoaded(ctx context.Context, ts *termStart) error {
+	if s.loaded.Load() {
+		return nil
+	}
+	if why := s.notReady(); why != "" {
+		return fmt.Errorf("%w: %s", ErrNotReady, why)
+	}
+	if ts == nil {
+		ts = &termStart{}
+	}
+	if !ts.listed {
+		vpods, err := s.cfg.Lister()
+		if err != nil {
+			return fmt.Errorf("%w: listing sources: %v", ErrNotReady, err)
+		}
+		ts.vpods, ts.mark = vpods, s.st.Seq()
+	}
+	if ts.set != nil {
+		// Sources left above a shrink are moved by their next Schedule;
+		// a promotion enqueues every source anyway.
+		s.observeSize(ts.set)
+	}
+	// A new term starts from what the sources show: a reservation left by
+	// an earlier term of this replica may stand for a write that failed,
+	// while another leader has since given its room away.
+	dropped := s.st.DropReservations()
+	res := s.st.Resync(ts.vpods, ts.mark, s.cfg.Clock.Now(), s.cfg.ReservationTTL)
+	s.loaded.Store(true)
+	logging.FromContext(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(ts.vpods),
+		"fresh", ts.listed, "replicas", s.st.Replicas(), "forgotten", len(res.Forgotten), "droppedReservations", dropped)
+	return nil
+}
