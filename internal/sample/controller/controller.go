@@ -159,6 +159,7 @@ func Run(ctx context.Context, o Options) error {
 		Capacity:        o.Capacity,
 		Lister:          listSources(lister),
 		ListerSynced:    srcInformer.Informer().HasSynced,
+		FreshLister:     freshSources(ctx, o.Dynamic.Resource(v1alpha1.GroupVersionResource).Namespace(o.SourceNamespace)),
 		InformerFactory: kubeFactory,
 		Profiles:        statefulset.ProfilesFromStore(store),
 		Requeue:         impl.EnqueueKey,
@@ -271,6 +272,34 @@ func listSources(l cache.GenericLister) vsched.VPodLister {
 			out = append(out, s)
 		}
 		return out, nil
+	}
+}
+
+// freshSources lists the sources from the API server, a page at a time, for
+// the first load of a leadership term: the informer's cache may not show yet
+// what the previous leader wrote last.
+func freshSources(ctx context.Context, client dynamic.ResourceInterface) vsched.VPodLister {
+	return func() ([]vsched.VPod, error) {
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		var out []vsched.VPod
+		opts := metav1.ListOptions{Limit: 500}
+		for {
+			list, err := client.List(ctx, opts)
+			if err != nil {
+				return nil, err
+			}
+			for i := range list.Items {
+				s, err := v1alpha1.FromUnstructured(&list.Items[i])
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, s)
+			}
+			if opts.Continue = list.GetContinue(); opts.Continue == "" {
+				return out, nil
+			}
+		}
 	}
 }
 
