@@ -185,7 +185,8 @@ func TestFileInputs(t *testing.T) {
 	files["cm.yaml"] = cmScheduler
 	_, want2, _ := run(t, files, "simulate", "-f", "s.yaml", "-o", "json", "--configmap", "cm.yaml")
 	code, got, errOut := run(t, files, "simulate", "-f", "-", "-o", "json", "--configmap", "cms")
-	if code != ExitOK || got != want2 || got == spread {
+	// The same placements; only where the configuration came from differs.
+	if code != ExitOK || strings.ReplaceAll(got, "cms/scheduler.yml", "cm.yaml") != want2 || got == spread {
 		t.Errorf("--configmap DIR: exit %d, stderr %q; output differs from --configmap FILE's", code, errOut)
 	}
 	code, _, errOut = run(t, files, "simulate", "-f", "dir")

@@ -63,18 +63,18 @@ func explain(f *explainFlags, cfg Config, env *Env) error {
 	if err := checkFormat(&f.format, map[string]string{"table": "text"}, "text", "json", "yaml"); err != nil {
 		return err
 	}
-	s, err := loadScenario(f.file, env)
+	s, err := loadScenario(f.file, cfg, env)
 	if err != nil {
 		return err
 	}
-	configMaps, err := loadConfigMaps(f.configMaps, env)
+	configMaps, err := loadConfigMaps(f.configMaps, cfg, "explain", env)
 	if err != nil {
 		return err
 	}
 	if err := sim.CheckSource(s, f.source); err != nil {
 		return err
 	}
-	_, ex, err := sim.Run(context.Background(), s, sim.Options{ConfigMaps: configMaps, Explain: &key})
+	_, ex, err := sim.Run(context.Background(), s, sim.Options{Registry: cfg.Registry, ConfigMaps: configMaps, Explain: &key})
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func readInputs(names []string, what string, env *Env) ([]sim.NamedData, error) 
 }
 
 // loadScenario reads the scenario named by -f, or the built-in one.
-func loadScenario(file string, env *Env) (*sim.Scenario, error) {
+func loadScenario(file string, cfg Config, env *Env) (*sim.Scenario, error) {
 	var data []byte
 	name := file
 	switch file {
@@ -70,22 +70,29 @@ func loadScenario(file string, env *Env) (*sim.Scenario, error) {
 			name = stdinName
 		}
 	}
-	s, ps := sim.ParseScenario(name, data)
+	s, ps := sim.ReadScenario(name, data, cfg.Registry)
 	if len(ps) > 0 {
 		return nil, ps
 	}
 	return s, nil
 }
 
-// loadConfigMaps reads every --configmap file, directory or "-".
-func loadConfigMaps(names []string, env *Env) ([]*sim.ConfigMapFile, error) {
+// loadConfigMaps reads every --configmap file, directory or "-". The
+// objects vsched does not read are skipped with one note on stderr.
+func loadConfigMaps(names []string, cfg Config, cmd string, env *Env) ([]*sim.ConfigMapFile, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
 	named, err := readInputs(names, "ConfigMap", env)
 	if err != nil {
 		return nil, err
 	}
-	cms, ps := sim.LoadConfigMaps(named)
+	cms, skipped, ps := sim.ReadConfigMaps(named, cfg.Registry)
 	if len(ps) > 0 {
 		return nil, ps
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(env.Stderr, "%s %s: note: --configmap: skipped %s, which %s does not read\n", cfg.name(), cmd, sim.SkippedList(skipped), cfg.name())
 	}
 	seen := map[sim.ConfigKind]string{}
 	for _, cm := range cms {

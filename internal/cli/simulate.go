@@ -71,15 +71,15 @@ func simulate(f *simulateFlags, cfg Config, env *Env) error {
 	if err := checkFormat(&f.format, nil, "table", "json", "yaml", "html"); err != nil {
 		return err
 	}
-	s, err := loadScenario(f.file, env)
+	s, err := loadScenario(f.file, cfg, env)
 	if err != nil {
 		return err
 	}
-	configMaps, err := loadConfigMaps(f.configMaps, env)
+	configMaps, err := loadConfigMaps(f.configMaps, cfg, "simulate", env)
 	if err != nil {
 		return err
 	}
-	opts := sim.Options{ConfigMaps: configMaps}
+	opts := sim.Options{Registry: cfg.Registry, ConfigMaps: configMaps}
 	var bar *progressBar
 	if !f.quiet && sim.Operations(s) > progressThreshold && env.isTerminal(env.Stderr) {
 		bar = &progressBar{w: env.Stderr, every: 100 * time.Millisecond}
@@ -89,6 +89,9 @@ func simulate(f *simulateFlags, cfg Config, env *Env) error {
 	bar.finish()
 	if err != nil {
 		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(env.Stderr, "%s simulate: warning: %s\n", cfg.name(), w)
 	}
 	var buf bytes.Buffer
 	switch f.format {

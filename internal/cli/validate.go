@@ -43,7 +43,7 @@ func newValidateCommand(cfg Config, env *Env) *cobra.Command {
 		Example: fmt.Sprintf(validateExample, cfg.name()),
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(_ *cobra.Command, args []string) error {
-			return validate(append(f.files, args...), f.format, env)
+			return validate(append(f.files, args...), f.format, cfg, env)
 		},
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return []string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt
@@ -57,9 +57,11 @@ func newValidateCommand(cfg Config, env *Env) *cobra.Command {
 
 // fileVerdict is one file's result, in -o json.
 type fileVerdict struct {
-	File     string        `json:"file"`
-	Valid    bool          `json:"valid"`
-	Holds    []string      `json:"holds,omitempty"`
+	File  string   `json:"file"`
+	Valid bool     `json:"valid"`
+	Holds []string `json:"holds,omitempty"`
+	// Skipped are the objects the command does not read.
+	Skipped  []skippedJSON `json:"skipped,omitempty"`
 	Problems []problemJSON `json:"problems,omitempty"`
 }
 
@@ -80,7 +82,7 @@ type validateJSON struct {
 	Files   []fileVerdict `json:"files"`
 }
 
-func validate(names []string, format string, env *Env) error {
+func validate(names []string, format string, cfg Config, env *Env) error {
 	if len(names) == 0 {
 		return usagef("no file given")
 	}
@@ -94,18 +96,16 @@ func validate(names []string, format string, env *Env) error {
 	res := validateJSON{Version: sim.FormatVersion, Valid: true}
 	var text strings.Builder
 	for _, in := range inputs {
-		ps, what := sim.ValidateFile(in.Name, in.Data)
-		v := fileVerdict{File: in.Name, Valid: len(ps) == 0}
-		if what != "" {
-			v.Holds = strings.Split(what, ", ")
-		}
-		for _, p := range ps {
+		r := sim.CheckFile(in.Name, in.Data, cfg.Registry)
+		v := fileVerdict{File: in.Name, Valid: len(r.Problems) == 0, Holds: r.Holds}
+		for _, p := range r.Problems {
 			fmt.Fprintln(&text, p.String())
 			v.Problems = append(v.Problems, toProblemJSON(p))
 		}
-		if v.Valid {
-			fmt.Fprintf(&text, "%s: valid (%s)\n", in.Name, what)
+		for _, sk := range r.Skipped {
+			v.Skipped = append(v.Skipped, skippedJSON{Line: sk.Line, Kind: sk.Kind, Name: sk.Name})
 		}
+		text.WriteString(verdictLine(in.Name, r, cfg.name()))
 		res.Valid = res.Valid && v.Valid
 		res.Files = append(res.Files, v)
 	}
@@ -129,6 +129,33 @@ func validate(names []string, format string, env *Env) error {
 		return reportedError{}
 	}
 	return nil
+}
+
+// skippedJSON is an object validate skipped, in -o json.
+type skippedJSON struct {
+	Line int    `json:"line,omitempty"`
+	Kind string `json:"kind"`
+	Name string `json:"name,omitempty"`
+}
+
+// verdictLine is the line a file ends with in the text output: valid, or
+// holding nothing vsched reads, with a note of what was skipped.
+func verdictLine(name string, r sim.FileReport, cmd string) string {
+	note := ""
+	if len(r.Skipped) > 0 {
+		note = fmt.Sprintf("skipped %s, which %s does not read", sim.SkippedList(r.Skipped), cmd)
+	}
+	switch {
+	case len(r.Problems) > 0 && note != "":
+		return fmt.Sprintf("%s: note: %s\n", name, note)
+	case len(r.Problems) > 0:
+		return ""
+	case len(r.Holds) == 0:
+		return fmt.Sprintf("%s: nothing to check; %s\n", name, note)
+	case note != "":
+		return fmt.Sprintf("%s: valid (%s); %s\n", name, strings.Join(r.Holds, ", "), note)
+	}
+	return fmt.Sprintf("%s: valid (%s)\n", name, strings.Join(r.Holds, ", "))
 }
 
 func toProblemJSON(p sim.Problem) problemJSON {

@@ -40,6 +40,8 @@ type htmlPage struct {
 	Cluster     string
 	StatefulSet string
 	Capacity    int32
+	Config      string
+	Warnings    []string
 	Steps       []htmlStep
 	Legend      []htmlSwatch
 }
@@ -164,6 +166,8 @@ func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
 		Cluster:     describeNodes(s),
 		StatefulSet: res.StatefulSet,
 		Capacity:    res.Capacity,
+		Config:      DescribeConfiguration(res.Configuration),
+		Warnings:    res.Warnings,
 	}
 	if page.Title == "" {
 		page.Title = s.File
@@ -363,7 +367,9 @@ td.pending { color: #b3261e; font-weight: 600; }
 <h1>vsched simulation: {{.Title}}</h1>
 {{if .Description}}<p>{{.Description}}</p>{{end}}
 <p>StatefulSet {{.StatefulSet}}, {{.Capacity}} vreplicas per pod; {{.Cluster}}</p>
-<p class="legend">Cells: a source's vreplicas on a pod, shaded by their share of the pod's capacity: {{range .Legend}}<span style="background: {{.Fill}}; color: {{.Ink}}">{{.Label}}</span>{{end}}</p>
+<p class="config">Configuration: {{.Config}}</p>
+{{range .Warnings}}<p class="warning">Warning: {{.}}</p>
+{{end}}<p class="legend">Cells: a source's vreplicas on a pod, shaded by their share of the pod's capacity: {{range .Legend}}<span style="background: {{.Fill}}; color: {{.Ink}}">{{.Label}}</span>{{end}}</p>
 <nav><ol>{{range .Steps}}<li><a href="#{{.ID}}">{{.Name}}</a></li>{{end}}</ol></nav>
 </header>
 <main>

@@ -100,43 +100,64 @@ func CheckSource(s *Scenario, source string) error {
 	return errors.New(msg)
 }
 
-// ValidateFile checks one file: every ConfigMap manifest in it, or the
-// scenario it holds. It returns the problems and what the file was found to
-// hold ("scenario", "config-scheduler", ...).
+// ValidateFile checks one file against the in-tree plugins: every
+// ConfigMap manifest in it, or the scenario it holds. It returns the
+// problems and what the file was found to hold ("scenario",
+// "config-scheduler", ...).
 func ValidateFile(name string, data []byte) (Problems, string) {
+	r := CheckFile(name, data, nil)
+	return r.Problems, strings.Join(r.Holds, ", ")
+}
+
+// FileReport is what CheckFile found in a file.
+type FileReport struct {
+	Problems Problems
+	// Holds is "scenario", or the names of the ConfigMaps vsched reads.
+	Holds []string
+	// Skipped are the objects vsched does not read.
+	Skipped []Skipped
+}
+
+// CheckFile checks one file, the configuration against reg (nil: the
+// in-tree plugins): the scenario it holds, or every ConfigMap manifest
+// in it, skipping the objects vsched does not read.
+func CheckFile(name string, data []byte, reg *framework.Registry) FileReport {
 	docs, ps := splitFile(name, data)
 	if len(ps) > 0 {
-		return ps, ""
+		return FileReport{Problems: ps}
 	}
 	if len(docs) == 0 {
-		return Problems{{File: name, Step: -1, Message: "is empty; expected a scenario or ConfigMap manifests"}}, ""
+		return FileReport{Problems: Problems{{File: name, Step: -1, Message: "is empty; expected a scenario or ConfigMap manifests"}}}
 	}
 	// A document with a "kind" is a Kubernetes manifest; anything else is
 	// taken for a scenario.
 	if !hasKind(docs[0]) {
 		if len(docs) > 1 {
-			return Problems{{File: name, Line: docs[1].firstLine, Step: -1, Message: fmt.Sprintf("holds %d YAML documents; a scenario is one document", len(docs))}}, ""
+			return FileReport{Problems: Problems{{File: name, Line: docs[1].firstLine, Step: -1, Message: fmt.Sprintf("holds %d YAML documents; a scenario is one document", len(docs))}}}
 		}
-		_, ps := decodeScenario(docs[0])
-		return ps, "scenario"
+		_, ps := decodeScenario(docs[0], reg)
+		return FileReport{Problems: ps, Holds: []string{"scenario"}}
 	}
-	var probs Problems
-	var kinds []string
+	var r FileReport
 	for _, doc := range docs {
 		if !hasKind(doc) {
-			probs = append(probs, Problem{File: name, Line: doc.firstLine, Step: -1, Message: "this document has no kind; a file holds one scenario, or ConfigMap manifests"})
+			r.Problems = append(r.Problems, Problem{File: name, Line: doc.firstLine, Step: -1, Message: "this document has no kind; a file holds one scenario, or ConfigMap manifests"})
+			continue
+		}
+		if sk, ok := skippable(doc); ok {
+			r.Skipped = append(r.Skipped, sk)
 			continue
 		}
 		cmf, ps := decodeConfigMap(doc)
 		sortProblems(ps)
-		probs = append(probs, ps...)
+		r.Problems = append(r.Problems, ps...)
 		if cmf == nil {
 			continue
 		}
-		probs = append(probs, checkConfig(cmf.Kind, cmf.ConfigMap, doc, false)...)
-		kinds = append(kinds, cmf.ConfigMap.Name)
+		r.Problems = append(r.Problems, checkConfig(cmf.Kind, cmf.ConfigMap, doc, false, reg)...)
+		r.Holds = append(r.Holds, cmf.ConfigMap.Name)
 	}
-	return probs, strings.Join(kinds, ", ")
+	return r
 }
 
 func hasKind(doc *document) bool {

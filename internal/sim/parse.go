@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/vsched/vsched/framework"
 )
 
 func reflectValue(p any) reflect.Value { return reflect.ValueOf(p).Elem() }
@@ -19,6 +21,12 @@ func reflectValue(p any) reflect.Value { return reflect.ValueOf(p).Elem() }
 // descheduler and autoscaler configuration it holds. It returns every
 // problem found; the scenario is usable only when there is none.
 func ParseScenario(file string, data []byte) (*Scenario, Problems) {
+	return ReadScenario(file, data, nil)
+}
+
+// ReadScenario is ParseScenario checking the configuration against reg
+// (nil: the in-tree plugins).
+func ReadScenario(file string, data []byte, reg *framework.Registry) (*Scenario, Problems) {
 	docs, probs := splitFile(file, data)
 	if len(probs) > 0 {
 		return nil, probs
@@ -30,10 +38,10 @@ func ParseScenario(file string, data []byte) (*Scenario, Problems) {
 	default:
 		return nil, Problems{{File: file, Line: docs[1].firstLine, Step: -1, Message: fmt.Sprintf("holds %d YAML documents; a scenario is one document", len(docs))}}
 	}
-	return decodeScenario(docs[0])
+	return decodeScenario(docs[0], reg)
 }
 
-func decodeScenario(doc *document) (*Scenario, Problems) {
+func decodeScenario(doc *document, reg *framework.Registry) (*Scenario, Problems) {
 	s := &Scenario{File: doc.file, doc: doc}
 	d := &decoder{doc: doc, stepNames: stepNames(doc.json)}
 	if !bytes.HasPrefix(bytes.TrimSpace(doc.json), []byte("{")) {
@@ -44,7 +52,7 @@ func decodeScenario(doc *document) (*Scenario, Problems) {
 	// Check the values too, so one run reports every problem; problems
 	// at (or around) a field that did not decode are left out, as they
 	// would only repeat it.
-	v := &validator{d: d, s: s, undecoded: map[string]bool{}}
+	v := &validator{d: d, s: s, reg: reg, undecoded: map[string]bool{}}
 	for _, p := range d.probs {
 		v.undecoded[p.Path] = true
 	}
@@ -79,8 +87,9 @@ func stepNames(raw json.RawMessage) map[int]string {
 
 // validator checks a decoded scenario's values and references.
 type validator struct {
-	d *decoder
-	s *Scenario
+	d   *decoder
+	s   *Scenario
+	reg *framework.Registry
 
 	nodes map[string]bool
 	zones map[string]bool
@@ -115,7 +124,7 @@ func (v *validator) validate() {
 	for k := range numConfigKinds {
 		data := [...]ConfigData{s.Scheduler, s.Descheduler, s.Autoscaler}[k]
 		if cm := scenarioConfigMap(k, data); cm != nil {
-			v.d.probs = append(v.d.probs, checkConfig(k, cm, v.d.doc, true)...)
+			v.d.probs = append(v.d.probs, checkConfig(k, cm, v.d.doc, true, v.reg)...)
 		}
 	}
 	v.steps()

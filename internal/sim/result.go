@@ -17,9 +17,29 @@ type Result struct {
 	StatefulSet string `json:"statefulSet"`
 	// Capacity is the vreplicas one pod holds.
 	Capacity int32 `json:"capacity"`
+	// Configuration says where the data of config-scheduler,
+	// config-descheduler and config-autoscaler (in this order) came from.
+	Configuration []ConfigOrigin `json:"configuration"`
+	// Warnings are what the scenario and its configuration disagree on
+	// (the StatefulSet starts above max-replicas, ...).
+	Warnings []string `json:"warnings,omitempty"`
 	// Steps has one entry per scenario step, in order.
 	Steps []StepResult `json:"steps"`
 }
+
+// ConfigOrigin is where a ConfigMap's data came from.
+type ConfigOrigin struct {
+	// ConfigMap is the ConfigMap's name.
+	ConfigMap string `json:"configMap"`
+	// From is FromDefault, FromScenario or the manifest file's name.
+	From string `json:"from"`
+}
+
+// Where configuration comes from, besides a manifest file.
+const (
+	FromDefault  = "default"
+	FromScenario = "scenario"
+)
 
 // StepResult is the cluster after one step (and the requeue that follows
 // it).

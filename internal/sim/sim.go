@@ -36,6 +36,9 @@ type Options struct {
 	// Progress, when set, is called after every operation with how many
 	// are done out of how many.
 	Progress func(done, total int)
+	// Registry holds the plugins the configuration may name; nil means
+	// the in-tree plugins.
+	Registry *framework.Registry
 }
 
 // Explained is the scheduler's explanation of a decision about a source.
@@ -104,6 +107,7 @@ func Run(ctx context.Context, s *Scenario, opts Options) (*Result, *Explained, e
 		scenarioConfigMap(DeschedulerConfig, s.Descheduler),
 		scenarioConfigMap(AutoscalerConfig, s.Autoscaler),
 	}
+	origins := configOrigins(cms, opts.ConfigMaps)
 	for _, f := range opts.ConfigMaps {
 		cms[f.Kind] = f.ConfigMap
 	}
@@ -115,7 +119,7 @@ func Run(ctx context.Context, s *Scenario, opts Options) (*Result, *Explained, e
 	if err != nil {
 		return nil, nil, err
 	}
-	profiles, err := config.BuildProfiles(ctx, nil, sc, dc)
+	profiles, err := config.BuildProfiles(ctx, opts.Registry, sc, dc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -175,10 +179,12 @@ func Run(ctx context.Context, s *Scenario, opts Options) (*Result, *Explained, e
 		return nil, nil, err
 	}
 	res := &Result{
-		Version:     FormatVersion,
-		Scenario:    s.Name,
-		StatefulSet: ns + "/" + name,
-		Capacity:    *ss.Capacity,
+		Version:       FormatVersion,
+		Scenario:      s.Name,
+		StatefulSet:   ns + "/" + name,
+		Capacity:      *ss.Capacity,
+		Configuration: origins,
+		Warnings:      warnings(s, ac, origins),
 	}
 	for i := range s.Steps {
 		sim.step = i
@@ -189,6 +195,36 @@ func Run(ctx context.Context, s *Scenario, opts Options) (*Result, *Explained, e
 		res.Steps = append(res.Steps, *sr)
 	}
 	return res, sim.explained, nil
+}
+
+// configOrigins says where each ConfigMap's data comes from: a
+// --configmap file, the scenario, or nowhere (the defaults).
+func configOrigins(inline [numConfigKinds]*corev1.ConfigMap, files []*ConfigMapFile) []ConfigOrigin {
+	out := make([]ConfigOrigin, numConfigKinds)
+	for k := range numConfigKinds {
+		out[k] = ConfigOrigin{ConfigMap: configNames[k], From: FromDefault}
+		if inline[k] != nil {
+			out[k].From = FromScenario
+		}
+	}
+	for _, f := range files {
+		out[f.Kind] = ConfigOrigin{ConfigMap: f.ConfigMap.Name, From: f.doc.file}
+	}
+	return out
+}
+
+// warnings are what the scenario and its configuration disagree on.
+func warnings(s *Scenario, ac *config.AutoscalerConfig, origins []ConfigOrigin) []string {
+	var out []string
+	if r := s.Cluster.StatefulSet.Replicas; r != nil && *r > ac.MaxReplicas {
+		o := origins[AutoscalerConfig]
+		from := "its default"
+		if o.From != FromDefault {
+			from = o.ConfigMap + " from " + o.From
+		}
+		out = append(out, fmt.Sprintf("the StatefulSet starts with %d replicas, more than the autoscaler's max-replicas %d (%s)", *r, ac.MaxReplicas, from))
+	}
+	return out
 }
 
 // stepError names the step a failure happened in.

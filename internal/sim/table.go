@@ -31,6 +31,7 @@ func WriteTable(w io.Writer, s *Scenario, res *Result) error {
 		fmt.Fprintf(&b, "  %s\n", line)
 	}
 	fmt.Fprintf(&b, "StatefulSet %s, %d vreplicas per pod\n", res.StatefulSet, res.Capacity)
+	fmt.Fprintf(&b, "Configuration: %s\n", DescribeConfiguration(res.Configuration))
 	b.WriteString(strings.ToUpper(describeNodes(s)[:1]) + describeNodes(s)[1:] + "\n")
 	prev := int32(-1)
 	for i := range res.Steps {
@@ -41,6 +42,23 @@ func WriteTable(w io.Writer, s *Scenario, res *Result) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// DescribeConfiguration says where each ConfigMap came from, in one line:
+// "config-scheduler (from the scenario), config-descheduler (defaults), ...".
+func DescribeConfiguration(origins []ConfigOrigin) string {
+	parts := make([]string, len(origins))
+	for i, o := range origins {
+		switch o.From {
+		case FromDefault:
+			parts[i] = o.ConfigMap + " (defaults)"
+		case FromScenario:
+			parts[i] = o.ConfigMap + " (from the scenario)"
+		default:
+			parts[i] = o.ConfigMap + " (from " + o.From + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // wrap breaks text into lines of at most width characters (longer words
