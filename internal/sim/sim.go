@@ -49,6 +49,18 @@ type Explained struct {
 	StepTitle string
 	// Explanation is the framework's record of the decision.
 	Explanation *framework.Explanation
+	// Changed is how many vreplicas the decision placed (or removed);
+	// Pending how many of the source's vreplicas have no pod after it;
+	// Asked is Changed plus what was left to place (remove) after it.
+	Asked, Changed, Pending int32
+	// Pods are where the candidate pods were at the decision, by ordinal.
+	Pods map[int32]PodPlace
+}
+
+// PodPlace is where a pod is.
+type PodPlace struct {
+	Node string `json:"node,omitempty"`
+	Zone string `json:"zone,omitempty"`
 }
 
 // Operations counts a scenario's operations, the unit of progress: each
@@ -85,7 +97,7 @@ type simulation struct {
 	nodes   []Node
 
 	done, total int
-	explained   *Explained
+	explained   []*Explained
 	step        int
 }
 
@@ -94,6 +106,16 @@ type simulation struct {
 // reports the cluster after each step. A failure is a Problems naming the
 // step.
 func Run(ctx context.Context, s *Scenario, opts Options) (*Result, *Explained, error) {
+	res, all, err := RunExplained(ctx, s, opts)
+	if err != nil || len(all) == 0 {
+		return res, nil, err
+	}
+	return res, all[len(all)-1], nil
+}
+
+// RunExplained is Run returning every decision about opts.Explain, in the
+// order they were made.
+func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*Explained, error) {
 	if s == nil || s.doc == nil || s.Cluster.StatefulSet.Capacity == nil {
 		return nil, nil, errors.New("sim: the scenario was not read by ParseScenario")
 	}
@@ -374,16 +396,47 @@ func (sim *simulation) reconcile(ctx context.Context, key types.NamespacedName) 
 	_, err := sim.sources.Reconcile(ctx, sim.sched, key)
 	// The source controller's informer would deliver the status write to
 	// the scheduler; it commits the scheduler's reservation.
-	if v, gerr := sim.sources.Get(key); gerr == nil {
-		sim.sched.Observe(v)
+	after, gerr := sim.sources.Get(key)
+	if gerr == nil {
+		sim.sched.Observe(after)
 	}
-	if ex != nil && len(ex.Steps) > 0 {
-		sim.explained = &Explained{Step: sim.step, StepTitle: sim.s.Steps[sim.step].Title(), Explanation: ex}
+	if ex != nil && len(ex.Steps) > 0 && gerr == nil {
+		sim.explained = append(sim.explained, sim.explain(ex, after))
 	}
 	if err != nil && !errors.Is(err, vsched.ErrNotEnoughReplicas) {
 		return err
 	}
 	return nil
+}
+
+// explain records a decision with its counts and where its candidates
+// are. What it was asked is what it did plus what is left to do after it:
+// the source's total does not say, as a move (compaction, eviction) places
+// vreplicas without changing it.
+func (sim *simulation) explain(ex *framework.Explanation, after vsched.VPod) *Explained {
+	e := &Explained{Step: sim.step, StepTitle: sim.s.Steps[sim.step].Title(), Explanation: ex, Pods: map[int32]PodPlace{}}
+	for _, st := range ex.Steps {
+		if st.Winner >= 0 {
+			e.Changed++
+		}
+	}
+	want, is := after.GetVReplicas(), vsched.TotalVReplicas(after.GetPlacements())
+	e.Pending = max(want-is, 0)
+	left := e.Pending
+	if ex.Mode == framework.Remove {
+		left = max(is-want, 0)
+	}
+	e.Asked = e.Changed + left
+	sim.sched.State(func(s *state.State) {
+		for _, st := range ex.Steps {
+			for _, c := range st.Candidates {
+				if info, ok := s.Pod(c.Ordinal); ok {
+					e.Pods[c.Ordinal] = PodPlace{Node: info.Node, Zone: info.Zone}
+				}
+			}
+		}
+	})
+	return e
 }
 
 // requeue schedules again, in key order, every source with pending
