@@ -262,7 +262,7 @@ func (v *validator) steps() {
 			seen := map[string]bool{}
 			for j, sp := range st.Schedule {
 				ep := ap
-				if st.scheduleList {
+				if st.listed {
 					ep = ap.index(j)
 				}
 				switch key, err := SourceKey(sp.Source); {
@@ -295,22 +295,8 @@ func (v *validator) steps() {
 				exists[sp.Source] = true
 			}
 		case StepDelete:
-			switch _, err := SourceKey(st.Source); {
-			case st.Source == "":
-				v.problem(ap.key("source"), "required: the source's namespace/name")
-			case err != nil:
-				v.problem(ap.key("source"), "%v", err)
-			case !exists[st.Source]:
-				v.problem(ap.key("source"), "source %s does not exist at this step%s", st.Source, didYouMean(st.Source, slices.Sorted(maps.Keys(exists))))
-			}
-			delete(exists, st.Source)
-		case StepCordon, StepUncordon:
-			if st.Zone != "" {
-				v.problem(ap.key("zone"), "%s takes a node, not a zone", st.Kind)
-				continue
-			}
-			v.checkNode(ap, st.Node)
-		case StepFail, StepRecover:
+			v.deleteStep(st, ap, exists)
+		case StepCordon, StepUncordon, StepFail, StepRecover:
 			switch {
 			case st.Node != "" && st.Zone != "":
 				v.problem(ap, "give a node or a zone, not both")
@@ -330,6 +316,32 @@ func (v *validator) steps() {
 				v.problem(ap, "must move the clock forward, not by %s", st.Duration)
 			}
 		}
+	}
+}
+
+// deleteStep checks a delete step's sources exist, once each.
+func (v *validator) deleteStep(st *Step, ap path, exists map[string]bool) {
+	seen := map[string]bool{}
+	for j, src := range st.Delete {
+		ep := ap
+		if st.listed {
+			ep = ap.index(j)
+		}
+		ep = ep.key("source")
+		switch _, err := SourceKey(src); {
+		case src == "":
+			v.problem(ep, "required: the source's namespace/name")
+		case err != nil:
+			v.problem(ep, "%v", err)
+		case seen[src]:
+			v.problem(ep, "source %s is listed twice in this step", src)
+		case !exists[src]:
+			v.problem(ep, "source %s does not exist at this step%s", src, didYouMean(src, slices.Sorted(maps.Keys(exists))))
+		}
+		seen[src] = true
+	}
+	for _, src := range st.Delete {
+		delete(exists, src)
 	}
 }
 

@@ -67,6 +67,26 @@ type StepResult struct {
 	// Notes say what else happened: the StatefulSet resized, an
 	// autoscaler or evictor decision.
 	Notes []string `json:"notes,omitempty"`
+	// Cycles are a compact step's autoscaler cycles, in order, up to the
+	// one that changed nothing.
+	Cycles []CycleResult `json:"cycles,omitempty"`
+}
+
+// CycleResult is one autoscaler cycle of a compact step.
+type CycleResult struct {
+	// Cycle counts the step's cycles from 1.
+	Cycle int `json:"cycle"`
+	// Replicas is spec.replicas after the cycle.
+	Replicas int32 `json:"replicas"`
+	// Draining are the pods marked draining after the cycle.
+	Draining []string `json:"draining,omitempty"`
+	// Requeued are the sources the evictor requeued; Moved the vreplicas
+	// that changed pod when they were scheduled again.
+	Requeued []string `json:"requeued,omitempty"`
+	Moved    int32    `json:"moved"`
+	// Notes are the cycle's Events and decisions, as in the step's notes
+	// (which are capped; these are not).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Metrics summarise a step's placements.

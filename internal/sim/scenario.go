@@ -110,17 +110,17 @@ type Step struct {
 	Kind StepKind
 	// Schedule lists the sources to create or update (schedule).
 	Schedule []SourceSpec
-	// Source is the source to delete (delete).
-	Source string
+	// Delete lists the sources to delete (delete).
+	Delete []string
 	// Node is the node to cordon, uncordon, fail or recover; Zone the
-	// zone to fail or recover. One of them is set.
+	// zone whose every node to. One of them is set.
 	Node string
 	Zone string
 	// Duration is how far to move the clock (advance).
 	Duration time.Duration
 
-	// scheduleList is true when schedule was written as a list.
-	scheduleList bool
+	// listed is true when schedule or delete was written as a list.
+	listed bool
 }
 
 // SourceSpec is a source's desired state in a schedule step.
@@ -194,7 +194,7 @@ func (s *Step) decodeAt(d *decoder, raw json.RawMessage, p path) {
 	switch s.Kind {
 	case StepSchedule:
 		if bytes.HasPrefix(bytes.TrimSpace(a.value), []byte("[")) {
-			s.scheduleList = true
+			s.listed = true
 			d.decode(a.value, reflectValue(&s.Schedule), ap)
 			if len(s.Schedule) == 0 {
 				d.problem(ap, "lists no source")
@@ -209,18 +209,9 @@ func (s *Step) decodeAt(d *decoder, raw json.RawMessage, p path) {
 		d.decode(a.value, reflectValue(&one), ap)
 		s.Schedule = []SourceSpec{one}
 	case StepDelete:
-		if !bytes.HasPrefix(bytes.TrimSpace(a.value), []byte("{")) {
-			d.problem(ap, "must be a mapping {source: namespace/name}, not %s", jsonKind(a.value))
-			return
-		}
-		var r sourceRef
-		d.decode(a.value, reflectValue(&r), ap)
-		s.Source = r.Source
+		s.decodeDelete(d, a.value, ap)
 	case StepCordon, StepUncordon, StepFail, StepRecover:
-		want := "{node: NAME}"
-		if s.Kind == StepFail || s.Kind == StepRecover {
-			want = "{node: NAME} or {zone: NAME}"
-		}
+		want := "{node: NAME} or {zone: NAME}"
 		if !bytes.HasPrefix(bytes.TrimSpace(a.value), []byte("{")) {
 			d.problem(ap, "must be a mapping %s, not %s", want, jsonKind(a.value))
 			return
@@ -245,6 +236,30 @@ func (s *Step) decodeAt(d *decoder, raw json.RawMessage, p path) {
 			return
 		}
 		s.Duration = dur
+	}
+}
+
+// decodeDelete reads a delete step: {source: NAME}, or a list of them as
+// schedule takes.
+func (s *Step) decodeDelete(d *decoder, raw json.RawMessage, ap path) {
+	v := bytes.TrimSpace(raw)
+	switch {
+	case bytes.HasPrefix(v, []byte("[")):
+		s.listed = true
+		var refs []sourceRef
+		d.decode(raw, reflectValue(&refs), ap)
+		if len(refs) == 0 {
+			d.problem(ap, "lists no source")
+		}
+		for _, r := range refs {
+			s.Delete = append(s.Delete, r.Source)
+		}
+	case bytes.HasPrefix(v, []byte("{")):
+		var r sourceRef
+		d.decode(raw, reflectValue(&r), ap)
+		s.Delete = []string{r.Source}
+	default:
+		d.problem(ap, "must be a mapping {source: namespace/name} or a list of them, not %s", jsonKind(raw))
 	}
 }
 
@@ -279,12 +294,9 @@ func (s *Step) Describe() string {
 			}
 			parts[i] = fmt.Sprintf("%s=%d", sp.Source, n)
 		}
-		if len(parts) > 4 {
-			parts = append(parts[:3], fmt.Sprintf("and %d more", len(parts)-3))
-		}
-		return "schedule " + strings.Join(parts, " ")
+		return "schedule " + shortList(parts)
 	case StepDelete:
-		return "delete " + s.Source
+		return "delete " + shortList(s.Delete)
 	case StepCordon, StepUncordon, StepFail, StepRecover:
 		if s.Zone != "" {
 			return string(s.Kind) + " zone " + s.Zone
@@ -294,6 +306,14 @@ func (s *Step) Describe() string {
 		return "advance " + s.Duration.String()
 	}
 	return string(s.Kind)
+}
+
+// shortList joins up to 4 items, or 3 and how many more.
+func shortList(parts []string) string {
+	if len(parts) > 4 {
+		parts = append(parts[:3:3], fmt.Sprintf("and %d more", len(parts)-3))
+	}
+	return strings.Join(parts, " ")
 }
 
 // Title is the step's name, or what it does when it has none.

@@ -301,6 +301,7 @@ func (sim *simulation) runStep(ctx context.Context, st *Step) (*StepResult, erro
 		return nil, err
 	}
 	var notes []string
+	var cycles []CycleResult
 	switch st.Kind {
 	case StepSchedule:
 		for _, sp := range st.Schedule {
@@ -310,15 +311,17 @@ func (sim *simulation) runStep(ctx context.Context, st *Step) (*StepResult, erro
 			sim.progress()
 		}
 	case StepDelete:
-		key, _ := SourceKey(st.Source)
-		if err := sim.sources.Delete(key); err != nil {
-			return nil, err
+		for _, src := range st.Delete {
+			key, _ := SourceKey(src)
+			if err := sim.sources.Delete(key); err != nil {
+				return nil, fmt.Errorf("%s: %w", src, err)
+			}
+			sim.sched.Forget(key)
 		}
-		sim.sched.Forget(key)
 	case StepCordon:
-		err = sim.cluster.Cordon(st.Node)
+		err = sim.eachNode(st, sim.cluster.Cordon)
 	case StepUncordon:
-		if err = sim.cluster.Uncordon(st.Node); err == nil {
+		if err = sim.eachNode(st, sim.cluster.Uncordon); err == nil {
 			err = sim.cluster.BindPending()
 		}
 	case StepFail:
@@ -341,7 +344,7 @@ func (sim *simulation) runStep(ctx context.Context, st *Step) (*StepResult, erro
 	case StepAutoscale:
 		notes, err = sim.auto.autoscale(ctx)
 	case StepCompact:
-		notes, err = sim.auto.compact(ctx)
+		notes, cycles, err = sim.auto.compact(ctx)
 	default:
 		err = fmt.Errorf("unknown step %q", st.Kind)
 	}
@@ -357,7 +360,26 @@ func (sim *simulation) runStep(ctx context.Context, st *Step) (*StepResult, erro
 	if err := sim.requeue(ctx); err != nil {
 		return nil, err
 	}
-	return sim.record(st, before, notes)
+	sr, err := sim.record(st, before, notes)
+	if sr != nil {
+		sr.Cycles = cycles
+	}
+	return sr, err
+}
+
+// eachNode applies f to the step's node, or to every node of its zone.
+func (sim *simulation) eachNode(st *Step, f func(node string) error) error {
+	if st.Zone == "" {
+		return f(st.Node)
+	}
+	for _, n := range sim.nodes {
+		if n.Zone == st.Zone {
+			if err := f(n.Name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // schedule creates or updates a source and reconciles it, as its
