@@ -291,7 +291,7 @@ func skippable(doc *document) (Skipped, bool) {
 	}
 	kind, _ := id.Kind.(string)
 	name, _ := id.Metadata.Name.(string)
-	sk := Skipped{File: doc.file, Line: doc.firstLine, Kind: kind, Name: name}
+	sk := Skipped{File: doc.file, Line: doc.line(path{"kind"}), Kind: kind, Name: name}
 	switch {
 	case kind == "":
 		return sk, false

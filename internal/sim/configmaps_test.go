@@ -136,9 +136,9 @@ func TestSkipsWhatVschedDoesNotRead(t *testing.T) {
 		"---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: controller\nspec:\n  replicas: 1\n"
 	r := CheckFile("all.yaml", []byte(file), nil)
 	want := FileReport{Holds: []string{"config-scheduler"}, Skipped: []Skipped{
-		{File: "all.yaml", Line: 1, Kind: "Secret", Name: "config-scheduler"},
-		{File: "all.yaml", Line: 14, Kind: "ConfigMap", Name: "config-leader-election"},
-		{File: "all.yaml", Line: 21, Kind: "Deployment", Name: "controller"},
+		{File: "all.yaml", Line: 2, Kind: "Secret", Name: "config-scheduler"},
+		{File: "all.yaml", Line: 15, Kind: "ConfigMap", Name: "config-leader-election"},
+		{File: "all.yaml", Line: 22, Kind: "Deployment", Name: "controller"},
 	}}
 	if diff := cmp.Diff(want, r); diff != "" {
 		t.Errorf("CheckFile (-want +got):\n%s", diff)
