@@ -59,8 +59,12 @@ func writeExplanation(w io.Writer, lead string, ex *Explained) error {
 	if e.Mode == framework.Remove {
 		verb = "removed"
 	}
-	fmt.Fprintf(&b, "%s: step %d %q, %s %d of %d vreplica(s) asked, %d pending.\n",
-		lead, ex.Step+1, ex.StepTitle, verb, ex.Changed, ex.Asked, ex.Pending)
+	where := fmt.Sprintf("step %d %q", ex.Step+1, ex.StepTitle)
+	if ex.Step < 0 {
+		where = "the " + InitialStepName
+	}
+	fmt.Fprintf(&b, "%s: %s, %s %d of %d vreplica(s) asked, %d pending.\n",
+		lead, where, verb, ex.Changed, ex.Asked, ex.Pending)
 	b.WriteString(explainLegend + "\n")
 	fmt.Fprintf(&b, "%s: %s decision", e.Key, e.Mode)
 	if len(e.Skipped) > 0 {
@@ -182,6 +186,12 @@ func writeJSON(w io.Writer, v any) error {
 func CheckSource(s *Scenario, source string) error {
 	var known []string
 	seen := map[string]bool{}
+	for _, src := range s.Sources {
+		if !seen[src.Source] {
+			seen[src.Source] = true
+			known = append(known, src.Source)
+		}
+	}
 	for _, st := range s.Steps {
 		for _, sp := range st.Schedule {
 			if !seen[sp.Source] {

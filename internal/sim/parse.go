@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
 )
 
@@ -127,6 +128,7 @@ func (v *validator) validate() {
 			v.d.probs = append(v.d.probs, checkConfig(k, cm, v.d.doc, true, v.reg)...)
 		}
 	}
+	v.sources()
 	v.steps()
 }
 
@@ -248,11 +250,14 @@ const maxReplicas = 10000
 
 func (v *validator) steps() {
 	s := v.s
-	if len(s.Steps) == 0 {
-		v.problem(path{"steps"}, "required: a scenario has at least one step")
+	if len(s.Steps) == 0 && len(s.Sources) == 0 {
+		v.problem(path{"steps"}, "required: a scenario has at least one step, or sources")
 		return
 	}
 	exists := map[string]bool{}
+	for _, src := range s.Sources {
+		exists[src.Source] = true
+	}
 	for i := range s.Steps {
 		st := &s.Steps[i]
 		p := path{"steps", i}
@@ -265,30 +270,12 @@ func (v *validator) steps() {
 				if st.listed {
 					ep = ap.index(j)
 				}
-				switch key, err := SourceKey(sp.Source); {
-				case sp.Source == "":
-					v.problem(ep.key("source"), "required: the source's namespace/name")
-				case err != nil:
-					v.problem(ep.key("source"), "%v", err)
-				default:
-					if msgs := validation.IsDNS1123Label(key.Namespace); len(msgs) > 0 {
-						v.problem(ep.key("source"), "namespace %q is not valid: %s", key.Namespace, strings.Join(msgs, "; "))
-					} else if msgs := validation.IsDNS1123Subdomain(key.Name); len(msgs) > 0 {
-						v.problem(ep.key("source"), "name %q is not valid: %s", key.Name, strings.Join(msgs, "; "))
-					}
-				}
+				v.sourceKey(ep.key("source"), sp.Source)
 				if seen[sp.Source] {
 					v.problem(ep.key("source"), "source %s is listed twice in this step", sp.Source)
 				}
 				seen[sp.Source] = true
-				switch {
-				case sp.VReplicas == nil:
-					v.problem(ep.key("vreplicas"), "required: how many vreplicas the source wants")
-				case *sp.VReplicas < 0:
-					v.problem(ep.key("vreplicas"), "must not be negative, not %d", *sp.VReplicas)
-				case *sp.VReplicas > maxVReplicas:
-					v.problem(ep.key("vreplicas"), "must be at most %d, not %d", maxVReplicas, *sp.VReplicas)
-				}
+				v.vreplicas(ep.key("vreplicas"), sp.VReplicas)
 				if sp.Partitions != nil && *sp.Partitions < 1 {
 					v.problem(ep.key("partitions"), "must be at least 1 when given, not %d", *sp.Partitions)
 				}
@@ -316,6 +303,81 @@ func (v *validator) steps() {
 				v.problem(ap, "must move the clock forward, not by %s", st.Duration)
 			}
 		}
+	}
+}
+
+// sources checks the initial sources: valid keys, once each, and
+// placements on pods of the StatefulSet.
+func (v *validator) sources() {
+	seen := map[string]bool{}
+	for i, src := range v.s.Sources {
+		sp := path{"sources", i}
+		v.sourceKey(sp.key("source"), src.Source)
+		if seen[src.Source] {
+			v.problem(sp.key("source"), "source %s is listed twice", src.Source)
+		}
+		seen[src.Source] = true
+		v.vreplicas(sp.key("vreplicas"), src.VReplicas)
+		if src.Partitions != nil && *src.Partitions < 1 {
+			v.problem(sp.key("partitions"), "must be at least 1 when given, not %d", *src.Partitions)
+		}
+		pods := map[string]bool{}
+		for j, pl := range src.Placements {
+			pp := sp.key("placements").index(j)
+			v.podName(pp.key("podName"), pl.PodName)
+			if pods[pl.PodName] {
+				v.problem(pp.key("podName"), "pod %s is listed twice", pl.PodName)
+			}
+			pods[pl.PodName] = true
+			if pl.VReplicas < 1 {
+				v.problem(pp.key("vreplicas"), "must be at least 1, not %d", pl.VReplicas)
+			}
+		}
+	}
+}
+
+// podName checks name is a pod of the scenario's StatefulSet.
+func (v *validator) podName(p path, name string) {
+	ss := v.s.Cluster.StatefulSet.Name
+	if ss == "" {
+		ss = DefaultStatefulSet
+	}
+	ord, err := vsched.OrdinalFromPodName(name)
+	switch {
+	case name == "":
+		v.problem(p, "required: the pod's name")
+	case err != nil || vsched.PodName(ss, ord) != name:
+		v.problem(p, "%q is not a pod of StatefulSet %s; write %s-ORDINAL", name, ss, ss)
+	case ord >= maxReplicas:
+		v.problem(p, "ordinal %d is beyond the most replicas a scenario may have (%d)", ord, maxReplicas)
+	}
+}
+
+// sourceKey checks a source's namespace/name.
+func (v *validator) sourceKey(p path, source string) {
+	switch key, err := SourceKey(source); {
+	case source == "":
+		v.problem(p, "required: the source's namespace/name")
+	case err != nil:
+		v.problem(p, "%v", err)
+	default:
+		if msgs := validation.IsDNS1123Label(key.Namespace); len(msgs) > 0 {
+			v.problem(p, "namespace %q is not valid: %s", key.Namespace, strings.Join(msgs, "; "))
+		} else if msgs := validation.IsDNS1123Subdomain(key.Name); len(msgs) > 0 {
+			v.problem(p, "name %q is not valid: %s", key.Name, strings.Join(msgs, "; "))
+		}
+	}
+}
+
+// vreplicas checks a source's vreplicas.
+func (v *validator) vreplicas(p path, n *int32) {
+	switch {
+	case n == nil:
+		v.problem(p, "required: how many vreplicas the source wants")
+	case *n < 0:
+		v.problem(p, "must not be negative, not %d", *n)
+	case *n > maxVReplicas:
+		v.problem(p, "must be at most %d, not %d", maxVReplicas, *n)
 	}
 }
 

@@ -51,7 +51,7 @@ func TestParseProblems(t *testing.T) {
 
 		// Shape.
 		{"unknown top-level field", "s.yaml", base + "stepz: []\n",
-			[]string{`s.yaml:8: stepz: unknown field (did you mean "steps"?); a scenario takes autoscaler, cluster, descheduler, description, name, scheduler, steps, version`}},
+			[]string{`s.yaml:8: stepz: unknown field (did you mean "steps"?); a scenario takes autoscaler, cluster, descheduler, description, name, scheduler, sources, steps, version`}},
 		{"unknown nested field", "s.yaml", strings.Replace(base, "capacity: 10", "capacty: 10", 1),
 			[]string{
 				`s.yaml:4: cluster.statefulSet.capacty: unknown field (did you mean "capacity"?); statefulSet takes capacity, name, namespace, podNodes, replicas`,
@@ -114,7 +114,7 @@ func TestParseProblems(t *testing.T) {
 
 		// Steps.
 		{"no steps", "s.yaml", strings.SplitAfter(base, "steps:\n")[0] + "  []\n",
-			[]string{`s.yaml:5: steps: required: a scenario has at least one step`}},
+			[]string{`s.yaml:5: steps: required: a scenario has at least one step, or sources`}},
 		{"unknown step", "s.yaml", base + "  - name: boom\n    explode: {node: x}\n",
 			[]string{`s.yaml:9: step 2 "boom": explode: unknown step "explode"; a step is one of schedule, delete, cordon, uncordon, fail, recover, autoscale, compact, advance`}},
 		{"misspelt step", "s.yaml", base + "  - schedul: {source: default/b, vreplicas: 1}\n",

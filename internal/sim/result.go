@@ -23,6 +23,10 @@ type Result struct {
 	// Warnings are what the scenario and its configuration disagree on
 	// (the StatefulSet starts above max-replicas, ...).
 	Warnings []string `json:"warnings,omitempty"`
+	// Initial is the cluster before the first step, when the scenario
+	// gives initial sources: their placements as given, after one
+	// reconcile each.
+	Initial *StepResult `json:"initial,omitempty"`
 	// Steps has one entry per scenario step, in order.
 	Steps []StepResult `json:"steps"`
 }

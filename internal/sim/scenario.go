@@ -30,7 +30,11 @@ type Scenario struct {
 	Scheduler   ConfigData `json:"scheduler"`
 	Descheduler ConfigData `json:"descheduler"`
 	Autoscaler  ConfigData `json:"autoscaler"`
-	// Steps run in order.
+	// Sources are the sources that exist before the first step, with
+	// their placements (a snapshot of a live cluster has them).
+	Sources []InitialSource `json:"sources"`
+	// Steps run in order. A scenario with Sources may have none: it then
+	// shows the cluster as it stands.
 	Steps []Step `json:"steps"`
 
 	// File is where the scenario was read from, for messages.
@@ -132,6 +136,24 @@ type SourceSpec struct {
 	// Partitions is the source's resource count (a Kafka topic's
 	// partitions), read by NoMaxResourceCount. Optional.
 	Partitions *int32 `json:"partitions"`
+}
+
+// InitialSource is a source that exists before the first step.
+type InitialSource struct {
+	// Source is "namespace/name".
+	Source string `json:"source"`
+	// VReplicas is how many vreplicas the source wants. Required.
+	VReplicas *int32 `json:"vreplicas"`
+	// Partitions is the source's resource count. Optional.
+	Partitions *int32 `json:"partitions"`
+	// Placements are where its vreplicas are: pods of the StatefulSet.
+	Placements []InitialPlacement `json:"placements"`
+}
+
+// InitialPlacement is some of a source's vreplicas on one pod.
+type InitialPlacement struct {
+	PodName   string `json:"podName"`
+	VReplicas int32  `json:"vreplicas"`
 }
 
 // sourceRef is the body of a delete step.

@@ -43,8 +43,8 @@ type Options struct {
 
 // Explained is the scheduler's explanation of a decision about a source.
 type Explained struct {
-	// Step is the 0-based index of the step it was made in; StepTitle
-	// that step's title.
+	// Step is the 0-based index of the step it was made in, -1 for the
+	// reconcile of the initial sources; StepTitle that step's title.
 	Step      int
 	StepTitle string
 	// Explanation is the framework's record of the decision.
@@ -208,6 +208,12 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 		Configuration: origins,
 		Warnings:      warnings(s, ac, origins),
 	}
+	if len(s.Sources) > 0 {
+		sim.step = -1
+		if res.Initial, err = sim.loadSources(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
 	for i := range s.Steps {
 		sim.step = i
 		sr, err := sim.runStep(ctx, &s.Steps[i])
@@ -248,6 +254,54 @@ func warnings(s *Scenario, ac *config.AutoscalerConfig, origins []ConfigOrigin) 
 	}
 	return out
 }
+
+// loadSources creates the scenario's initial sources with their placements,
+// then lets the controller's first resync reconcile each (in key order),
+// as a controller starting against a live cluster does. It returns the
+// cluster as it then stands.
+func (sim *simulation) loadSources(ctx context.Context) (*StepResult, error) {
+	for _, src := range sim.s.Sources {
+		key, _ := SourceKey(src.Source)
+		var parts []int32
+		if src.Partitions != nil {
+			parts = append(parts, *src.Partitions)
+		}
+		v, err := sim.sources.Create(key, *src.VReplicas, parts...)
+		if err != nil {
+			return nil, err
+		}
+		ps := make([]vsched.Placement, len(src.Placements))
+		for i, p := range src.Placements {
+			ps[i] = vsched.Placement{PodName: p.PodName, VReplicas: p.VReplicas}
+		}
+		if err := sim.sources.CommitPlacements(key, v.GetResourceVersion(), ps); err != nil {
+			return nil, err
+		}
+		if nv, err := sim.sources.Get(key); err == nil {
+			sim.sched.Observe(nv)
+		}
+	}
+	list, err := sim.sources.List()
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range list {
+		if err := sim.reconcile(ctx, v.GetKey()); err != nil {
+			return nil, fmt.Errorf("%s: %w", v.GetKey(), err)
+		}
+	}
+	if err := sim.cluster.Sync(ctx); err != nil {
+		return nil, err
+	}
+	sr, err := sim.record(&Step{Name: InitialStepName}, nil, nil)
+	if sr != nil {
+		sr.Action = "the sources as the scenario gives them, reconciled once"
+	}
+	return sr, err
+}
+
+// InitialStepName titles the cluster before the first step.
+const InitialStepName = "initial state"
 
 // stepError names the step a failure happened in.
 func (sim *simulation) stepError(i int, err error) error {
@@ -436,7 +490,10 @@ func (sim *simulation) reconcile(ctx context.Context, key types.NamespacedName) 
 // the source's total does not say, as a move (compaction, eviction) places
 // vreplicas without changing it.
 func (sim *simulation) explain(ex *framework.Explanation, after vsched.VPod) *Explained {
-	e := &Explained{Step: sim.step, StepTitle: sim.s.Steps[sim.step].Title(), Explanation: ex, Pods: map[int32]PodPlace{}}
+	e := &Explained{Step: sim.step, StepTitle: InitialStepName, Explanation: ex, Pods: map[int32]PodPlace{}}
+	if sim.step >= 0 {
+		e.StepTitle = sim.s.Steps[sim.step].Title()
+	}
 	for _, st := range ex.Steps {
 		if st.Winner >= 0 {
 			e.Changed++

@@ -34,9 +34,14 @@ func WriteTable(w io.Writer, s *Scenario, res *Result) error {
 	fmt.Fprintf(&b, "Configuration: %s\n", DescribeConfiguration(res.Configuration))
 	b.WriteString(strings.ToUpper(describeNodes(s)[:1]) + describeNodes(s)[1:] + "\n")
 	prev := int32(-1)
+	if res.Initial != nil {
+		b.WriteString("\n")
+		writeStep(&b, -1, len(res.Steps), res.Initial, prev, false, zoneOrder(s))
+		prev = res.Initial.Replicas
+	}
 	for i := range res.Steps {
 		b.WriteString("\n")
-		same := i > 0 && sameState(&res.Steps[i-1], &res.Steps[i])
+		same := i > 0 && sameState(&res.Steps[i-1], &res.Steps[i]) || i == 0 && res.Initial != nil && sameState(res.Initial, &res.Steps[0])
 		writeStep(&b, i, len(res.Steps), &res.Steps[i], prev, same, zoneOrder(s))
 		prev = res.Steps[i].Replicas
 	}
@@ -203,7 +208,11 @@ func sameState(a, b *StepResult) bool {
 // writeStep writes one step; same says the cluster is as the previous step
 // left it, and only the header is written.
 func writeStep(b *strings.Builder, i, n int, st *StepResult, prev int32, same bool, order map[string]int) {
-	fmt.Fprintf(b, "Step %d/%d: %s\n", i+1, n, st.Name)
+	if i < 0 {
+		fmt.Fprintf(b, "Before step 1: %s\n", st.Name)
+	} else {
+		fmt.Fprintf(b, "Step %d/%d: %s\n", i+1, n, st.Name)
+	}
 	detail := []string{}
 	if st.Action != st.Name {
 		detail = append(detail, st.Action)
