@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -47,6 +48,11 @@ type Env struct {
 	// directory, sorted, as paths; ok is false when name is not a
 	// directory. nil means the file system's.
 	ReadDir func(name string) (files []string, ok bool, err error)
+	// KubeClients reaches the cluster for snapshot; nil means through
+	// the kubeconfig.
+	KubeClients KubeClients
+	// Now is the time snapshot records; nil means time.Now.
+	Now func() time.Time
 }
 
 // Config is what an embedder may change in the command.

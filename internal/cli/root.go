@@ -65,6 +65,7 @@ func NewCommand(cfg Config, env *Env) *cobra.Command {
 		newSimulateCommand(cfg, env),
 		newExplainCommand(cfg, env),
 		newValidateCommand(cfg, env),
+		newSnapshotCommand(cfg, env),
 		newVersionCommand(cfg, env),
 		newCompletionCommand(env),
 	)
