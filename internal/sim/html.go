@@ -44,6 +44,9 @@ type htmlPage struct {
 	Warnings    []string
 	Steps       []htmlStep
 	Legend      []htmlSwatch
+	Timeline    htmlTimeline
+	// Sources counts the sources of the whole run, for the filter box.
+	Sources int
 }
 
 type htmlStep struct {
@@ -63,6 +66,11 @@ type htmlStep struct {
 	Others, Shown int
 	Map           htmlMap
 	Nodes         []NodeState
+	// Unchanged: the step left the cluster as the previous one did; its
+	// map and table are collapsed.
+	Unchanged bool
+	// Changed counts the cells whose vreplicas changed in the step.
+	Changed int
 }
 
 type htmlSource struct {
@@ -122,6 +130,12 @@ type htmlCell struct {
 	VReplicas int32
 	Fill      string
 	Ink       string
+	// Changed: the cell's vreplicas differ from the previous step's;
+	// Was is what it held then, From the pods the source's vreplicas
+	// left in the step.
+	Changed bool
+	Was     int32
+	From    string
 }
 
 type htmlGroup struct {
@@ -178,13 +192,63 @@ func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
 	}
 	order := zoneOrder(s)
 	prev := int32(-1)
+	before := res.Initial
+	all := map[string]bool{}
 	for i := range res.Steps {
-		hs := buildHTMLStep(i, len(res.Steps), &res.Steps[i], res.Capacity, order)
+		st := &res.Steps[i]
+		hs := buildHTMLStep(i, len(res.Steps), st, res.Capacity, order)
 		hs.ReplicasText = strings.Replace(replicasText(prev, hs.Replicas), "replicas ", "", 1) + " replicas"
+		hs.Unchanged = before != nil && sameState(before, st)
+		hs.Changed = markChanges(&hs.Map, before, st)
 		page.Steps = append(page.Steps, hs)
-		prev = hs.Replicas
+		prev, before = hs.Replicas, st
+		for k := range st.Placements {
+			all[k] = true
+		}
 	}
+	page.Sources = len(all)
+	page.Timeline = buildTimeline(res)
 	return pageTemplate.Execute(w, page)
+}
+
+// markChanges marks the cells whose vreplicas changed since before, with
+// what they held and the pods the source's vreplicas left. It returns how
+// many changed.
+func markChanges(m *htmlMap, before, st *StepResult) int {
+	if before == nil {
+		return 0
+	}
+	was := map[string]map[string]int32{} // source -> pod -> vreplicas
+	for src, ps := range before.Placements {
+		was[src] = map[string]int32{}
+		for _, p := range ps {
+			was[src][p.PodName] += p.VReplicas
+		}
+	}
+	now := map[string]map[string]int32{}
+	for src, ps := range st.Placements {
+		now[src] = map[string]int32{}
+		for _, p := range ps {
+			now[src][p.PodName] += p.VReplicas
+		}
+	}
+	n := 0
+	for i := range m.Cells {
+		c := &m.Cells[i]
+		if c.Source == otherSources || was[c.Source][c.Pod] == c.VReplicas {
+			continue
+		}
+		c.Changed, c.Was = true, was[c.Source][c.Pod]
+		var from []string
+		for _, pod := range slices.SortedFunc(maps.Keys(was[c.Source]), naturalCompare) {
+			if lost := was[c.Source][pod] - now[c.Source][pod]; lost > 0 && c.VReplicas > c.Was {
+				from = append(from, fmt.Sprintf("%s (-%d)", pod, lost))
+			}
+		}
+		c.From = strings.Join(from, ", ")
+		n++
+	}
+	return n
 }
 
 func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]int) htmlStep {
@@ -195,7 +259,7 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 	if st.Action != st.Name {
 		hs.Action = st.Action
 	}
-	keys := slices.Sorted(maps.Keys(st.Placements))
+	keys := slices.SortedFunc(maps.Keys(st.Placements), naturalCompare)
 	on := map[string]map[string]int32{}
 	for _, k := range keys {
 		var parts []string
@@ -224,7 +288,7 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 			return st.Metrics.Sources[bySize[i]].VReplicas > st.Metrics.Sources[bySize[j]].VReplicas
 		})
 		cols = append([]string(nil), bySize[:maxHTMLSources]...)
-		sort.Strings(cols)
+		slices.SortFunc(cols, naturalCompare)
 		others = bySize[maxHTMLSources:]
 		for pod, bySrc := range on {
 			for _, k := range others {
@@ -360,6 +424,17 @@ td.pending { color: #b3261e; font-weight: 600; }
 .nodes span { margin-right: 10px; }
 .nodes .cordoned { color: #7a4b00; }
 .nodes .not-ready { color: #b3261e; }
+.warning { color: #b3261e; font-weight: 600; }
+svg.timeline { background: #ffffff; border: 1px solid #d9dee5; border-radius: 4px; margin-top: 8px; }
+svg.timeline .axis { stroke: #9aa3ad; }
+.series span { margin-right: 12px; font-size: 12px; }
+.series i { display: inline-block; width: 14px; height: 3px; vertical-align: middle; margin-right: 4px; }
+.filterbar { position: sticky; top: 0; z-index: 2; background: #ffffffee; padding: 8px 0; border-bottom: 1px solid #e3e7ec; }
+.filterbar input { font: inherit; padding: 3px 8px; width: 280px; }
+table.sources thead th { position: sticky; top: 44px; background: #ffffff; z-index: 1; }
+section.unchanged h2 { color: #4a5563; }
+details > summary { cursor: pointer; color: #4a5563; margin: 6px 0; }
+rect.changed { stroke: #e8590c; stroke-width: 2; }
 </style>
 </head>
 <body data-steps="{{len .Steps}}">
@@ -370,10 +445,20 @@ td.pending { color: #b3261e; font-weight: 600; }
 <p class="config">Configuration: {{.Config}}</p>
 {{range .Warnings}}<p class="warning">Warning: {{.}}</p>
 {{end}}<p class="legend">Cells: a source's vreplicas on a pod, shaded by their share of the pod's capacity: {{range .Legend}}<span style="background: {{.Fill}}; color: {{.Ink}}">{{.Label}}</span>{{end}}</p>
-<nav><ol>{{range .Steps}}<li><a href="#{{.ID}}">{{.Name}}</a></li>{{end}}</ol></nav>
+{{with .Timeline}}<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="replicas, pending, pods used and moved across the steps">
+<line class="axis" x1="44" y1="{{.Bottom}}" x2="{{.Right}}" y2="{{.Bottom}}"/>
+<line class="axis" x1="44" y1="12" x2="44" y2="{{.Bottom}}"/>
+<text x="6" y="20">{{.Max}}</text><text x="30" y="{{.Bottom}}">0</text>
+{{range .Ticks}}<text x="{{.X}}" y="{{.Y}}" text-anchor="middle">{{.Label}}</text>
+{{end}}{{range .Series}}<g class="series" data-series="{{.Name}}" data-values="{{.Values}}"><polyline points="{{.Points}}" fill="none" stroke="{{.Color}}" stroke-width="2"/>
+{{$c := .Color}}{{range .Dots}}<circle cx="{{.X}}" cy="{{.Y}}" r="3" fill="{{$c}}"><title>{{.Title}}</title></circle>{{end}}</g>
+{{end}}</svg>
+<p class="series">Across the steps (x: step): {{range .Series}}<span><i style="background: {{.Color}}"></i>{{.Name}}</span>{{end}}</p>{{end}}
+<nav><ol>{{range .Steps}}<li><a href="#{{.ID}}">{{.Name}}</a>{{if .Unchanged}} (unchanged){{end}}</li>{{end}}</ol></nav>
 </header>
 <main>
-{{range .Steps}}<section class="step" id="{{.ID}}" data-step="{{.Index}}" data-replicas="{{.Replicas}}">
+<div class="filterbar"><label>Sources: <input id="filter" type="search" placeholder="filter the {{.Sources}} sources by name" autocomplete="off"></label> <span id="filtered"></span></div>
+{{range .Steps}}<section class="step{{if .Unchanged}} unchanged{{end}}" id="{{.ID}}" data-step="{{.Index}}" data-replicas="{{.Replicas}}" data-changed="{{.Changed}}">
 <h2>Step {{.Index}}/{{.Of}}: {{.Name}}</h2>
 <p class="action">{{if .Action}}{{.Action}} · {{end}}clock {{.Clock}} · {{.ReplicasText}}</p>
 {{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
@@ -385,6 +470,7 @@ td.pending { color: #b3261e; font-weight: 600; }
 <div><dt>moved</dt><dd class="moved">{{.Metrics.Moved}}</dd></div>
 </dl>
 <p class="nodes">{{range .Nodes}}<span class="{{.Status}}">{{.Name}}{{if .Zone}} ({{.Zone}}){{end}}: {{.Status}}</span>{{end}}</p>
+<details{{if not .Unchanged}} open{{end}}><summary>{{if .Unchanged}}Unchanged from the previous step: its pods, placements and metrics{{else}}Pods by sources{{if .Changed}}: {{.Changed}} cell(s) changed, outlined{{end}}{{end}}</summary>
 {{if .Others}}<p class="action">The map has a column for each of the {{.Shown}} sources with the most vreplicas, and one summing the other {{.Others}}; the table below lists every placement.</p>{{end}}
 <div class="heat">
 {{with .Map}}<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="vreplicas per pod and source">
@@ -404,8 +490,8 @@ td.pending { color: #b3261e; font-weight: 600; }
 <text class="free{{if .Over}} bad{{end}}" x="{{.FreeTextX}}" y="{{.TextY}}">{{.FreeText}}</text>
 {{if .Status}}<text class="bad status" x="{{$status}}" y="{{.TextY}}">{{.Status}}</text>{{end}}
 </g>
-{{end}}{{range .Cells}}<rect class="{{if eq .Source "(other sources)"}}others{{else}}cell{{end}}" x="{{.X}}" y="{{.Y}}" width="44" height="20" rx="2" fill="{{.Fill}}" data-pod="{{.Pod}}" data-source="{{.Source}}" data-vreplicas="{{.VReplicas}}"><title>{{.Pod}} · {{.Source}}: {{.VReplicas}} vreplica(s)</title></rect>
-{{if .VReplicas}}<text x="{{.TextX}}" y="{{.TextY}}" text-anchor="middle" fill="{{.Ink}}">{{.VReplicas}}</text>
+{{end}}{{range .Cells}}<rect class="{{if eq .Source "(other sources)"}}others{{else}}cell{{end}}{{if .Changed}} changed{{end}}" x="{{.X}}" y="{{.Y}}" width="44" height="20" rx="2" fill="{{.Fill}}" data-pod="{{.Pod}}" data-source="{{.Source}}" data-vreplicas="{{.VReplicas}}"{{if .Changed}} data-was="{{.Was}}"{{end}}><title>{{.Pod}} · {{.Source}}: {{.VReplicas}} vreplica(s){{if .Changed}}, was {{.Was}}{{if .From}}; came from {{.From}}{{end}}{{end}}</title></rect>
+{{if .VReplicas}}<text class="num" data-source="{{.Source}}" x="{{.TextX}}" y="{{.TextY}}" text-anchor="middle" fill="{{.Ink}}">{{.VReplicas}}</text>
 {{end}}{{end}}</svg>{{end}}
 </div>
 <table class="sources">
@@ -414,6 +500,7 @@ td.pending { color: #b3261e; font-weight: 600; }
 {{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}</td></tr>
 {{end}}</tbody>
 </table>
+</details>
 </section>
 {{end}}</main>
 <script>
@@ -423,6 +510,21 @@ td.pending { color: #b3261e; font-weight: 600; }
   var cells = document.querySelectorAll("rect.cell").length;
   var steps = document.querySelectorAll("section.step").length;
   document.body.setAttribute("data-rendered", steps + " steps, " + cells + " cells");
+})();
+// The filter box shows only the sources whose name holds what is typed:
+// their table rows, map columns and cells.
+(function () {
+  var box = document.getElementById("filter");
+  var items = document.querySelectorAll("[data-source]");
+  box.addEventListener("input", function () {
+    var q = box.value.trim().toLowerCase(), shown = {};
+    for (var i = 0; i < items.length; i++) {
+      var k = items[i].getAttribute("data-source"), on = q === "" || k.toLowerCase().indexOf(q) >= 0;
+      items[i].style.display = on ? "" : "none";
+      if (on) { shown[k] = true; }
+    }
+    document.getElementById("filtered").textContent = q === "" ? "" : Object.keys(shown).length + " shown";
+  });
 })();
 </script>
 </body>
