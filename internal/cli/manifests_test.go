@@ -89,3 +89,13 @@ func TestSimulateWarnsAboveMaxReplicas(t *testing.T) {
 		t.Errorf("the default max-replicas (100): stderr %q", errOut)
 	}
 }
+
+// TestSimulateHTMLExplains: -o html puts each decision's explanation in
+// the report, for scenarios of up to maxExplainedSources sources.
+func TestSimulateHTMLExplains(t *testing.T) {
+	files := map[string]string{"s.yaml": scenario}
+	code, _, errOut := run(t, files, "simulate", "-f", "s.yaml", "-o", "html", "--out", "r.html")
+	if code != ExitOK || !strings.Contains(files["r.html"], `<details class="why"><summary>why</summary><pre>Decision about default/b: step 2`) {
+		t.Errorf("exit %d, stderr %q; the report lacks default/b's explanation", code, errOut)
+	}
+}

@@ -74,6 +74,9 @@ type htmlStep struct {
 }
 
 type htmlSource struct {
+	// Why is the explanation of the step's decision about the source,
+	// when the run recorded it.
+	Why        string
 	Key        string
 	VReplicas  int32
 	Pending    int32
@@ -197,6 +200,7 @@ func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
 	for i := range res.Steps {
 		st := &res.Steps[i]
 		hs := buildHTMLStep(i, len(res.Steps), st, res.Capacity, order)
+		addExplanations(&hs, res.Explanations[i])
 		hs.ReplicasText = strings.Replace(replicasText(prev, hs.Replicas), "replicas ", "", 1) + " replicas"
 		hs.Unchanged = before != nil && sameState(before, st)
 		hs.Changed = markChanges(&hs.Map, before, st)
@@ -209,6 +213,21 @@ func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
 	page.Sources = len(all)
 	page.Timeline = buildTimeline(res)
 	return pageTemplate.Execute(w, page)
+}
+
+// addExplanations puts each source's explanation of the step, as explain
+// prints it, one click away in its table row.
+func addExplanations(hs *htmlStep, byKey map[string]*Explained) {
+	for i := range hs.Sources {
+		ex := byKey[hs.Sources[i].Key]
+		if ex == nil {
+			continue
+		}
+		var b strings.Builder
+		if WriteExplanation(&b, hs.Sources[i].Key, ex) == nil {
+			hs.Sources[i].Why = strings.Replace(b.String(), "Most recent decision", "Decision", 1)
+		}
+	}
 }
 
 // markChanges marks the cells whose vreplicas changed since before, with
@@ -435,6 +454,7 @@ table.sources thead th { position: sticky; top: 44px; background: #ffffff; z-ind
 section.unchanged h2 { color: #4a5563; }
 details > summary { cursor: pointer; color: #4a5563; margin: 6px 0; }
 rect.changed { stroke: #e8590c; stroke-width: 2; }
+details.why pre { font-size: 11px; text-align: left; background: #f6f7f9; padding: 6px; overflow-x: auto; max-width: 1100px; }
 </style>
 </head>
 <body data-steps="{{len .Steps}}">
@@ -497,7 +517,7 @@ rect.changed { stroke: #e8590c; stroke-width: 2; }
 <table class="sources">
 <thead><tr><th>source</th><th>vreplicas</th><th>pending</th><th>zoneSkew</th><th>nodeSkew</th><th>moved</th><th class="placements">placements</th></tr></thead>
 <tbody>
-{{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}</td></tr>
+{{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}{{if .Why}}<details class="why"><summary>why</summary><pre>{{.Why}}</pre></details>{{end}}</td></tr>
 {{end}}</tbody>
 </table>
 </details>

@@ -187,3 +187,38 @@ func TestHTMLManySources(t *testing.T) {
 	}
 	t.Logf("report of %d steps and 2,000 sources: %d bytes", len(res.Steps), len(page))
 }
+
+// TestHTMLExplanations: with ExplainAll each source's decision of a step is
+// one click away in its row, and recording them changes no placement.
+func TestHTMLExplanations(t *testing.T) {
+	s := loadExample(t, "builtin.yaml")
+	res, _, err := Run(context.Background(), s, Options{ExplainAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain := simulateJSON(t, s, Options{}); !bytes.Equal(plain, simulateJSON(t, s, Options{ExplainAll: true})) {
+		t.Error("ExplainAll changed the result")
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, s, res); err != nil {
+		t.Fatal(err)
+	}
+	why := map[string]string{}
+	walk(section(parsePage(t, buf.Bytes()), 10), func(n *html.Node) {
+		if n.Data == "tr" {
+			k, _ := attr(n, "data-source")
+			walk(n, func(c *html.Node) {
+				if c.Data == "pre" {
+					why[k] = text(c)
+				}
+			})
+		}
+	})
+	if got := why["shop/payments"]; !strings.HasPrefix(got, `Decision about shop/payments: step 10 "compact and scale down", placed 2 of 2 vreplica(s) asked, 0 pending.`) ||
+		!strings.Contains(got, "* adapter-1    node-b1 zone-b total 1960") {
+		t.Errorf("shop/payments' explanation in step 10:\n%s", got)
+	}
+	if len(why) != 4 {
+		t.Errorf("step 10 explains %d sources, want the 4 compaction moved: %v", len(why), why)
+	}
+}

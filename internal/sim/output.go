@@ -182,6 +182,20 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
+// SourceCount is how many distinct sources the scenario has.
+func SourceCount(s *Scenario) int {
+	seen := map[string]bool{}
+	for _, src := range s.Sources {
+		seen[src.Source] = true
+	}
+	for _, st := range s.Steps {
+		for _, sp := range st.Schedule {
+			seen[sp.Source] = true
+		}
+	}
+	return len(seen)
+}
+
 // CheckSource reports a source the scenario never schedules.
 func CheckSource(s *Scenario, source string) error {
 	var known []string

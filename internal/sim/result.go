@@ -29,6 +29,10 @@ type Result struct {
 	Initial *StepResult `json:"initial,omitempty"`
 	// Steps has one entry per scenario step, in order.
 	Steps []StepResult `json:"steps"`
+	// Explanations are, with Options.ExplainAll, the last decision about
+	// each source in each step, by step index and source key. Not part
+	// of the JSON output.
+	Explanations map[int]map[string]*Explained `json:"-"`
 }
 
 // ConfigOrigin is where a ConfigMap's data came from.

@@ -39,6 +39,10 @@ type Options struct {
 	// Registry holds the plugins the configuration may name; nil means
 	// the in-tree plugins.
 	Registry *framework.Registry
+	// ExplainAll records every decision about every source, the last of
+	// each step in Result.Explanations (the HTML report links them). It
+	// makes the framework evaluate every candidate: slower, same result.
+	ExplainAll bool
 }
 
 // Explained is the scheduler's explanation of a decision about a source.
@@ -98,6 +102,7 @@ type simulation struct {
 
 	done, total int
 	explained   []*Explained
+	byStep      map[int]map[string]*Explained
 	step        int
 }
 
@@ -158,7 +163,7 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	if name == "" {
 		name = DefaultStatefulSet
 	}
-	sim := &simulation{s: s, opts: opts, sources: memcluster.NewSources(), nodes: s.Cluster.nodeList(), total: Operations(s)}
+	sim := &simulation{s: s, opts: opts, sources: memcluster.NewSources(), nodes: s.Cluster.nodeList(), total: Operations(s), byStep: map[int]map[string]*Explained{}}
 	specs := make([]memcluster.NodeSpec, len(sim.nodes))
 	for i, n := range sim.nodes {
 		specs[i] = memcluster.NodeSpec{Name: n.Name, Zone: n.Zone}
@@ -221,6 +226,9 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 			return nil, nil, sim.stepError(i, err)
 		}
 		res.Steps = append(res.Steps, *sr)
+	}
+	if opts.ExplainAll {
+		res.Explanations = sim.byStep
 	}
 	return res, sim.explained, nil
 }
@@ -465,7 +473,8 @@ func (sim *simulation) schedule(ctx context.Context, sp SourceSpec) error {
 // left pending are not an error: the requeue after the step retries them.
 func (sim *simulation) reconcile(ctx context.Context, key types.NamespacedName) error {
 	var ex *framework.Explanation
-	if sim.opts.Explain != nil && *sim.opts.Explain == key {
+	explainThis := sim.opts.Explain != nil && *sim.opts.Explain == key
+	if explainThis || sim.opts.ExplainAll {
 		ex = &framework.Explanation{}
 		ctx = statefulset.WithExplanation(ctx, ex)
 	}
@@ -477,7 +486,16 @@ func (sim *simulation) reconcile(ctx context.Context, key types.NamespacedName) 
 		sim.sched.Observe(after)
 	}
 	if ex != nil && len(ex.Steps) > 0 && gerr == nil {
-		sim.explained = append(sim.explained, sim.explain(ex, after))
+		e := sim.explain(ex, after)
+		if explainThis {
+			sim.explained = append(sim.explained, e)
+		}
+		if sim.opts.ExplainAll && sim.step >= 0 {
+			if sim.byStep[sim.step] == nil {
+				sim.byStep[sim.step] = map[string]*Explained{}
+			}
+			sim.byStep[sim.step][key.String()] = e
+		}
 	}
 	if err != nil && !errors.Is(err, vsched.ErrNotEnoughReplicas) {
 		return err
