@@ -129,31 +129,11 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	cms := [numConfigKinds]*corev1.ConfigMap{
-		scenarioConfigMap(SchedulerConfig, s.Scheduler),
-		scenarioConfigMap(DeschedulerConfig, s.Descheduler),
-		scenarioConfigMap(AutoscalerConfig, s.Autoscaler),
-	}
-	origins := configOrigins(cms, opts.ConfigMaps)
-	for _, f := range opts.ConfigMaps {
-		cms[f.Kind] = f.ConfigMap
-	}
-	sc, err := config.ParseSchedulerConfigMap(cms[SchedulerConfig])
+	cfg, err := buildConfig(ctx, s, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	dc, err := config.ParseDeschedulerConfigMap(cms[DeschedulerConfig])
-	if err != nil {
-		return nil, nil, err
-	}
-	profiles, err := config.BuildProfiles(ctx, opts.Registry, sc, dc)
-	if err != nil {
-		return nil, nil, err
-	}
-	ac, err := config.ParseAutoscalerConfigMap(cms[AutoscalerConfig])
-	if err != nil {
-		return nil, nil, err
-	}
+	profiles, ac, origins := cfg.profiles, cfg.autoscaler, cfg.origins
 
 	ss := s.Cluster.StatefulSet
 	ns, name := ss.Namespace, ss.Name
@@ -213,24 +193,69 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 		Configuration: origins,
 		Warnings:      warnings(s, ac, origins),
 	}
-	if len(s.Sources) > 0 {
+	if err := sim.run(ctx, res); err != nil {
+		return nil, nil, err
+	}
+	return res, sim.explained, nil
+}
+
+// run loads the initial sources and runs the steps, recording them in res.
+func (sim *simulation) run(ctx context.Context, res *Result) error {
+	if len(sim.s.Sources) > 0 {
 		sim.step = -1
+		var err error
 		if res.Initial, err = sim.loadSources(ctx); err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
-	for i := range s.Steps {
+	for i := range sim.s.Steps {
 		sim.step = i
-		sr, err := sim.runStep(ctx, &s.Steps[i])
+		sr, err := sim.runStep(ctx, &sim.s.Steps[i])
 		if err != nil {
-			return nil, nil, sim.stepError(i, err)
+			return sim.stepError(i, err)
 		}
 		res.Steps = append(res.Steps, *sr)
 	}
-	if opts.ExplainAll {
+	if sim.opts.ExplainAll {
 		res.Explanations = sim.byStep
 	}
-	return res, sim.explained, nil
+	return nil
+}
+
+// simConfig is the configuration a run uses, and where it came from.
+type simConfig struct {
+	profiles   *config.Profiles
+	autoscaler *config.AutoscalerConfig
+	origins    []ConfigOrigin
+}
+
+// buildConfig parses the scenario's configuration, each kind replaced by
+// the ConfigMap given for it.
+func buildConfig(ctx context.Context, s *Scenario, opts Options) (*simConfig, error) {
+	cms := [numConfigKinds]*corev1.ConfigMap{
+		scenarioConfigMap(SchedulerConfig, s.Scheduler),
+		scenarioConfigMap(DeschedulerConfig, s.Descheduler),
+		scenarioConfigMap(AutoscalerConfig, s.Autoscaler),
+	}
+	out := &simConfig{origins: configOrigins(cms, opts.ConfigMaps)}
+	for _, f := range opts.ConfigMaps {
+		cms[f.Kind] = f.ConfigMap
+	}
+	sc, err := config.ParseSchedulerConfigMap(cms[SchedulerConfig])
+	if err != nil {
+		return nil, err
+	}
+	dc, err := config.ParseDeschedulerConfigMap(cms[DeschedulerConfig])
+	if err != nil {
+		return nil, err
+	}
+	if out.profiles, err = config.BuildProfiles(ctx, opts.Registry, sc, dc); err != nil {
+		return nil, err
+	}
+	if out.autoscaler, err = config.ParseAutoscalerConfigMap(cms[AutoscalerConfig]); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // configOrigins says where each ConfigMap's data comes from: a
@@ -362,13 +387,34 @@ func (sim *simulation) runStep(ctx context.Context, st *Step) (*StepResult, erro
 	if err != nil {
 		return nil, err
 	}
-	var notes []string
-	var cycles []CycleResult
+	notes, cycles, err := sim.apply(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	if st.Kind != StepSchedule {
+		sim.progress()
+	}
+	if err := sim.cluster.Sync(ctx); err != nil {
+		return nil, err
+	}
+	if err := sim.requeue(ctx); err != nil {
+		return nil, err
+	}
+	sr, err := sim.record(st, before, notes)
+	if sr != nil {
+		sr.Cycles = cycles
+	}
+	return sr, err
+}
+
+// apply does what the step says to the cluster or the sources, and
+// returns the notes and autoscaler cycles it gave.
+func (sim *simulation) apply(ctx context.Context, st *Step) (notes []string, cycles []CycleResult, err error) {
 	switch st.Kind {
 	case StepSchedule:
 		for _, sp := range st.Schedule {
 			if err := sim.schedule(ctx, sp); err != nil {
-				return nil, fmt.Errorf("%s: %w", sp.Source, err)
+				return nil, nil, fmt.Errorf("%s: %w", sp.Source, err)
 			}
 			sim.progress()
 		}
@@ -376,7 +422,7 @@ func (sim *simulation) runStep(ctx context.Context, st *Step) (*StepResult, erro
 		for _, src := range st.Delete {
 			key, _ := SourceKey(src)
 			if err := sim.sources.Delete(key); err != nil {
-				return nil, fmt.Errorf("%s: %w", src, err)
+				return nil, nil, fmt.Errorf("%s: %w", src, err)
 			}
 			sim.sched.Forget(key)
 		}
@@ -410,23 +456,7 @@ func (sim *simulation) runStep(ctx context.Context, st *Step) (*StepResult, erro
 	default:
 		err = fmt.Errorf("unknown step %q", st.Kind)
 	}
-	if err != nil {
-		return nil, err
-	}
-	if st.Kind != StepSchedule {
-		sim.progress()
-	}
-	if err := sim.cluster.Sync(ctx); err != nil {
-		return nil, err
-	}
-	if err := sim.requeue(ctx); err != nil {
-		return nil, err
-	}
-	sr, err := sim.record(st, before, notes)
-	if sr != nil {
-		sr.Cycles = cycles
-	}
-	return sr, err
+	return notes, cycles, err
 }
 
 // eachNode applies f to the step's node, or to every node of its zone.
