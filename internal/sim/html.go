@@ -45,6 +45,9 @@ type htmlPage struct {
 	Steps       []htmlStep
 	Legend      []htmlSwatch
 	Timeline    htmlTimeline
+	// Initial is the cluster before step 1, when the scenario gives
+	// sources.
+	Initial *htmlStep
 	// Sources counts the sources of the whole run, for the filter box.
 	Sources int
 }
@@ -196,6 +199,11 @@ func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
 	order := zoneOrder(s)
 	prev := int32(-1)
 	before := res.Initial
+	if before != nil {
+		hs := buildHTMLStep(-1, len(res.Steps), before, res.Capacity, order)
+		hs.ID, hs.ReplicasText = "initial", fmt.Sprintf("%d replicas", before.Replicas)
+		page.Initial, prev = &hs, before.Replicas
+	}
 	all := map[string]bool{}
 	for i := range res.Steps {
 		st := &res.Steps[i]
@@ -405,7 +413,7 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 	return hs
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+var pageTemplate = template.Must(template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -478,8 +486,35 @@ details.why pre { font-size: 11px; text-align: left; background: #f6f7f9; paddin
 </header>
 <main>
 <div class="filterbar"><label>Sources: <input id="filter" type="search" placeholder="filter the {{.Sources}} sources by name" autocomplete="off"></label> <span id="filtered"></span></div>
-{{range .Steps}}<section class="step{{if .Unchanged}} unchanged{{end}}" id="{{.ID}}" data-step="{{.Index}}" data-replicas="{{.Replicas}}" data-changed="{{.Changed}}">
-<h2>Step {{.Index}}/{{.Of}}: {{.Name}}</h2>
+{{with .Initial}}{{template "section" .}}{{end}}{{range .Steps}}{{template "section" .}}{{end}}</main>
+<script>
+// Marks the page as fully rendered, for the report's browser test: it counts
+// every step and every cell (one per placement) of the heat maps.
+(function () {
+  var cells = document.querySelectorAll("section.step rect.cell").length;
+  var steps = document.querySelectorAll("section.step").length;
+  document.body.setAttribute("data-rendered", steps + " steps, " + cells + " cells");
+})();
+// The filter box shows only the sources whose name holds what is typed:
+// their table rows, map columns and cells.
+(function () {
+  var box = document.getElementById("filter");
+  var items = document.querySelectorAll("[data-source]");
+  box.addEventListener("input", function () {
+    var q = box.value.trim().toLowerCase(), shown = {};
+    for (var i = 0; i < items.length; i++) {
+      var k = items[i].getAttribute("data-source"), on = q === "" || k.toLowerCase().indexOf(q) >= 0;
+      items[i].style.display = on ? "" : "none";
+      if (on) { shown[k] = true; }
+    }
+    document.getElementById("filtered").textContent = q === "" ? "" : Object.keys(shown).length + " shown";
+  });
+})();
+</script>
+</body>
+</html>
+`)).Parse(`{{define "section"}}<section class="{{if .Index}}step{{else}}initial{{end}}{{if .Unchanged}} unchanged{{end}}" id="{{.ID}}" data-step="{{.Index}}" data-replicas="{{.Replicas}}" data-changed="{{.Changed}}">
+<h2>{{if .Index}}Step {{.Index}}/{{.Of}}: {{else}}Before step 1: {{end}}{{.Name}}</h2>
 <p class="action">{{if .Action}}{{.Action}} · {{end}}clock {{.Clock}} · {{.ReplicasText}}</p>
 {{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <dl class="metrics">
@@ -522,31 +557,4 @@ details.why pre { font-size: 11px; text-align: left; background: #f6f7f9; paddin
 </table>
 </details>
 </section>
-{{end}}</main>
-<script>
-// Marks the page as fully rendered, for the report's browser test: it counts
-// every step and every cell (one per placement) of the heat maps.
-(function () {
-  var cells = document.querySelectorAll("rect.cell").length;
-  var steps = document.querySelectorAll("section.step").length;
-  document.body.setAttribute("data-rendered", steps + " steps, " + cells + " cells");
-})();
-// The filter box shows only the sources whose name holds what is typed:
-// their table rows, map columns and cells.
-(function () {
-  var box = document.getElementById("filter");
-  var items = document.querySelectorAll("[data-source]");
-  box.addEventListener("input", function () {
-    var q = box.value.trim().toLowerCase(), shown = {};
-    for (var i = 0; i < items.length; i++) {
-      var k = items[i].getAttribute("data-source"), on = q === "" || k.toLowerCase().indexOf(q) >= 0;
-      items[i].style.display = on ? "" : "none";
-      if (on) { shown[k] = true; }
-    }
-    document.getElementById("filtered").textContent = q === "" ? "" : Object.keys(shown).length + " shown";
-  });
-})();
-</script>
-</body>
-</html>
-`))
+{{end}}`))

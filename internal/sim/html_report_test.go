@@ -222,3 +222,33 @@ func TestHTMLExplanations(t *testing.T) {
 		t.Errorf("step 10 explains %d sources, want the 4 compaction moved: %v", len(why), why)
 	}
 }
+
+// TestHTMLInitialState: a scenario starting from sources shows them before
+// step 1, and step 1's changes are against them.
+func TestHTMLInitialState(t *testing.T) {
+	res, page := renderHTML(t, "snapshot.yaml")
+	doc := parsePage(t, page)
+	initial := section(doc, 0)
+	if initial == nil || !hasClass(initial, "initial") {
+		t.Fatal("no initial state section")
+	}
+	cells := 0
+	walk(initial, func(n *html.Node) {
+		if n.Data == "rect" && hasClass(n, "cell") {
+			cells++
+		}
+		if n.Data == "h2" && text(n) != "Before step 1: initial state" {
+			t.Errorf("heading %q", text(n))
+		}
+	})
+	want := 0
+	for _, ps := range res.Initial.Placements {
+		want += len(ps)
+	}
+	if cells != want {
+		t.Errorf("%d cells in the initial state, want %d", cells, want)
+	}
+	if !bytes.Contains(page, []byte(`querySelectorAll("section.step rect.cell")`)) {
+		t.Error("the page's script would count the initial state's cells as a step's")
+	}
+}
