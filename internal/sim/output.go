@@ -71,9 +71,14 @@ func writeExplanation(w io.Writer, lead string, ex *Explained) error {
 		fmt.Fprintf(&b, " (skipped plugins: %s)", strings.Join(e.Skipped, ", "))
 	}
 	b.WriteString("\n")
-	nodeW, zoneW := len("NODE"), len("ZONE")
+	podW, nodeW, zoneW := 12, len("NODE"), len("ZONE")
 	for _, p := range ex.Pods {
 		nodeW, zoneW = max(nodeW, len(p.Node)), max(zoneW, len(p.Zone))
+	}
+	for _, st := range e.Steps {
+		for _, c := range st.Candidates {
+			podW = max(podW, len(c.Pod))
+		}
 	}
 	for _, st := range e.Steps {
 		if st.Winner >= 0 {
@@ -88,7 +93,7 @@ func writeExplanation(w io.Writer, lead string, ex *Explained) error {
 			}
 			p := ex.Pods[c.Ordinal]
 			node, zone := orDash(p.Node), orDash(p.Zone)
-			fmt.Fprintf(&b, "  %s %-12s %-*s %-*s ", mark, c.Pod, nodeW, node, zoneW, zone)
+			fmt.Fprintf(&b, "  %s %-*s %-*s %-*s ", mark, podW, c.Pod, nodeW, node, zoneW, zone)
 			b.WriteString(candidateVerdict(c) + "\n")
 		}
 	}
