@@ -68,7 +68,7 @@ func TestBadInputExitCodes(t *testing.T) {
 		t.Errorf("validate: exit %d, stderr %q", code, errOut)
 	}
 	code, _, errOut = vsched(t, "simulate", "--nope")
-	if code != 2 || !strings.Contains(errOut, "flag provided but not defined") {
+	if code != 2 || !strings.Contains(errOut, "unknown flag: --nope") {
 		t.Errorf("usage error: exit %d, stderr %q", code, errOut)
 	}
 	code, _, _ = vsched(t, "validate", filepath.Join("..", "..", "examples", "builtin.yaml"), filepath.Join("..", "..", "examples", "configmaps", "config-scheduler.yaml"))

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -37,6 +38,9 @@ func runEnv(t *testing.T, files map[string]string, tweak func(*Env), args ...str
 			files[name] = string(data)
 			return nil
 		},
+		ReadDir: func(name string) ([]string, bool, error) {
+			return memDir(files, name)
+		},
 	}
 	if tweak != nil {
 		tweak(&env)
@@ -49,6 +53,24 @@ func runEnv(t *testing.T, files map[string]string, tweak func(*Env), args ...str
 		}
 	}
 	return code, out, errOut
+}
+
+// memDir lists the in-memory files directly under dir: a name is a
+// directory when some file's name starts with it and a slash.
+func memDir(files map[string]string, dir string) ([]string, bool, error) {
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	var out []string
+	isDir := false
+	for name := range files {
+		if rest, ok := strings.CutPrefix(name, prefix); ok {
+			isDir = true
+			if !strings.Contains(rest, "/") && isManifestName(rest) {
+				out = append(out, name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, isDir, nil
 }
 
 const scenario = `version: 1
@@ -68,22 +90,27 @@ func TestUsage(t *testing.T) {
 		out, inErr string
 	}{
 		{nil, ExitUsage, "", "Usage:"},
-		{[]string{"frobnicate"}, ExitUsage, "", `vsched: unknown command "frobnicate"; the commands are simulate, explain, validate and help`},
-		{[]string{"help"}, ExitOK, "vsched simulate [-f SCENARIO]", ""},
+		{[]string{"frobnicate"}, ExitUsage, "", `vsched: unknown command "frobnicate"; the commands are completion, explain, simulate, snapshot, validate, version and help`},
+		{[]string{"simulat"}, ExitUsage, "", `vsched: unknown command "simulat" (did you mean "simulate"?)`},
+		{[]string{"help"}, ExitOK, "Available Commands:", ""},
 		{[]string{"--help"}, ExitOK, "Exit codes:", ""},
-		{[]string{"help", "simulate"}, ExitOK, "Usage: vsched simulate", ""},
-		{[]string{"simulate", "-h"}, ExitOK, "--configmap FILE", ""},
-		{[]string{"explain", "--help"}, ExitOK, "Usage: vsched explain", ""},
-		{[]string{"validate", "-h"}, ExitOK, "Usage: vsched validate", ""},
-		{[]string{"simulate", "--bogus"}, ExitUsage, "", "vsched simulate: flag provided but not defined: -bogus\nRun \"vsched help simulate\" for usage."},
-		{[]string{"simulate", "-o", "xml"}, ExitUsage, "", `vsched simulate: -o "xml": the formats are table, json and html`},
+		{[]string{"help", "simulate"}, ExitOK, "vsched simulate [-f SCENARIO]", ""},
+		{[]string{"simulate", "-h"}, ExitOK, "--configmap", ""},
+		{[]string{"explain", "--help"}, ExitOK, "vsched explain [-f SCENARIO] --source", ""},
+		{[]string{"validate", "-h"}, ExitOK, "vsched validate [-f FILE|DIR|-]...", ""},
+		{[]string{"simulate", "--bogus"}, ExitUsage, "", "vsched simulate: unknown flag: --bogus\nRun \"vsched help simulate\" for usage."},
+		{[]string{"simulate", "-o", "xml"}, ExitUsage, "", `vsched simulate: -o "xml": the formats are table, json, yaml and html`},
 		{[]string{"simulate", "scenario.yaml"}, ExitUsage, "", `vsched simulate: unexpected argument "scenario.yaml" (give the scenario with -f)`},
 		{[]string{"simulate", "-f", "missing.yaml"}, ExitUsage, "", "vsched simulate: cannot read scenario: open missing.yaml: file does not exist"},
 		{[]string{"explain"}, ExitUsage, "", "vsched explain: --source is required: the source to explain, as namespace/name"},
 		{[]string{"explain", "--source", "nons"}, ExitUsage, "", `vsched explain: --source: "nons" is not a source key; write namespace/name`},
-		{[]string{"explain", "--source", "a/b", "-o", "yaml"}, ExitUsage, "", `vsched explain: -o "yaml": the formats are text and json`},
+		{[]string{"explain", "--source", "a/b", "-o", "html"}, ExitUsage, "", `vsched explain: -o "html": the formats are text, json and yaml`},
 		{[]string{"validate"}, ExitUsage, "", "vsched validate: no file given"},
-		{[]string{"validate", "missing.yaml"}, ExitUsage, "", "vsched validate: cannot read open missing.yaml: file does not exist"},
+		{[]string{"validate", "missing.yaml"}, ExitUsage, "", "vsched validate: cannot read file: open missing.yaml: file does not exist"},
+		{[]string{"validate", "-f", "-", "-f", "-"}, ExitUsage, "", "vsched validate: - (standard input) is given twice"},
+		{[]string{"version", "extra"}, ExitUsage, "", `vsched version: unexpected argument "extra"`},
+		{[]string{"completion", "fish"}, ExitUsage, "", `vsched completion: shell "fish": the shells are bash and zsh`},
+		{[]string{"completion"}, ExitUsage, "", `vsched completion: give one shell: bash or zsh`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -268,7 +295,7 @@ func TestExplain(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{`Most recent decision about default/b: step 2 "schedule default/b=4", placed 4 of 4 vreplica(s) asked.`,
+	for _, want := range []string{`Most recent decision about default/b: step 2 "schedule default/b=4", placed 4 of 4 vreplica(s) asked, 0 pending.`,
 		"default/b: place decision", "vreplica 1 -> adapter-", "AvailabilityZonePriority", "LowestOrdinalPriority 100 x2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explanation lacks %q:\n%s", want, out)

@@ -83,26 +83,35 @@ func (a *autoscaling) takeEvicted() []types.NamespacedName {
 // autoscale runs one autoscaler cycle.
 func (a *autoscaling) autoscale(ctx context.Context) ([]string, error) {
 	var notes []string
-	_, err := a.cycle(ctx, &notes)
+	_, _, err := a.cycle(ctx, &notes)
 	return notes, err
 }
 
 // compact runs autoscaler cycles until one changes nothing: no resize, no
 // new or lifted drain, no source to move. The clock does not move, so the
 // stabilization window and the cooldown apply as they stand.
-func (a *autoscaling) compact(ctx context.Context) ([]string, error) {
+//
+// It returns the step's notes and each cycle's result, so that the JSON
+// shows how the compaction got where it ended.
+func (a *autoscaling) compact(ctx context.Context) ([]string, []CycleResult, error) {
 	var notes []string
+	var cycles []CycleResult
 	for i := 0; i < maxCompactCycles; i++ {
-		changed, err := a.cycle(ctx, &notes)
-		if err != nil || !changed {
+		changed, cr, err := a.cycle(ctx, &notes)
+		if err != nil {
+			return capNotes(notes), cycles, err
+		}
+		cr.Cycle = i + 1
+		cycles = append(cycles, cr)
+		if !changed {
 			if i > 0 {
 				notes = append(notes, fmt.Sprintf("compaction settled after %d autoscaler cycle(s)", i+1))
 			}
-			return capNotes(notes), err
+			return capNotes(notes), cycles, nil
 		}
 	}
 	notes = append(notes, fmt.Sprintf("compaction had not settled after %d autoscaler cycles", maxCompactCycles))
-	return capNotes(notes), nil
+	return capNotes(notes), cycles, nil
 }
 
 func capNotes(notes []string) []string {
@@ -114,12 +123,14 @@ func capNotes(notes []string) []string {
 
 // cycle runs one autoscaler cycle, schedules the sources the evictor
 // requeued, and lets the StatefulSet's pods follow. It reports whether
-// anything changed.
-func (a *autoscaling) cycle(ctx context.Context, notes *[]string) (bool, error) {
+// anything changed, and what the cycle did.
+func (a *autoscaling) cycle(ctx context.Context, notes *[]string) (bool, CycleResult, error) {
+	var cr CycleResult
+	first := len(*notes)
 	before := a.auto.Drainer().Marks()
 	dec, err := a.auto.Reconcile(ctx)
 	if err != nil {
-		return false, fmt.Errorf("autoscaler: %w", err)
+		return false, cr, fmt.Errorf("autoscaler: %w", err)
 	}
 	events := a.events()
 	*notes = append(*notes, events...)
@@ -132,17 +143,16 @@ func (a *autoscaling) cycle(ctx context.Context, notes *[]string) (bool, error) 
 	}
 	after := a.auto.Drainer().Marks()
 	requeued := a.takeEvicted()
+	for _, k := range requeued {
+		cr.Requeued = append(cr.Requeued, k.String())
+	}
 	if len(requeued) > 0 {
-		names := make([]string, len(requeued))
-		for i, k := range requeued {
-			names[i] = k.String()
-		}
-		*notes = append(*notes, "evictor requeued "+strings.Join(names, ", "))
+		*notes = append(*notes, "evictor requeued "+strings.Join(cr.Requeued, ", "))
 	}
 	if err := a.settle(ctx, before, after); err != nil {
-		return false, err
+		return false, cr, err
 	}
-	moved := false
+	placed := false
 	for _, k := range requeued {
 		v, err := a.sim.sources.Get(k)
 		if err != nil {
@@ -150,14 +160,32 @@ func (a *autoscaling) cycle(ctx context.Context, notes *[]string) (bool, error) 
 		}
 		old := v.GetPlacements()
 		if err := a.sim.reconcile(ctx, k); err != nil {
-			return false, fmt.Errorf("%s: %w", k, err)
+			return false, cr, fmt.Errorf("%s: %w", k, err)
 		}
 		if nv, err := a.sim.sources.Get(k); err == nil && !vsched.SamePlacements(old, nv.GetPlacements()) {
-			moved = true
+			placed = true
+			cr.Moved += moved(old, nv.GetPlacements())
 		}
 	}
-	changed := dec.Written || moved || !sameMarks(before, after)
-	return changed, nil
+	cr.Replicas = a.sim.cluster.Replicas()
+	cr.Draining = a.drainingPods(after)
+	cr.Notes = append([]string(nil), (*notes)[first:]...)
+	changed := dec.Written || placed || !sameMarks(before, after)
+	return changed, cr, nil
+}
+
+// drainingPods names the pods marked draining, in ordinal order.
+func (a *autoscaling) drainingPods(marks map[int32]string) []string {
+	ords := make([]int32, 0, len(marks))
+	for o := range marks {
+		ords = append(ords, o)
+	}
+	sort.Slice(ords, func(i, j int) bool { return ords[i] < ords[j] })
+	out := make([]string, len(ords))
+	for i, o := range ords {
+		out[i] = vsched.PodName(a.sim.cluster.StatefulSetName(), o)
+	}
+	return out
 }
 
 // events drains the autoscaler's Events, as notes: "ScaledUp: scaled from

@@ -214,3 +214,63 @@ func near(a, b [3]uint8) bool {
 	}
 	return true
 }
+
+// TestBrowserManySources renders the report of 2,000 sources in headless
+// Chromium: the page's script runs over every cell, and the screenshot
+// shows the timeline and a page with text (the map keeps to 40 columns,
+// so the page stays usable).
+func TestBrowserManySources(t *testing.T) {
+	bin := chromium(t)
+	_, page := renderMany(t, 2000)
+	path := filepath.Join(t.TempDir(), "many.html")
+	if err := os.WriteFile(path, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := runChromium(t, bin, "--dump-dom", "file://"+path)
+	doc, err := html.Parse(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rendered string
+	walk(doc, func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "body" {
+			rendered, _ = attr(n, "data-rendered")
+		}
+	})
+	cells := bytes.Count(page, []byte(`<rect class="cell`))
+	if want := fmt.Sprintf("4 steps, %d cells", cells); rendered != want {
+		t.Errorf("the page's script reports %q, want %q", rendered, want)
+	}
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	runChromium(t, bin, "--window-size=1280,1400", "--hide-scrollbars", "--screenshot="+shot, "file://"+path)
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	blue := [3]uint8{0x1f, 0x5f, 0xa8} // the timeline's replicas line
+	lines, dark := 0, 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			px := [3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8)}
+			if near(px, blue) {
+				lines++
+			}
+			if px[0] < 80 && px[1] < 80 && px[2] < 80 {
+				dark++
+			}
+		}
+	}
+	if lines < 200 {
+		t.Errorf("the timeline's replicas line: %d pixels on screen", lines)
+	}
+	if dark < b.Dx()*b.Dy()/1000 {
+		t.Errorf("only %d dark (text) pixels: is anything written on the page?", dark)
+	}
+}

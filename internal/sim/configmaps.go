@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/framework"
 )
 
 // ConfigKind says which of vsched's ConfigMaps a ConfigMap is.
@@ -118,7 +119,7 @@ func decodeConfigMap(doc *document) (*ConfigMapFile, Problems) {
 	if !ok {
 		what := "is missing"
 		if cm.Name != "" {
-			what = fmt.Sprintf("%q is not a ConfigMap vsched reads", cm.Name)
+			what = fmt.Sprintf("%q is not a ConfigMap vsched reads%s", cm.Name, didYouMean(cm.Name, configNames[:]))
 		}
 		d.problem(path{"metadata", "name"}, "%s; vsched reads %s, %s and %s", what, configNames[0], configNames[1], configNames[2])
 	}
@@ -132,18 +133,18 @@ func decodeConfigMap(doc *document) (*ConfigMapFile, Problems) {
 // locating every problem it reports in doc. prefix is where the data is:
 // nil for a manifest (problems name "data..."), {"scheduler"} and the like
 // for a scenario.
-func checkConfig(kind ConfigKind, cm *corev1.ConfigMap, doc *document, inScenario bool) Problems {
+func checkConfig(kind ConfigKind, cm *corev1.ConfigMap, doc *document, inScenario bool, reg *framework.Registry) Problems {
 	var err error
 	switch kind {
 	case SchedulerConfig:
 		var c *config.SchedulerConfig
 		if c, err = config.ParseSchedulerConfigMap(cm); err == nil {
-			err = config.ValidateSchedulerConfig(c, nil)
+			err = config.ValidateSchedulerConfig(c, reg)
 		}
 	case DeschedulerConfig:
 		var c *config.DeschedulerConfig
 		if c, err = config.ParseDeschedulerConfigMap(cm); err == nil {
-			err = config.ValidateDeschedulerConfig(c, nil)
+			err = config.ValidateDeschedulerConfig(c, reg)
 		}
 	case AutoscalerConfig:
 		_, err = config.ParseAutoscalerConfigMap(cm)
@@ -185,10 +186,22 @@ func configProblems(err error, kind ConfigKind, doc *document, inScenario bool) 
 }
 
 // LoadConfigMaps reads ConfigMap manifests (YAML or JSON, several per file
-// separated by "---") and checks each. Every problem of every file is
-// returned.
+// separated by "---") and checks each against the in-tree plugins. Every
+// problem of every file is returned; objects vsched does not read are
+// skipped.
 func LoadConfigMaps(files []NamedData) ([]*ConfigMapFile, Problems) {
+	cms, _, ps := ReadConfigMaps(files, nil)
+	return cms, ps
+}
+
+// ReadConfigMaps reads ConfigMap manifests and checks each against reg
+// (nil: the in-tree plugins). Objects vsched does not read (other
+// ConfigMaps, Deployments, CRDs, ...) are returned as skipped, so that a
+// deployment's manifests can be given as they are; it is a problem when
+// the files hold no ConfigMap vsched reads at all.
+func ReadConfigMaps(files []NamedData, reg *framework.Registry) ([]*ConfigMapFile, []Skipped, Problems) {
 	var out []*ConfigMapFile
+	var skipped []Skipped
 	var probs Problems
 	for _, f := range files {
 		docs, ps := splitFile(f.Name, f.Data)
@@ -202,20 +215,95 @@ func LoadConfigMaps(files []NamedData) ([]*ConfigMapFile, Problems) {
 					Message: "is not a ConfigMap manifest: it has no kind (a scenario is given with -f)"})
 				continue
 			}
+			if sk, ok := skippable(doc); ok {
+				skipped = append(skipped, sk)
+				continue
+			}
 			cmf, ps := decodeConfigMap(doc)
 			sortProblems(ps)
 			probs = append(probs, ps...)
 			if cmf == nil {
 				continue
 			}
-			if ps := checkConfig(cmf.Kind, cmf.ConfigMap, doc, false); len(ps) > 0 {
+			if ps := checkConfig(cmf.Kind, cmf.ConfigMap, doc, false, reg); len(ps) > 0 {
 				probs = append(probs, ps...)
 				continue
 			}
 			out = append(out, cmf)
 		}
 	}
-	return out, probs
+	if len(out) == 0 && len(probs) == 0 && len(skipped) > 0 {
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = f.Name
+		}
+		probs = append(probs, Problem{File: strings.Join(names, ", "), Step: -1,
+			Message: fmt.Sprintf("holds no ConfigMap vsched reads (%s, %s or %s), only %s", configNames[0], configNames[1], configNames[2], SkippedList(skipped))})
+	}
+	return out, skipped, probs
+}
+
+// Skipped is an object of a manifest file that vsched does not read.
+type Skipped struct {
+	File string
+	Line int
+	// Kind and Name are the object's.
+	Kind, Name string
+}
+
+func (s Skipped) String() string {
+	if s.Name == "" {
+		return s.Kind
+	}
+	return s.Kind + " " + s.Name
+}
+
+// maxSkippedShown is how many skipped objects a note names.
+const maxSkippedShown = 5
+
+// SkippedList names skipped objects in one line: "ConfigMap
+// config-leader-election, Namespace sample and 3 more".
+func SkippedList(sk []Skipped) string {
+	n := min(len(sk), maxSkippedShown)
+	parts := make([]string, n)
+	for i := range n {
+		parts[i] = sk[i].String()
+	}
+	out := strings.Join(parts, ", ")
+	if len(sk) > n {
+		out += fmt.Sprintf(" and %d more", len(sk)-n)
+	}
+	return out
+}
+
+// skippable tells an object vsched does not read: any kind but ConfigMap,
+// and ConfigMaps of other names. A near miss ("ConfigMaps",
+// "config-schedulr") is not skipped, so that its problem is reported.
+func skippable(doc *document) (Skipped, bool) {
+	var id struct {
+		Kind     any `json:"kind"`
+		Metadata struct {
+			Name any `json:"name"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(doc.json, &id) != nil {
+		return Skipped{}, false
+	}
+	kind, _ := id.Kind.(string)
+	name, _ := id.Metadata.Name.(string)
+	sk := Skipped{File: doc.file, Line: doc.line(path{"kind"}), Kind: kind, Name: name}
+	switch {
+	case kind == "":
+		return sk, false
+	case kind != "ConfigMap":
+		return sk, didYouMean(kind, []string{"ConfigMap"}) == ""
+	case name == "":
+		return sk, false
+	}
+	if _, ok := configKindOf(name); ok {
+		return sk, false
+	}
+	return sk, didYouMean(name, configNames[:]) == ""
 }
 
 // NamedData is a file's name and contents.

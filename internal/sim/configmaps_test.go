@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/vsched/vsched/examples"
 )
 
@@ -60,12 +62,12 @@ func TestValidateConfigMaps(t *testing.T) {
 			"config-scheduler, config-descheduler, config-autoscaler",
 			[]string{`cm.yaml:14: config-descheduler: data.priorities[0].Name: Invalid value: "LowestOrdinalPriority": plugin cannot be used here (it is a scheduler score plugin (priority)); plugins allowed here: RemoveWithAvailabilityNodePriority, RemoveWithAvailabilityZonePriority, RemoveWithEvenPodSpreadPriority, RemoveWithHighestOrdinalPriority`}},
 		{"custom name", strings.Replace(schedulerCM, "name: config-scheduler", "name: kafka-config-scheduler", 1), "kafka-config-scheduler", nil},
-		{"unknown name", strings.Replace(schedulerCM, "name: config-scheduler", "name: my-config", 1), "",
-			[]string{`cm.yaml:4: metadata.name: "my-config" is not a ConfigMap vsched reads; vsched reads config-scheduler, config-descheduler and config-autoscaler`}},
+		{"misspelt name", strings.Replace(schedulerCM, "name: config-scheduler", "name: config-schedulr", 1), "",
+			[]string{`cm.yaml:4: metadata.name: "config-schedulr" is not a ConfigMap vsched reads (did you mean "config-scheduler"?); vsched reads config-scheduler, config-descheduler and config-autoscaler`}},
 		{"no name", strings.Replace(schedulerCM, "  name: config-scheduler\n", "  namespace: x\n", 1), "",
 			[]string{`cm.yaml:3: metadata.name: is missing; vsched reads config-scheduler, config-descheduler and config-autoscaler`}},
-		{"wrong kind", strings.Replace(schedulerCM, "kind: ConfigMap", "kind: Secret", 1), "",
-			[]string{`cm.yaml:2: kind: is "Secret"; vsched reads ConfigMaps`}},
+		{"misspelt kind", strings.Replace(schedulerCM, "kind: ConfigMap", "kind: ConfigMaps", 1), "",
+			[]string{`cm.yaml:2: kind: is "ConfigMaps"; vsched reads ConfigMaps`}},
 		{"wrong apiVersion", strings.Replace(schedulerCM, "apiVersion: v1", "apiVersion: v2", 1), "",
 			[]string{`cm.yaml:1: apiVersion: is "v2"; a ConfigMap's apiVersion is v1`}},
 		{"unknown field", strings.Replace(schedulerCM, "\ndata:", "\ndat:", 1), "",
@@ -122,5 +124,34 @@ func TestLoadConfigMaps(t *testing.T) {
 	_, ps = LoadConfigMaps([]NamedData{{Name: "c.yaml", Data: []byte("# nothing\n")}})
 	if len(ps) != 1 || ps[0].String() != "c.yaml: holds no ConfigMap" {
 		t.Errorf("an empty file: %v", ps)
+	}
+}
+
+// TestSkipsWhatVschedDoesNotRead: a deployment's manifests are given as
+// they are; what vsched does not read is skipped, not an error.
+func TestSkipsWhatVschedDoesNotRead(t *testing.T) {
+	file := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: config-scheduler\n---\n" +
+		schedulerCM +
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: config-leader-election\ndata:\n  buckets: \"1\"\n" +
+		"---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: controller\nspec:\n  replicas: 1\n"
+	r := CheckFile("all.yaml", []byte(file), nil)
+	want := FileReport{Holds: []string{"config-scheduler"}, Skipped: []Skipped{
+		{File: "all.yaml", Line: 2, Kind: "Secret", Name: "config-scheduler"},
+		{File: "all.yaml", Line: 15, Kind: "ConfigMap", Name: "config-leader-election"},
+		{File: "all.yaml", Line: 22, Kind: "Deployment", Name: "controller"},
+	}}
+	if diff := cmp.Diff(want, r); diff != "" {
+		t.Errorf("CheckFile (-want +got):\n%s", diff)
+	}
+	if got := SkippedList(r.Skipped); got != "Secret config-scheduler, ConfigMap config-leader-election, Deployment controller" {
+		t.Errorf("SkippedList = %q", got)
+	}
+	cms, skipped, ps := ReadConfigMaps([]NamedData{{Name: "all.yaml", Data: []byte(file)}}, nil)
+	if len(ps) > 0 || len(cms) != 1 || cms[0].Kind != SchedulerConfig || len(skipped) != 3 {
+		t.Errorf("ReadConfigMaps = %v, %v, %v", cms, skipped, ps)
+	}
+	_, _, ps = ReadConfigMaps([]NamedData{{Name: "d.yaml", Data: []byte("kind: Deployment\nmetadata: {name: x}\n")}}, nil)
+	if len(ps) != 1 || ps[0].String() != "d.yaml: holds no ConfigMap vsched reads (config-scheduler, config-descheduler or config-autoscaler), only Deployment x" {
+		t.Errorf("nothing vsched reads: %v", ps)
 	}
 }

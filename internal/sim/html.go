@@ -40,8 +40,16 @@ type htmlPage struct {
 	Cluster     string
 	StatefulSet string
 	Capacity    int32
+	Config      string
+	Warnings    []string
 	Steps       []htmlStep
 	Legend      []htmlSwatch
+	Timeline    htmlTimeline
+	// Initial is the cluster before step 1, when the scenario gives
+	// sources.
+	Initial *htmlStep
+	// Sources counts the sources of the whole run, for the filter box.
+	Sources int
 }
 
 type htmlStep struct {
@@ -61,9 +69,17 @@ type htmlStep struct {
 	Others, Shown int
 	Map           htmlMap
 	Nodes         []NodeState
+	// Unchanged: the step left the cluster as the previous one did; its
+	// map and table are collapsed.
+	Unchanged bool
+	// Changed counts the cells whose vreplicas changed in the step.
+	Changed int
 }
 
 type htmlSource struct {
+	// Why is the explanation of the step's decision about the source,
+	// when the run recorded it.
+	Why        string
 	Key        string
 	VReplicas  int32
 	Pending    int32
@@ -120,6 +136,12 @@ type htmlCell struct {
 	VReplicas int32
 	Fill      string
 	Ink       string
+	// Changed: the cell's vreplicas differ from the previous step's;
+	// Was is what it held then, From the pods the source's vreplicas
+	// left in the step.
+	Changed bool
+	Was     int32
+	From    string
 }
 
 type htmlGroup struct {
@@ -164,6 +186,8 @@ func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
 		Cluster:     describeNodes(s),
 		StatefulSet: res.StatefulSet,
 		Capacity:    res.Capacity,
+		Config:      DescribeConfiguration(res.Configuration),
+		Warnings:    res.Warnings,
 	}
 	if page.Title == "" {
 		page.Title = s.File
@@ -174,13 +198,84 @@ func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
 	}
 	order := zoneOrder(s)
 	prev := int32(-1)
-	for i := range res.Steps {
-		hs := buildHTMLStep(i, len(res.Steps), &res.Steps[i], res.Capacity, order)
-		hs.ReplicasText = strings.Replace(replicasText(prev, hs.Replicas), "replicas ", "", 1) + " replicas"
-		page.Steps = append(page.Steps, hs)
-		prev = hs.Replicas
+	before := res.Initial
+	if before != nil {
+		hs := buildHTMLStep(-1, len(res.Steps), before, res.Capacity, order)
+		hs.ID, hs.ReplicasText = "initial", fmt.Sprintf("%d replicas", before.Replicas)
+		page.Initial, prev = &hs, before.Replicas
 	}
+	all := map[string]bool{}
+	for i := range res.Steps {
+		st := &res.Steps[i]
+		hs := buildHTMLStep(i, len(res.Steps), st, res.Capacity, order)
+		addExplanations(&hs, res.Explanations[i])
+		hs.ReplicasText = strings.Replace(replicasText(prev, hs.Replicas), "replicas ", "", 1) + " replicas"
+		hs.Unchanged = before != nil && sameState(before, st)
+		hs.Changed = markChanges(&hs.Map, before, st)
+		page.Steps = append(page.Steps, hs)
+		prev, before = hs.Replicas, st
+		for k := range st.Placements {
+			all[k] = true
+		}
+	}
+	page.Sources = len(all)
+	page.Timeline = buildTimeline(res)
 	return pageTemplate.Execute(w, page)
+}
+
+// addExplanations puts each source's explanation of the step, as explain
+// prints it, one click away in its table row.
+func addExplanations(hs *htmlStep, byKey map[string]*Explained) {
+	for i := range hs.Sources {
+		ex := byKey[hs.Sources[i].Key]
+		if ex == nil {
+			continue
+		}
+		var b strings.Builder
+		if WriteExplanation(&b, hs.Sources[i].Key, ex) == nil {
+			hs.Sources[i].Why = strings.Replace(b.String(), "Most recent decision", "Decision", 1)
+		}
+	}
+}
+
+// markChanges marks the cells whose vreplicas changed since before, with
+// what they held and the pods the source's vreplicas left. It returns how
+// many changed.
+func markChanges(m *htmlMap, before, st *StepResult) int {
+	if before == nil {
+		return 0
+	}
+	was := map[string]map[string]int32{} // source -> pod -> vreplicas
+	for src, ps := range before.Placements {
+		was[src] = map[string]int32{}
+		for _, p := range ps {
+			was[src][p.PodName] += p.VReplicas
+		}
+	}
+	now := map[string]map[string]int32{}
+	for src, ps := range st.Placements {
+		now[src] = map[string]int32{}
+		for _, p := range ps {
+			now[src][p.PodName] += p.VReplicas
+		}
+	}
+	n := 0
+	for i := range m.Cells {
+		c := &m.Cells[i]
+		if c.Source == otherSources || was[c.Source][c.Pod] == c.VReplicas {
+			continue
+		}
+		c.Changed, c.Was = true, was[c.Source][c.Pod]
+		var from []string
+		for _, pod := range slices.SortedFunc(maps.Keys(was[c.Source]), naturalCompare) {
+			if lost := was[c.Source][pod] - now[c.Source][pod]; lost > 0 && c.VReplicas > c.Was {
+				from = append(from, fmt.Sprintf("%s (-%d)", pod, lost))
+			}
+		}
+		c.From = strings.Join(from, ", ")
+		n++
+	}
+	return n
 }
 
 func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]int) htmlStep {
@@ -191,7 +286,7 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 	if st.Action != st.Name {
 		hs.Action = st.Action
 	}
-	keys := slices.Sorted(maps.Keys(st.Placements))
+	keys := slices.SortedFunc(maps.Keys(st.Placements), naturalCompare)
 	on := map[string]map[string]int32{}
 	for _, k := range keys {
 		var parts []string
@@ -220,7 +315,7 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 			return st.Metrics.Sources[bySize[i]].VReplicas > st.Metrics.Sources[bySize[j]].VReplicas
 		})
 		cols = append([]string(nil), bySize[:maxHTMLSources]...)
-		sort.Strings(cols)
+		slices.SortFunc(cols, naturalCompare)
 		others = bySize[maxHTMLSources:]
 		for pod, bySrc := range on {
 			for _, k := range others {
@@ -318,7 +413,7 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 	return hs
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+var pageTemplate = template.Must(template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -356,6 +451,18 @@ td.pending { color: #b3261e; font-weight: 600; }
 .nodes span { margin-right: 10px; }
 .nodes .cordoned { color: #7a4b00; }
 .nodes .not-ready { color: #b3261e; }
+.warning { color: #b3261e; font-weight: 600; }
+svg.timeline { background: #ffffff; border: 1px solid #d9dee5; border-radius: 4px; margin-top: 8px; }
+svg.timeline .axis { stroke: #9aa3ad; }
+.series span { margin-right: 12px; font-size: 12px; }
+.series i { display: inline-block; width: 14px; height: 3px; vertical-align: middle; margin-right: 4px; }
+.filterbar { position: sticky; top: 0; z-index: 2; background: #ffffffee; padding: 8px 0; border-bottom: 1px solid #e3e7ec; }
+.filterbar input { font: inherit; padding: 3px 8px; width: 280px; }
+table.sources thead th { position: sticky; top: 44px; background: #ffffff; z-index: 1; }
+section.unchanged h2 { color: #4a5563; }
+details > summary { cursor: pointer; color: #4a5563; margin: 6px 0; }
+rect.changed { stroke: #e8590c; stroke-width: 2; }
+details.why pre { font-size: 11px; text-align: left; background: #f6f7f9; padding: 6px; overflow-x: auto; max-width: 1100px; }
 </style>
 </head>
 <body data-steps="{{len .Steps}}">
@@ -363,12 +470,51 @@ td.pending { color: #b3261e; font-weight: 600; }
 <h1>vsched simulation: {{.Title}}</h1>
 {{if .Description}}<p>{{.Description}}</p>{{end}}
 <p>StatefulSet {{.StatefulSet}}, {{.Capacity}} vreplicas per pod; {{.Cluster}}</p>
-<p class="legend">Cells: a source's vreplicas on a pod, shaded by their share of the pod's capacity: {{range .Legend}}<span style="background: {{.Fill}}; color: {{.Ink}}">{{.Label}}</span>{{end}}</p>
-<nav><ol>{{range .Steps}}<li><a href="#{{.ID}}">{{.Name}}</a></li>{{end}}</ol></nav>
+<p class="config">Configuration: {{.Config}}</p>
+{{range .Warnings}}<p class="warning">Warning: {{.}}</p>
+{{end}}<p class="legend">Cells: a source's vreplicas on a pod, shaded by their share of the pod's capacity: {{range .Legend}}<span style="background: {{.Fill}}; color: {{.Ink}}">{{.Label}}</span>{{end}}</p>
+{{with .Timeline}}<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="replicas, pending, pods used and moved across the steps">
+<line class="axis" x1="44" y1="{{.Bottom}}" x2="{{.Right}}" y2="{{.Bottom}}"/>
+<line class="axis" x1="44" y1="12" x2="44" y2="{{.Bottom}}"/>
+<text x="6" y="20">{{.Max}}</text><text x="30" y="{{.Bottom}}">0</text>
+{{range .Ticks}}<text x="{{.X}}" y="{{.Y}}" text-anchor="middle">{{.Label}}</text>
+{{end}}{{range .Series}}<g class="series" data-series="{{.Name}}" data-values="{{.Values}}"><polyline points="{{.Points}}" fill="none" stroke="{{.Color}}" stroke-width="2"/>
+{{$c := .Color}}{{range .Dots}}<circle cx="{{.X}}" cy="{{.Y}}" r="3" fill="{{$c}}"><title>{{.Title}}</title></circle>{{end}}</g>
+{{end}}</svg>
+<p class="series">Across the steps (x: step): {{range .Series}}<span><i style="background: {{.Color}}"></i>{{.Name}}</span>{{end}}</p>{{end}}
+<nav><ol>{{range .Steps}}<li><a href="#{{.ID}}">{{.Name}}</a>{{if .Unchanged}} (unchanged){{end}}</li>{{end}}</ol></nav>
 </header>
 <main>
-{{range .Steps}}<section class="step" id="{{.ID}}" data-step="{{.Index}}" data-replicas="{{.Replicas}}">
-<h2>Step {{.Index}}/{{.Of}}: {{.Name}}</h2>
+<div class="filterbar"><label>Sources: <input id="filter" type="search" placeholder="filter the {{.Sources}} sources by name" autocomplete="off"></label> <span id="filtered"></span></div>
+{{with .Initial}}{{template "section" .}}{{end}}{{range .Steps}}{{template "section" .}}{{end}}</main>
+<script>
+// Marks the page as fully rendered, for the report's browser test: it counts
+// every step and every cell (one per placement) of the heat maps.
+(function () {
+  var cells = document.querySelectorAll("section.step rect.cell").length;
+  var steps = document.querySelectorAll("section.step").length;
+  document.body.setAttribute("data-rendered", steps + " steps, " + cells + " cells");
+})();
+// The filter box shows only the sources whose name holds what is typed:
+// their table rows, map columns and cells.
+(function () {
+  var box = document.getElementById("filter");
+  var items = document.querySelectorAll("[data-source]");
+  box.addEventListener("input", function () {
+    var q = box.value.trim().toLowerCase(), shown = {};
+    for (var i = 0; i < items.length; i++) {
+      var k = items[i].getAttribute("data-source"), on = q === "" || k.toLowerCase().indexOf(q) >= 0;
+      items[i].style.display = on ? "" : "none";
+      if (on) { shown[k] = true; }
+    }
+    document.getElementById("filtered").textContent = q === "" ? "" : Object.keys(shown).length + " shown";
+  });
+})();
+</script>
+</body>
+</html>
+`)).Parse(`{{define "section"}}<section class="{{if .Index}}step{{else}}initial{{end}}{{if .Unchanged}} unchanged{{end}}" id="{{.ID}}" data-step="{{.Index}}" data-replicas="{{.Replicas}}" data-changed="{{.Changed}}">
+<h2>{{if .Index}}Step {{.Index}}/{{.Of}}: {{else}}Before step 1: {{end}}{{.Name}}</h2>
 <p class="action">{{if .Action}}{{.Action}} · {{end}}clock {{.Clock}} · {{.ReplicasText}}</p>
 {{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <dl class="metrics">
@@ -379,6 +525,7 @@ td.pending { color: #b3261e; font-weight: 600; }
 <div><dt>moved</dt><dd class="moved">{{.Metrics.Moved}}</dd></div>
 </dl>
 <p class="nodes">{{range .Nodes}}<span class="{{.Status}}">{{.Name}}{{if .Zone}} ({{.Zone}}){{end}}: {{.Status}}</span>{{end}}</p>
+<details{{if not .Unchanged}} open{{end}}><summary>{{if .Unchanged}}Unchanged from the previous step: its pods, placements and metrics{{else}}Pods by sources{{if .Changed}}: {{.Changed}} cell(s) changed, outlined{{end}}{{end}}</summary>
 {{if .Others}}<p class="action">The map has a column for each of the {{.Shown}} sources with the most vreplicas, and one summing the other {{.Others}}; the table below lists every placement.</p>{{end}}
 <div class="heat">
 {{with .Map}}<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="vreplicas per pod and source">
@@ -398,27 +545,16 @@ td.pending { color: #b3261e; font-weight: 600; }
 <text class="free{{if .Over}} bad{{end}}" x="{{.FreeTextX}}" y="{{.TextY}}">{{.FreeText}}</text>
 {{if .Status}}<text class="bad status" x="{{$status}}" y="{{.TextY}}">{{.Status}}</text>{{end}}
 </g>
-{{end}}{{range .Cells}}<rect class="{{if eq .Source "(other sources)"}}others{{else}}cell{{end}}" x="{{.X}}" y="{{.Y}}" width="44" height="20" rx="2" fill="{{.Fill}}" data-pod="{{.Pod}}" data-source="{{.Source}}" data-vreplicas="{{.VReplicas}}"><title>{{.Pod}} · {{.Source}}: {{.VReplicas}} vreplica(s)</title></rect>
-{{if .VReplicas}}<text x="{{.TextX}}" y="{{.TextY}}" text-anchor="middle" fill="{{.Ink}}">{{.VReplicas}}</text>
+{{end}}{{range .Cells}}<rect class="{{if eq .Source "(other sources)"}}others{{else}}cell{{end}}{{if .Changed}} changed{{end}}" x="{{.X}}" y="{{.Y}}" width="44" height="20" rx="2" fill="{{.Fill}}" data-pod="{{.Pod}}" data-source="{{.Source}}" data-vreplicas="{{.VReplicas}}"{{if .Changed}} data-was="{{.Was}}"{{end}}><title>{{.Pod}} · {{.Source}}: {{.VReplicas}} vreplica(s){{if .Changed}}, was {{.Was}}{{if .From}}; came from {{.From}}{{end}}{{end}}</title></rect>
+{{if .VReplicas}}<text class="num" data-source="{{.Source}}" x="{{.TextX}}" y="{{.TextY}}" text-anchor="middle" fill="{{.Ink}}">{{.VReplicas}}</text>
 {{end}}{{end}}</svg>{{end}}
 </div>
 <table class="sources">
 <thead><tr><th>source</th><th>vreplicas</th><th>pending</th><th>zoneSkew</th><th>nodeSkew</th><th>moved</th><th class="placements">placements</th></tr></thead>
 <tbody>
-{{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}</td></tr>
+{{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}{{if .Why}}<details class="why"><summary>why</summary><pre>{{.Why}}</pre></details>{{end}}</td></tr>
 {{end}}</tbody>
 </table>
+</details>
 </section>
-{{end}}</main>
-<script>
-// Marks the page as fully rendered, for the report's browser test: it counts
-// every step and every cell (one per placement) of the heat maps.
-(function () {
-  var cells = document.querySelectorAll("rect.cell").length;
-  var steps = document.querySelectorAll("section.step").length;
-  document.body.setAttribute("data-rendered", steps + " steps, " + cells + " cells");
-})();
-</script>
-</body>
-</html>
-`))
+{{end}}`))

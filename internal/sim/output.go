@@ -27,61 +27,190 @@ func WriteJSON(w io.Writer, res *Result) error {
 }
 
 // WriteExplanation writes the explanation of a source's decision for
-// people: where it was made, then the framework's account of it.
+// people: where it was made and what it was asked, then per vreplica every
+// candidate pod with its node and zone.
 func WriteExplanation(w io.Writer, source string, ex *Explained) error {
-	var b strings.Builder
-	e := ex.Explanation
-	placed := 0
-	for _, s := range e.Steps {
-		if s.Winner >= 0 {
-			placed++
+	return writeExplanation(w, fmt.Sprintf("Most recent decision about %s", source), ex)
+}
+
+// WriteExplanations writes several decisions about a source (explain
+// --all), numbered, one after the other.
+func WriteExplanations(w io.Writer, source string, all []*Explained) error {
+	for i, ex := range all {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := writeExplanation(w, fmt.Sprintf("Decision %d of %d about %s", i+1, len(all), source), ex); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// explainLegend says how to read a candidate line.
+const explainLegend = "Candidates are marked * for the winner, with their node and zone; a rejected pod names the filter and its reason; scores read \"plugin score xweight\".\n"
+
+func writeExplanation(w io.Writer, lead string, ex *Explained) error {
+	var b strings.Builder
+	e := ex.Explanation
 	verb := "placed"
 	if e.Mode == framework.Remove {
 		verb = "removed"
 	}
-	fmt.Fprintf(&b, "Most recent decision about %s: step %d %q, %s %d of %d vreplica(s) asked.\n",
-		source, ex.Step+1, ex.StepTitle, verb, placed, len(e.Steps))
-	fmt.Fprintf(&b, "Candidates are marked * for the winner; a rejected pod names the filter and its reason; scores read \"plugin score xweight\".\n\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
+	where := fmt.Sprintf("step %d %q", ex.Step+1, ex.StepTitle)
+	if ex.Step < 0 {
+		where = "the " + InitialStepName
 	}
-	return e.WriteText(w)
+	fmt.Fprintf(&b, "%s: %s, %s %d of %d vreplica(s) asked, %d pending.\n",
+		lead, where, verb, ex.Changed, ex.Asked, ex.Pending)
+	b.WriteString(explainLegend + "\n")
+	fmt.Fprintf(&b, "%s: %s decision", e.Key, e.Mode)
+	if len(e.Skipped) > 0 {
+		fmt.Fprintf(&b, " (skipped plugins: %s)", strings.Join(e.Skipped, ", "))
+	}
+	b.WriteString("\n")
+	podW, nodeW, zoneW := 12, len("NODE"), len("ZONE")
+	for _, p := range ex.Pods {
+		nodeW, zoneW = max(nodeW, len(p.Node)), max(zoneW, len(p.Zone))
+	}
+	for _, st := range e.Steps {
+		for _, c := range st.Candidates {
+			podW = max(podW, len(c.Pod))
+		}
+	}
+	for _, st := range e.Steps {
+		if st.Winner >= 0 {
+			fmt.Fprintf(&b, "vreplica %d -> %s\n", st.VReplica, st.WinnerPod)
+		} else {
+			fmt.Fprintf(&b, "vreplica %d -> not %s: %s\n", st.VReplica, verb, st.Reason)
+		}
+		for _, c := range st.Candidates {
+			mark := " "
+			if c.Ordinal == st.Winner {
+				mark = "*"
+			}
+			p := ex.Pods[c.Ordinal]
+			node, zone := orDash(p.Node), orDash(p.Zone)
+			fmt.Fprintf(&b, "  %s %-*s %-*s %-*s ", mark, podW, c.Pod, nodeW, node, zoneW, zone)
+			b.WriteString(candidateVerdict(c) + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// candidateVerdict is a candidate's rejection, or its total and scores.
+func candidateVerdict(c framework.CandidateExplanation) string {
+	if c.Rejected != nil {
+		return fmt.Sprintf("rejected by %s: %s", c.Rejected.Plugin, strings.Join(c.Rejected.Reasons, ", "))
+	}
+	parts := make([]string, len(c.Scores))
+	for i, sc := range c.Scores {
+		if sc.Error != "" {
+			parts[i] = fmt.Sprintf("%s x%d failed (%s)", sc.Plugin, sc.Weight, sc.Error)
+			continue
+		}
+		parts[i] = fmt.Sprintf("%s %d x%d", sc.Plugin, sc.Score, sc.Weight)
+	}
+	return fmt.Sprintf("total %-5d %s", c.Total, strings.Join(parts, ", "))
 }
 
 // explainedJSON is the JSON form of an explanation.
 type explainedJSON struct {
-	Version     int                    `json:"version"`
-	Source      string                 `json:"source"`
-	Step        int                    `json:"step"`
-	StepName    string                 `json:"stepName"`
-	Mode        string                 `json:"mode"`
+	Version  int    `json:"version,omitempty"`
+	Source   string `json:"source,omitempty"`
+	Step     int    `json:"step"`
+	StepName string `json:"stepName"`
+	Mode     string `json:"mode"`
+	// Asked, Placed (removed, in remove mode) and Pending count
+	// vreplicas as the text header does.
+	Asked   int32 `json:"asked"`
+	Placed  int32 `json:"placed"`
+	Pending int32 `json:"pending"`
+	// Pods are the candidate pods' node and zone, by pod name.
+	Pods        map[string]PodPlace    `json:"pods"`
 	Explanation *framework.Explanation `json:"explanation"`
 }
 
+func toExplainedJSON(ex *Explained) explainedJSON {
+	pods := map[string]PodPlace{}
+	for _, st := range ex.Explanation.Steps {
+		for _, c := range st.Candidates {
+			pods[c.Pod] = ex.Pods[c.Ordinal]
+		}
+	}
+	return explainedJSON{Step: ex.Step + 1, StepName: ex.StepTitle, Mode: ex.Explanation.Mode.String(),
+		Asked: ex.Asked, Placed: ex.Changed, Pending: ex.Pending, Pods: pods, Explanation: ex.Explanation}
+}
+
 // WriteExplanationJSON writes the explanation as JSON: the step (1-based)
-// and its name, the mode ("place" or "remove"), and the framework's
-// explanation.
+// and its name, the mode ("place" or "remove"), the counts, the candidate
+// pods' nodes and zones, and the framework's explanation.
 func WriteExplanationJSON(w io.Writer, source string, ex *Explained) error {
+	j := toExplainedJSON(ex)
+	j.Version, j.Source = FormatVersion, source
+	return writeJSON(w, j)
+}
+
+// WriteExplanationsJSON writes several decisions about a source (explain
+// --all) as {"version", "source", "decisions": [...]}.
+func WriteExplanationsJSON(w io.Writer, source string, all []*Explained) error {
+	out := struct {
+		Version   int             `json:"version"`
+		Source    string          `json:"source"`
+		Decisions []explainedJSON `json:"decisions"`
+	}{Version: FormatVersion, Source: source, Decisions: make([]explainedJSON, len(all))}
+	for i, ex := range all {
+		out.Decisions[i] = toExplainedJSON(ex)
+	}
+	return writeJSON(w, out)
+}
+
+func writeJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(explainedJSON{
-		Version: FormatVersion, Source: source, Step: ex.Step + 1, StepName: ex.StepTitle,
-		Mode: ex.Explanation.Mode.String(), Explanation: ex.Explanation,
-	}); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
 }
 
+// SourceCount is how many distinct sources the scenario has.
+func SourceCount(s *Scenario) int {
+	seen := map[string]bool{}
+	for _, src := range s.Sources {
+		seen[src.Source] = true
+	}
+	for _, st := range s.Steps {
+		for _, sp := range st.Schedule {
+			seen[sp.Source] = true
+		}
+	}
+	return len(seen)
+}
+
 // CheckSource reports a source the scenario never schedules.
 func CheckSource(s *Scenario, source string) error {
 	var known []string
 	seen := map[string]bool{}
+	for _, src := range s.Sources {
+		if !seen[src.Source] {
+			seen[src.Source] = true
+			known = append(known, src.Source)
+		}
+	}
 	for _, st := range s.Steps {
 		for _, sp := range st.Schedule {
 			if !seen[sp.Source] {
@@ -100,43 +229,64 @@ func CheckSource(s *Scenario, source string) error {
 	return errors.New(msg)
 }
 
-// ValidateFile checks one file: every ConfigMap manifest in it, or the
-// scenario it holds. It returns the problems and what the file was found to
-// hold ("scenario", "config-scheduler", ...).
+// ValidateFile checks one file against the in-tree plugins: every
+// ConfigMap manifest in it, or the scenario it holds. It returns the
+// problems and what the file was found to hold ("scenario",
+// "config-scheduler", ...).
 func ValidateFile(name string, data []byte) (Problems, string) {
+	r := CheckFile(name, data, nil)
+	return r.Problems, strings.Join(r.Holds, ", ")
+}
+
+// FileReport is what CheckFile found in a file.
+type FileReport struct {
+	Problems Problems
+	// Holds is "scenario", or the names of the ConfigMaps vsched reads.
+	Holds []string
+	// Skipped are the objects vsched does not read.
+	Skipped []Skipped
+}
+
+// CheckFile checks one file, the configuration against reg (nil: the
+// in-tree plugins): the scenario it holds, or every ConfigMap manifest
+// in it, skipping the objects vsched does not read.
+func CheckFile(name string, data []byte, reg *framework.Registry) FileReport {
 	docs, ps := splitFile(name, data)
 	if len(ps) > 0 {
-		return ps, ""
+		return FileReport{Problems: ps}
 	}
 	if len(docs) == 0 {
-		return Problems{{File: name, Step: -1, Message: "is empty; expected a scenario or ConfigMap manifests"}}, ""
+		return FileReport{Problems: Problems{{File: name, Step: -1, Message: "is empty; expected a scenario or ConfigMap manifests"}}}
 	}
 	// A document with a "kind" is a Kubernetes manifest; anything else is
 	// taken for a scenario.
 	if !hasKind(docs[0]) {
 		if len(docs) > 1 {
-			return Problems{{File: name, Line: docs[1].firstLine, Step: -1, Message: fmt.Sprintf("holds %d YAML documents; a scenario is one document", len(docs))}}, ""
+			return FileReport{Problems: Problems{{File: name, Line: docs[1].firstLine, Step: -1, Message: fmt.Sprintf("holds %d YAML documents; a scenario is one document", len(docs))}}}
 		}
-		_, ps := decodeScenario(docs[0])
-		return ps, "scenario"
+		_, ps := decodeScenario(docs[0], reg)
+		return FileReport{Problems: ps, Holds: []string{"scenario"}}
 	}
-	var probs Problems
-	var kinds []string
+	var r FileReport
 	for _, doc := range docs {
 		if !hasKind(doc) {
-			probs = append(probs, Problem{File: name, Line: doc.firstLine, Step: -1, Message: "this document has no kind; a file holds one scenario, or ConfigMap manifests"})
+			r.Problems = append(r.Problems, Problem{File: name, Line: doc.firstLine, Step: -1, Message: "this document has no kind; a file holds one scenario, or ConfigMap manifests"})
+			continue
+		}
+		if sk, ok := skippable(doc); ok {
+			r.Skipped = append(r.Skipped, sk)
 			continue
 		}
 		cmf, ps := decodeConfigMap(doc)
 		sortProblems(ps)
-		probs = append(probs, ps...)
+		r.Problems = append(r.Problems, ps...)
 		if cmf == nil {
 			continue
 		}
-		probs = append(probs, checkConfig(cmf.Kind, cmf.ConfigMap, doc, false)...)
-		kinds = append(kinds, cmf.ConfigMap.Name)
+		r.Problems = append(r.Problems, checkConfig(cmf.Kind, cmf.ConfigMap, doc, false, reg)...)
+		r.Holds = append(r.Holds, cmf.ConfigMap.Name)
 	}
-	return probs, strings.Join(kinds, ", ")
+	return r
 }
 
 func hasKind(doc *document) bool {

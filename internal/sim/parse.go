@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/framework"
 )
 
 func reflectValue(p any) reflect.Value { return reflect.ValueOf(p).Elem() }
@@ -21,6 +22,12 @@ func reflectValue(p any) reflect.Value { return reflect.ValueOf(p).Elem() }
 // descheduler and autoscaler configuration it holds. It returns every
 // problem found; the scenario is usable only when there is none.
 func ParseScenario(file string, data []byte) (*Scenario, Problems) {
+	return ReadScenario(file, data, nil)
+}
+
+// ReadScenario is ParseScenario checking the configuration against reg
+// (nil: the in-tree plugins).
+func ReadScenario(file string, data []byte, reg *framework.Registry) (*Scenario, Problems) {
 	docs, probs := splitFile(file, data)
 	if len(probs) > 0 {
 		return nil, probs
@@ -32,10 +39,10 @@ func ParseScenario(file string, data []byte) (*Scenario, Problems) {
 	default:
 		return nil, Problems{{File: file, Line: docs[1].firstLine, Step: -1, Message: fmt.Sprintf("holds %d YAML documents; a scenario is one document", len(docs))}}
 	}
-	return decodeScenario(docs[0])
+	return decodeScenario(docs[0], reg)
 }
 
-func decodeScenario(doc *document) (*Scenario, Problems) {
+func decodeScenario(doc *document, reg *framework.Registry) (*Scenario, Problems) {
 	s := &Scenario{File: doc.file, doc: doc}
 	d := &decoder{doc: doc, stepNames: stepNames(doc.json)}
 	if !bytes.HasPrefix(bytes.TrimSpace(doc.json), []byte("{")) {
@@ -46,7 +53,7 @@ func decodeScenario(doc *document) (*Scenario, Problems) {
 	// Check the values too, so one run reports every problem; problems
 	// at (or around) a field that did not decode are left out, as they
 	// would only repeat it.
-	v := &validator{d: d, s: s, undecoded: map[string]bool{}}
+	v := &validator{d: d, s: s, reg: reg, undecoded: map[string]bool{}}
 	for _, p := range d.probs {
 		v.undecoded[p.Path] = true
 	}
@@ -81,8 +88,9 @@ func stepNames(raw json.RawMessage) map[int]string {
 
 // validator checks a decoded scenario's values and references.
 type validator struct {
-	d *decoder
-	s *Scenario
+	d   *decoder
+	s   *Scenario
+	reg *framework.Registry
 
 	nodes map[string]bool
 	zones map[string]bool
@@ -117,9 +125,10 @@ func (v *validator) validate() {
 	for k := range numConfigKinds {
 		data := [...]ConfigData{s.Scheduler, s.Descheduler, s.Autoscaler}[k]
 		if cm := scenarioConfigMap(k, data); cm != nil {
-			v.d.probs = append(v.d.probs, checkConfig(k, cm, v.d.doc, true)...)
+			v.d.probs = append(v.d.probs, checkConfig(k, cm, v.d.doc, true, v.reg)...)
 		}
 	}
+	v.sources()
 	v.steps()
 }
 
@@ -243,11 +252,14 @@ const maxReplicas = 10000
 
 func (v *validator) steps() {
 	s := v.s
-	if len(s.Steps) == 0 {
-		v.problem(path{"steps"}, "required: a scenario has at least one step")
+	if len(s.Steps) == 0 && len(s.Sources) == 0 {
+		v.problem(path{"steps"}, "required: a scenario has at least one step, or sources")
 		return
 	}
 	exists := map[string]bool{}
+	for _, src := range s.Sources {
+		exists[src.Source] = true
+	}
 	for i := range s.Steps {
 		st := &s.Steps[i]
 		p := path{"steps", i}
@@ -257,55 +269,23 @@ func (v *validator) steps() {
 			seen := map[string]bool{}
 			for j, sp := range st.Schedule {
 				ep := ap
-				if st.scheduleList {
+				if st.listed {
 					ep = ap.index(j)
 				}
-				switch key, err := SourceKey(sp.Source); {
-				case sp.Source == "":
-					v.problem(ep.key("source"), "required: the source's namespace/name")
-				case err != nil:
-					v.problem(ep.key("source"), "%v", err)
-				default:
-					if msgs := validation.IsDNS1123Label(key.Namespace); len(msgs) > 0 {
-						v.problem(ep.key("source"), "namespace %q is not valid: %s", key.Namespace, strings.Join(msgs, "; "))
-					} else if msgs := validation.IsDNS1123Subdomain(key.Name); len(msgs) > 0 {
-						v.problem(ep.key("source"), "name %q is not valid: %s", key.Name, strings.Join(msgs, "; "))
-					}
-				}
+				v.sourceKey(ep.key("source"), sp.Source)
 				if seen[sp.Source] {
 					v.problem(ep.key("source"), "source %s is listed twice in this step", sp.Source)
 				}
 				seen[sp.Source] = true
-				switch {
-				case sp.VReplicas == nil:
-					v.problem(ep.key("vreplicas"), "required: how many vreplicas the source wants")
-				case *sp.VReplicas < 0:
-					v.problem(ep.key("vreplicas"), "must not be negative, not %d", *sp.VReplicas)
-				case *sp.VReplicas > maxVReplicas:
-					v.problem(ep.key("vreplicas"), "must be at most %d, not %d", maxVReplicas, *sp.VReplicas)
-				}
+				v.vreplicas(ep.key("vreplicas"), sp.VReplicas)
 				if sp.Partitions != nil && *sp.Partitions < 1 {
 					v.problem(ep.key("partitions"), "must be at least 1 when given, not %d", *sp.Partitions)
 				}
 				exists[sp.Source] = true
 			}
 		case StepDelete:
-			switch _, err := SourceKey(st.Source); {
-			case st.Source == "":
-				v.problem(ap.key("source"), "required: the source's namespace/name")
-			case err != nil:
-				v.problem(ap.key("source"), "%v", err)
-			case !exists[st.Source]:
-				v.problem(ap.key("source"), "source %s does not exist at this step%s", st.Source, didYouMean(st.Source, slices.Sorted(maps.Keys(exists))))
-			}
-			delete(exists, st.Source)
-		case StepCordon, StepUncordon:
-			if st.Zone != "" {
-				v.problem(ap.key("zone"), "%s takes a node, not a zone", st.Kind)
-				continue
-			}
-			v.checkNode(ap, st.Node)
-		case StepFail, StepRecover:
+			v.deleteStep(st, ap, exists)
+		case StepCordon, StepUncordon, StepFail, StepRecover:
 			switch {
 			case st.Node != "" && st.Zone != "":
 				v.problem(ap, "give a node or a zone, not both")
@@ -330,6 +310,107 @@ func (v *validator) steps() {
 
 // maxVReplicas bounds one source's vreplicas: the scheduler refuses more.
 const maxVReplicas = vsched.MaxVReplicas
+
+// sources checks the initial sources: valid keys, once each, and
+// placements on pods of the StatefulSet.
+func (v *validator) sources() {
+	seen := map[string]bool{}
+	for i, src := range v.s.Sources {
+		sp := path{"sources", i}
+		v.sourceKey(sp.key("source"), src.Source)
+		if seen[src.Source] {
+			v.problem(sp.key("source"), "source %s is listed twice", src.Source)
+		}
+		seen[src.Source] = true
+		v.vreplicas(sp.key("vreplicas"), src.VReplicas)
+		if src.Partitions != nil && *src.Partitions < 1 {
+			v.problem(sp.key("partitions"), "must be at least 1 when given, not %d", *src.Partitions)
+		}
+		pods := map[string]bool{}
+		for j, pl := range src.Placements {
+			pp := sp.key("placements").index(j)
+			v.podName(pp.key("podName"), pl.PodName)
+			if pods[pl.PodName] {
+				v.problem(pp.key("podName"), "pod %s is listed twice", pl.PodName)
+			}
+			pods[pl.PodName] = true
+			if pl.VReplicas < 1 {
+				v.problem(pp.key("vreplicas"), "must be at least 1, not %d", pl.VReplicas)
+			}
+		}
+	}
+}
+
+// podName checks name is a pod of the scenario's StatefulSet.
+func (v *validator) podName(p path, name string) {
+	ss := v.s.Cluster.StatefulSet.Name
+	if ss == "" {
+		ss = DefaultStatefulSet
+	}
+	ord, err := vsched.OrdinalFromPodName(name)
+	switch {
+	case name == "":
+		v.problem(p, "required: the pod's name")
+	case err != nil || vsched.PodName(ss, ord) != name:
+		v.problem(p, "%q is not a pod of StatefulSet %s; write %s-ORDINAL", name, ss, ss)
+	case ord >= maxReplicas:
+		v.problem(p, "ordinal %d is beyond the most replicas a scenario may have (%d)", ord, maxReplicas)
+	}
+}
+
+// sourceKey checks a source's namespace/name.
+func (v *validator) sourceKey(p path, source string) {
+	switch key, err := SourceKey(source); {
+	case source == "":
+		v.problem(p, "required: the source's namespace/name")
+	case err != nil:
+		v.problem(p, "%v", err)
+	default:
+		if msgs := validation.IsDNS1123Label(key.Namespace); len(msgs) > 0 {
+			v.problem(p, "namespace %q is not valid: %s", key.Namespace, strings.Join(msgs, "; "))
+		} else if msgs := validation.IsDNS1123Subdomain(key.Name); len(msgs) > 0 {
+			v.problem(p, "name %q is not valid: %s", key.Name, strings.Join(msgs, "; "))
+		}
+	}
+}
+
+// vreplicas checks a source's vreplicas.
+func (v *validator) vreplicas(p path, n *int32) {
+	switch {
+	case n == nil:
+		v.problem(p, "required: how many vreplicas the source wants")
+	case *n < 0:
+		v.problem(p, "must not be negative, not %d", *n)
+	case *n > maxVReplicas:
+		v.problem(p, "must be at most %d, not %d", maxVReplicas, *n)
+	}
+}
+
+// deleteStep checks a delete step's sources exist, once each.
+func (v *validator) deleteStep(st *Step, ap path, exists map[string]bool) {
+	seen := map[string]bool{}
+	for j, src := range st.Delete {
+		ep := ap
+		if st.listed {
+			ep = ap.index(j)
+		}
+		ep = ep.key("source")
+		switch _, err := SourceKey(src); {
+		case src == "":
+			v.problem(ep, "required: the source's namespace/name")
+		case err != nil:
+			v.problem(ep, "%v", err)
+		case seen[src]:
+			v.problem(ep, "source %s is listed twice in this step", src)
+		case !exists[src]:
+			v.problem(ep, "source %s does not exist at this step%s", src, didYouMean(src, slices.Sorted(maps.Keys(exists))))
+		}
+		seen[src] = true
+	}
+	for _, src := range st.Delete {
+		delete(exists, src)
+	}
+}
 
 func (v *validator) checkNode(ap path, node string) {
 	switch {

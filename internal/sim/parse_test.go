@@ -51,7 +51,7 @@ func TestParseProblems(t *testing.T) {
 
 		// Shape.
 		{"unknown top-level field", "s.yaml", base + "stepz: []\n",
-			[]string{`s.yaml:8: stepz: unknown field (did you mean "steps"?); a scenario takes autoscaler, cluster, descheduler, description, name, scheduler, steps, version`}},
+			[]string{`s.yaml:8: stepz: unknown field (did you mean "steps"?); a scenario takes autoscaler, cluster, descheduler, description, name, scheduler, sources, steps, version`}},
 		{"unknown nested field", "s.yaml", strings.Replace(base, "capacity: 10", "capacty: 10", 1),
 			[]string{
 				`s.yaml:4: cluster.statefulSet.capacty: unknown field (did you mean "capacity"?); statefulSet takes capacity, name, namespace, podNodes, replicas`,
@@ -114,7 +114,7 @@ func TestParseProblems(t *testing.T) {
 
 		// Steps.
 		{"no steps", "s.yaml", strings.SplitAfter(base, "steps:\n")[0] + "  []\n",
-			[]string{`s.yaml:5: steps: required: a scenario has at least one step`}},
+			[]string{`s.yaml:5: steps: required: a scenario has at least one step, or sources`}},
 		{"unknown step", "s.yaml", base + "  - name: boom\n    explode: {node: x}\n",
 			[]string{`s.yaml:9: step 2 "boom": explode: unknown step "explode"; a step is one of schedule, delete, cordon, uncordon, fail, recover, autoscale, compact, advance`}},
 		{"misspelt step", "s.yaml", base + "  - schedul: {source: default/b, vreplicas: 1}\n",
@@ -155,12 +155,12 @@ func TestParseProblems(t *testing.T) {
 			[]string{`s.yaml:8: step 2: fail: give a node or a zone, not both`}},
 		{"fail nothing", "s.yaml", base + "  - fail: {}\n",
 			[]string{`s.yaml:8: step 2: fail: required: node or zone`}},
-		{"cordon a zone", "s.yaml", base + "  - cordon: {zone: zone-a}\n",
-			[]string{`s.yaml:8: step 2: cordon.zone: cordon takes a node, not a zone`}},
+		{"cordon an unknown zone", "s.yaml", base + "  - cordon: {zone: zone-z}\n",
+			[]string{`s.yaml:8: step 2: cordon.zone: unknown zone "zone-z" (did you mean "zone-a"?); the zones are zone-a, zone-b`}},
 		{"cordon nothing", "s.yaml", base + "  - uncordon: {}\n",
-			[]string{`s.yaml:8: step 2: uncordon.node: required: the node's name`}},
+			[]string{`s.yaml:8: step 2: uncordon: required: node or zone`}},
 		{"cordon a string", "s.yaml", base + "  - cordon: node-zone-a-0\n",
-			[]string{`s.yaml:8: step 2: cordon: must be a mapping {node: NAME}, not a string`}},
+			[]string{`s.yaml:8: step 2: cordon: must be a mapping {node: NAME} or {zone: NAME}, not a string`}},
 		{"bad duration", "s.yaml", base + "  - advance: 5 min\n",
 			[]string{`s.yaml:8: step 2: advance: "5 min" is not a duration; write one such as 5m, 90s or 1h30m`}},
 		{"negative duration", "s.yaml", base + "  - advance: -5m\n",

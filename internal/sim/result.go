@@ -17,9 +17,37 @@ type Result struct {
 	StatefulSet string `json:"statefulSet"`
 	// Capacity is the vreplicas one pod holds.
 	Capacity int32 `json:"capacity"`
+	// Configuration says where the data of config-scheduler,
+	// config-descheduler and config-autoscaler (in this order) came from.
+	Configuration []ConfigOrigin `json:"configuration"`
+	// Warnings are what the scenario and its configuration disagree on
+	// (the StatefulSet starts above max-replicas, ...).
+	Warnings []string `json:"warnings,omitempty"`
+	// Initial is the cluster before the first step, when the scenario
+	// gives initial sources: their placements as given, after one
+	// reconcile each.
+	Initial *StepResult `json:"initial,omitempty"`
 	// Steps has one entry per scenario step, in order.
 	Steps []StepResult `json:"steps"`
+	// Explanations are, with Options.ExplainAll, the last decision about
+	// each source in each step, by step index and source key. Not part
+	// of the JSON output.
+	Explanations map[int]map[string]*Explained `json:"-"`
 }
+
+// ConfigOrigin is where a ConfigMap's data came from.
+type ConfigOrigin struct {
+	// ConfigMap is the ConfigMap's name.
+	ConfigMap string `json:"configMap"`
+	// From is FromDefault, FromScenario or the manifest file's name.
+	From string `json:"from"`
+}
+
+// Where configuration comes from, besides a manifest file.
+const (
+	FromDefault  = "default"
+	FromScenario = "scenario"
+)
 
 // StepResult is the cluster after one step (and the requeue that follows
 // it).
@@ -46,6 +74,26 @@ type StepResult struct {
 	Pods []PodState `json:"pods"`
 	// Notes say what else happened: the StatefulSet resized, an
 	// autoscaler or evictor decision.
+	Notes []string `json:"notes,omitempty"`
+	// Cycles are a compact step's autoscaler cycles, in order, up to the
+	// one that changed nothing.
+	Cycles []CycleResult `json:"cycles,omitempty"`
+}
+
+// CycleResult is one autoscaler cycle of a compact step.
+type CycleResult struct {
+	// Cycle counts the step's cycles from 1.
+	Cycle int `json:"cycle"`
+	// Replicas is spec.replicas after the cycle.
+	Replicas int32 `json:"replicas"`
+	// Draining are the pods marked draining after the cycle.
+	Draining []string `json:"draining,omitempty"`
+	// Requeued are the sources the evictor requeued; Moved the vreplicas
+	// that changed pod when they were scheduled again.
+	Requeued []string `json:"requeued,omitempty"`
+	Moved    int32    `json:"moved"`
+	// Notes are the cycle's Events and decisions, as in the step's notes
+	// (which are capped; these are not).
 	Notes []string `json:"notes,omitempty"`
 }
 

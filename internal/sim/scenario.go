@@ -30,7 +30,11 @@ type Scenario struct {
 	Scheduler   ConfigData `json:"scheduler"`
 	Descheduler ConfigData `json:"descheduler"`
 	Autoscaler  ConfigData `json:"autoscaler"`
-	// Steps run in order.
+	// Sources are the sources that exist before the first step, with
+	// their placements (a snapshot of a live cluster has them).
+	Sources []InitialSource `json:"sources"`
+	// Steps run in order. A scenario with Sources may have none: it then
+	// shows the cluster as it stands.
 	Steps []Step `json:"steps"`
 
 	// File is where the scenario was read from, for messages.
@@ -110,17 +114,17 @@ type Step struct {
 	Kind StepKind
 	// Schedule lists the sources to create or update (schedule).
 	Schedule []SourceSpec
-	// Source is the source to delete (delete).
-	Source string
+	// Delete lists the sources to delete (delete).
+	Delete []string
 	// Node is the node to cordon, uncordon, fail or recover; Zone the
-	// zone to fail or recover. One of them is set.
+	// zone whose every node to. One of them is set.
 	Node string
 	Zone string
 	// Duration is how far to move the clock (advance).
 	Duration time.Duration
 
-	// scheduleList is true when schedule was written as a list.
-	scheduleList bool
+	// listed is true when schedule or delete was written as a list.
+	listed bool
 }
 
 // SourceSpec is a source's desired state in a schedule step.
@@ -132,6 +136,24 @@ type SourceSpec struct {
 	// Partitions is the source's resource count (a Kafka topic's
 	// partitions), read by NoMaxResourceCount. Optional.
 	Partitions *int32 `json:"partitions"`
+}
+
+// InitialSource is a source that exists before the first step.
+type InitialSource struct {
+	// Source is "namespace/name".
+	Source string `json:"source"`
+	// VReplicas is how many vreplicas the source wants. Required.
+	VReplicas *int32 `json:"vreplicas"`
+	// Partitions is the source's resource count. Optional.
+	Partitions *int32 `json:"partitions"`
+	// Placements are where its vreplicas are: pods of the StatefulSet.
+	Placements []InitialPlacement `json:"placements"`
+}
+
+// InitialPlacement is some of a source's vreplicas on one pod.
+type InitialPlacement struct {
+	PodName   string `json:"podName"`
+	VReplicas int32  `json:"vreplicas"`
 }
 
 // sourceRef is the body of a delete step.
@@ -194,7 +216,7 @@ func (s *Step) decodeAt(d *decoder, raw json.RawMessage, p path) {
 	switch s.Kind {
 	case StepSchedule:
 		if bytes.HasPrefix(bytes.TrimSpace(a.value), []byte("[")) {
-			s.scheduleList = true
+			s.listed = true
 			d.decode(a.value, reflectValue(&s.Schedule), ap)
 			if len(s.Schedule) == 0 {
 				d.problem(ap, "lists no source")
@@ -209,18 +231,9 @@ func (s *Step) decodeAt(d *decoder, raw json.RawMessage, p path) {
 		d.decode(a.value, reflectValue(&one), ap)
 		s.Schedule = []SourceSpec{one}
 	case StepDelete:
-		if !bytes.HasPrefix(bytes.TrimSpace(a.value), []byte("{")) {
-			d.problem(ap, "must be a mapping {source: namespace/name}, not %s", jsonKind(a.value))
-			return
-		}
-		var r sourceRef
-		d.decode(a.value, reflectValue(&r), ap)
-		s.Source = r.Source
+		s.decodeDelete(d, a.value, ap)
 	case StepCordon, StepUncordon, StepFail, StepRecover:
-		want := "{node: NAME}"
-		if s.Kind == StepFail || s.Kind == StepRecover {
-			want = "{node: NAME} or {zone: NAME}"
-		}
+		want := "{node: NAME} or {zone: NAME}"
 		if !bytes.HasPrefix(bytes.TrimSpace(a.value), []byte("{")) {
 			d.problem(ap, "must be a mapping %s, not %s", want, jsonKind(a.value))
 			return
@@ -245,6 +258,30 @@ func (s *Step) decodeAt(d *decoder, raw json.RawMessage, p path) {
 			return
 		}
 		s.Duration = dur
+	}
+}
+
+// decodeDelete reads a delete step: {source: NAME}, or a list of them as
+// schedule takes.
+func (s *Step) decodeDelete(d *decoder, raw json.RawMessage, ap path) {
+	v := bytes.TrimSpace(raw)
+	switch {
+	case bytes.HasPrefix(v, []byte("[")):
+		s.listed = true
+		var refs []sourceRef
+		d.decode(raw, reflectValue(&refs), ap)
+		if len(refs) == 0 {
+			d.problem(ap, "lists no source")
+		}
+		for _, r := range refs {
+			s.Delete = append(s.Delete, r.Source)
+		}
+	case bytes.HasPrefix(v, []byte("{")):
+		var r sourceRef
+		d.decode(raw, reflectValue(&r), ap)
+		s.Delete = []string{r.Source}
+	default:
+		d.problem(ap, "must be a mapping {source: namespace/name} or a list of them, not %s", jsonKind(raw))
 	}
 }
 
@@ -279,12 +316,9 @@ func (s *Step) Describe() string {
 			}
 			parts[i] = fmt.Sprintf("%s=%d", sp.Source, n)
 		}
-		if len(parts) > 4 {
-			parts = append(parts[:3], fmt.Sprintf("and %d more", len(parts)-3))
-		}
-		return "schedule " + strings.Join(parts, " ")
+		return "schedule " + shortList(parts)
 	case StepDelete:
-		return "delete " + s.Source
+		return "delete " + shortList(s.Delete)
 	case StepCordon, StepUncordon, StepFail, StepRecover:
 		if s.Zone != "" {
 			return string(s.Kind) + " zone " + s.Zone
@@ -294,6 +328,14 @@ func (s *Step) Describe() string {
 		return "advance " + s.Duration.String()
 	}
 	return string(s.Kind)
+}
+
+// shortList joins up to 4 items, or 3 and how many more.
+func shortList(parts []string) string {
+	if len(parts) > 4 {
+		parts = append(parts[:3:3], fmt.Sprintf("and %d more", len(parts)-3))
+	}
+	return strings.Join(parts, " ")
 }
 
 // Title is the step's name, or what it does when it has none.

@@ -36,16 +36,35 @@ type Options struct {
 	// Progress, when set, is called after every operation with how many
 	// are done out of how many.
 	Progress func(done, total int)
+	// Registry holds the plugins the configuration may name; nil means
+	// the in-tree plugins.
+	Registry *framework.Registry
+	// ExplainAll records every decision about every source, the last of
+	// each step in Result.Explanations (the HTML report links them). It
+	// makes the framework evaluate every candidate: slower, same result.
+	ExplainAll bool
 }
 
 // Explained is the scheduler's explanation of a decision about a source.
 type Explained struct {
-	// Step is the 0-based index of the step it was made in; StepTitle
-	// that step's title.
+	// Step is the 0-based index of the step it was made in, -1 for the
+	// reconcile of the initial sources; StepTitle that step's title.
 	Step      int
 	StepTitle string
 	// Explanation is the framework's record of the decision.
 	Explanation *framework.Explanation
+	// Changed is how many vreplicas the decision placed (or removed);
+	// Pending how many of the source's vreplicas have no pod after it;
+	// Asked is Changed plus what was left to place (remove) after it.
+	Asked, Changed, Pending int32
+	// Pods are where the candidate pods were at the decision, by ordinal.
+	Pods map[int32]PodPlace
+}
+
+// PodPlace is where a pod is.
+type PodPlace struct {
+	Node string `json:"node,omitempty"`
+	Zone string `json:"zone,omitempty"`
 }
 
 // Operations counts a scenario's operations, the unit of progress: each
@@ -82,7 +101,8 @@ type simulation struct {
 	nodes   []Node
 
 	done, total int
-	explained   *Explained
+	explained   []*Explained
+	byStep      map[int]map[string]*Explained
 	step        int
 }
 
@@ -91,6 +111,16 @@ type simulation struct {
 // reports the cluster after each step. A failure is a Problems naming the
 // step.
 func Run(ctx context.Context, s *Scenario, opts Options) (*Result, *Explained, error) {
+	res, all, err := RunExplained(ctx, s, opts)
+	if err != nil || len(all) == 0 {
+		return res, nil, err
+	}
+	return res, all[len(all)-1], nil
+}
+
+// RunExplained is Run returning every decision about opts.Explain, in the
+// order they were made.
+func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*Explained, error) {
 	if s == nil || s.doc == nil || s.Cluster.StatefulSet.Capacity == nil {
 		return nil, nil, errors.New("sim: the scenario was not read by ParseScenario")
 	}
@@ -99,30 +129,11 @@ func Run(ctx context.Context, s *Scenario, opts Options) (*Result, *Explained, e
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	cms := [numConfigKinds]*corev1.ConfigMap{
-		scenarioConfigMap(SchedulerConfig, s.Scheduler),
-		scenarioConfigMap(DeschedulerConfig, s.Descheduler),
-		scenarioConfigMap(AutoscalerConfig, s.Autoscaler),
-	}
-	for _, f := range opts.ConfigMaps {
-		cms[f.Kind] = f.ConfigMap
-	}
-	sc, err := config.ParseSchedulerConfigMap(cms[SchedulerConfig])
+	cfg, err := buildConfig(ctx, s, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	dc, err := config.ParseDeschedulerConfigMap(cms[DeschedulerConfig])
-	if err != nil {
-		return nil, nil, err
-	}
-	profiles, err := config.BuildProfiles(ctx, nil, sc, dc)
-	if err != nil {
-		return nil, nil, err
-	}
-	ac, err := config.ParseAutoscalerConfigMap(cms[AutoscalerConfig])
-	if err != nil {
-		return nil, nil, err
-	}
+	profiles, ac, origins := cfg.profiles, cfg.autoscaler, cfg.origins
 
 	ss := s.Cluster.StatefulSet
 	ns, name := ss.Namespace, ss.Name
@@ -132,7 +143,7 @@ func Run(ctx context.Context, s *Scenario, opts Options) (*Result, *Explained, e
 	if name == "" {
 		name = DefaultStatefulSet
 	}
-	sim := &simulation{s: s, opts: opts, sources: memcluster.NewSources(), nodes: s.Cluster.nodeList(), total: Operations(s)}
+	sim := &simulation{s: s, opts: opts, sources: memcluster.NewSources(), nodes: s.Cluster.nodeList(), total: Operations(s), byStep: map[int]map[string]*Explained{}}
 	specs := make([]memcluster.NodeSpec, len(sim.nodes))
 	for i, n := range sim.nodes {
 		specs[i] = memcluster.NodeSpec{Name: n.Name, Zone: n.Zone}
@@ -175,21 +186,155 @@ func Run(ctx context.Context, s *Scenario, opts Options) (*Result, *Explained, e
 		return nil, nil, err
 	}
 	res := &Result{
-		Version:     FormatVersion,
-		Scenario:    s.Name,
-		StatefulSet: ns + "/" + name,
-		Capacity:    *ss.Capacity,
+		Version:       FormatVersion,
+		Scenario:      s.Name,
+		StatefulSet:   ns + "/" + name,
+		Capacity:      *ss.Capacity,
+		Configuration: origins,
+		Warnings:      warnings(s, ac, origins),
 	}
-	for i := range s.Steps {
-		sim.step = i
-		sr, err := sim.runStep(ctx, &s.Steps[i])
-		if err != nil {
-			return nil, nil, sim.stepError(i, err)
-		}
-		res.Steps = append(res.Steps, *sr)
+	if err := sim.run(ctx, res); err != nil {
+		return nil, nil, err
 	}
 	return res, sim.explained, nil
 }
+
+// run loads the initial sources and runs the steps, recording them in res.
+func (sim *simulation) run(ctx context.Context, res *Result) error {
+	if len(sim.s.Sources) > 0 {
+		sim.step = -1
+		var err error
+		if res.Initial, err = sim.loadSources(ctx); err != nil {
+			return err
+		}
+	}
+	for i := range sim.s.Steps {
+		sim.step = i
+		sr, err := sim.runStep(ctx, &sim.s.Steps[i])
+		if err != nil {
+			return sim.stepError(i, err)
+		}
+		res.Steps = append(res.Steps, *sr)
+	}
+	if sim.opts.ExplainAll {
+		res.Explanations = sim.byStep
+	}
+	return nil
+}
+
+// simConfig is the configuration a run uses, and where it came from.
+type simConfig struct {
+	profiles   *config.Profiles
+	autoscaler *config.AutoscalerConfig
+	origins    []ConfigOrigin
+}
+
+// buildConfig parses the scenario's configuration, each kind replaced by
+// the ConfigMap given for it.
+func buildConfig(ctx context.Context, s *Scenario, opts Options) (*simConfig, error) {
+	cms := [numConfigKinds]*corev1.ConfigMap{
+		scenarioConfigMap(SchedulerConfig, s.Scheduler),
+		scenarioConfigMap(DeschedulerConfig, s.Descheduler),
+		scenarioConfigMap(AutoscalerConfig, s.Autoscaler),
+	}
+	out := &simConfig{origins: configOrigins(cms, opts.ConfigMaps)}
+	for _, f := range opts.ConfigMaps {
+		cms[f.Kind] = f.ConfigMap
+	}
+	sc, err := config.ParseSchedulerConfigMap(cms[SchedulerConfig])
+	if err != nil {
+		return nil, err
+	}
+	dc, err := config.ParseDeschedulerConfigMap(cms[DeschedulerConfig])
+	if err != nil {
+		return nil, err
+	}
+	if out.profiles, err = config.BuildProfiles(ctx, opts.Registry, sc, dc); err != nil {
+		return nil, err
+	}
+	if out.autoscaler, err = config.ParseAutoscalerConfigMap(cms[AutoscalerConfig]); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// configOrigins says where each ConfigMap's data comes from: a
+// --configmap file, the scenario, or nowhere (the defaults).
+func configOrigins(inline [numConfigKinds]*corev1.ConfigMap, files []*ConfigMapFile) []ConfigOrigin {
+	out := make([]ConfigOrigin, numConfigKinds)
+	for k := range numConfigKinds {
+		out[k] = ConfigOrigin{ConfigMap: configNames[k], From: FromDefault}
+		if inline[k] != nil {
+			out[k].From = FromScenario
+		}
+	}
+	for _, f := range files {
+		out[f.Kind] = ConfigOrigin{ConfigMap: f.ConfigMap.Name, From: f.doc.file}
+	}
+	return out
+}
+
+// warnings are what the scenario and its configuration disagree on.
+func warnings(s *Scenario, ac *config.AutoscalerConfig, origins []ConfigOrigin) []string {
+	var out []string
+	if r := s.Cluster.StatefulSet.Replicas; r != nil && *r > ac.MaxReplicas {
+		o := origins[AutoscalerConfig]
+		from := "its default"
+		if o.From != FromDefault {
+			from = o.ConfigMap + " from " + o.From
+		}
+		out = append(out, fmt.Sprintf("the StatefulSet starts with %d replicas, more than the autoscaler's max-replicas %d (%s)", *r, ac.MaxReplicas, from))
+	}
+	return out
+}
+
+// loadSources creates the scenario's initial sources with their placements,
+// then lets the controller's first resync reconcile each (in key order),
+// as a controller starting against a live cluster does. It returns the
+// cluster as it then stands.
+func (sim *simulation) loadSources(ctx context.Context) (*StepResult, error) {
+	for _, src := range sim.s.Sources {
+		key, _ := SourceKey(src.Source)
+		var parts []int32
+		if src.Partitions != nil {
+			parts = append(parts, *src.Partitions)
+		}
+		v, err := sim.sources.Create(key, *src.VReplicas, parts...)
+		if err != nil {
+			return nil, err
+		}
+		ps := make([]vsched.Placement, len(src.Placements))
+		for i, p := range src.Placements {
+			ps[i] = vsched.Placement{PodName: p.PodName, VReplicas: p.VReplicas}
+		}
+		if err := sim.sources.CommitPlacements(key, v.GetResourceVersion(), ps); err != nil {
+			return nil, err
+		}
+		if nv, err := sim.sources.Get(key); err == nil {
+			sim.sched.Observe(nv)
+		}
+	}
+	list, err := sim.sources.List()
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range list {
+		if err := sim.reconcile(ctx, v.GetKey()); err != nil {
+			return nil, fmt.Errorf("%s: %w", v.GetKey(), err)
+		}
+	}
+	if err := sim.cluster.Sync(ctx); err != nil {
+		return nil, err
+	}
+	sr, err := sim.record(&Step{Name: InitialStepName}, nil, nil)
+	if sr != nil {
+		sr.Action = "the sources as the scenario gives them, reconciled once"
+	}
+	return sr, err
+}
+
+// InitialStepName titles the cluster before the first step.
+const InitialStepName = "initial state"
 
 // stepError names the step a failure happened in.
 func (sim *simulation) stepError(i int, err error) error {
@@ -242,25 +387,49 @@ func (sim *simulation) runStep(ctx context.Context, st *Step) (*StepResult, erro
 	if err != nil {
 		return nil, err
 	}
-	var notes []string
+	notes, cycles, err := sim.apply(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	if st.Kind != StepSchedule {
+		sim.progress()
+	}
+	if err := sim.cluster.Sync(ctx); err != nil {
+		return nil, err
+	}
+	if err := sim.requeue(ctx); err != nil {
+		return nil, err
+	}
+	sr, err := sim.record(st, before, notes)
+	if sr != nil {
+		sr.Cycles = cycles
+	}
+	return sr, err
+}
+
+// apply does what the step says to the cluster or the sources, and
+// returns the notes and autoscaler cycles it gave.
+func (sim *simulation) apply(ctx context.Context, st *Step) (notes []string, cycles []CycleResult, err error) {
 	switch st.Kind {
 	case StepSchedule:
 		for _, sp := range st.Schedule {
 			if err := sim.schedule(ctx, sp); err != nil {
-				return nil, fmt.Errorf("%s: %w", sp.Source, err)
+				return nil, nil, fmt.Errorf("%s: %w", sp.Source, err)
 			}
 			sim.progress()
 		}
 	case StepDelete:
-		key, _ := SourceKey(st.Source)
-		if err := sim.sources.Delete(key); err != nil {
-			return nil, err
+		for _, src := range st.Delete {
+			key, _ := SourceKey(src)
+			if err := sim.sources.Delete(key); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", src, err)
+			}
+			sim.sched.Forget(key)
 		}
-		sim.sched.Forget(key)
 	case StepCordon:
-		err = sim.cluster.Cordon(st.Node)
+		err = sim.eachNode(st, sim.cluster.Cordon)
 	case StepUncordon:
-		if err = sim.cluster.Uncordon(st.Node); err == nil {
+		if err = sim.eachNode(st, sim.cluster.Uncordon); err == nil {
 			err = sim.cluster.BindPending()
 		}
 	case StepFail:
@@ -283,23 +452,26 @@ func (sim *simulation) runStep(ctx context.Context, st *Step) (*StepResult, erro
 	case StepAutoscale:
 		notes, err = sim.auto.autoscale(ctx)
 	case StepCompact:
-		notes, err = sim.auto.compact(ctx)
+		notes, cycles, err = sim.auto.compact(ctx)
 	default:
 		err = fmt.Errorf("unknown step %q", st.Kind)
 	}
-	if err != nil {
-		return nil, err
+	return notes, cycles, err
+}
+
+// eachNode applies f to the step's node, or to every node of its zone.
+func (sim *simulation) eachNode(st *Step, f func(node string) error) error {
+	if st.Zone == "" {
+		return f(st.Node)
 	}
-	if st.Kind != StepSchedule {
-		sim.progress()
+	for _, n := range sim.nodes {
+		if n.Zone == st.Zone {
+			if err := f(n.Name); err != nil {
+				return err
+			}
+		}
 	}
-	if err := sim.cluster.Sync(ctx); err != nil {
-		return nil, err
-	}
-	if err := sim.requeue(ctx); err != nil {
-		return nil, err
-	}
-	return sim.record(st, before, notes)
+	return nil
 }
 
 // schedule creates or updates a source and reconciles it, as its
@@ -331,23 +503,67 @@ func (sim *simulation) schedule(ctx context.Context, sp SourceSpec) error {
 // left pending are not an error: the requeue after the step retries them.
 func (sim *simulation) reconcile(ctx context.Context, key types.NamespacedName) error {
 	var ex *framework.Explanation
-	if sim.opts.Explain != nil && *sim.opts.Explain == key {
+	explainThis := sim.opts.Explain != nil && *sim.opts.Explain == key
+	if explainThis || sim.opts.ExplainAll {
 		ex = &framework.Explanation{}
 		ctx = statefulset.WithExplanation(ctx, ex)
 	}
 	_, err := sim.sources.Reconcile(ctx, sim.sched, key)
 	// The source controller's informer would deliver the status write to
 	// the scheduler; it commits the scheduler's reservation.
-	if v, gerr := sim.sources.Get(key); gerr == nil {
-		sim.sched.Observe(v)
+	after, gerr := sim.sources.Get(key)
+	if gerr == nil {
+		sim.sched.Observe(after)
 	}
-	if ex != nil && len(ex.Steps) > 0 {
-		sim.explained = &Explained{Step: sim.step, StepTitle: sim.s.Steps[sim.step].Title(), Explanation: ex}
+	if ex != nil && len(ex.Steps) > 0 && gerr == nil {
+		e := sim.explain(ex, after)
+		if explainThis {
+			sim.explained = append(sim.explained, e)
+		}
+		if sim.opts.ExplainAll && sim.step >= 0 {
+			if sim.byStep[sim.step] == nil {
+				sim.byStep[sim.step] = map[string]*Explained{}
+			}
+			sim.byStep[sim.step][key.String()] = e
+		}
 	}
 	if err != nil && !errors.Is(err, vsched.ErrNotEnoughReplicas) {
 		return err
 	}
 	return nil
+}
+
+// explain records a decision with its counts and where its candidates
+// are. What it was asked is what it did plus what is left to do after it:
+// the source's total does not say, as a move (compaction, eviction) places
+// vreplicas without changing it.
+func (sim *simulation) explain(ex *framework.Explanation, after vsched.VPod) *Explained {
+	e := &Explained{Step: sim.step, StepTitle: InitialStepName, Explanation: ex, Pods: map[int32]PodPlace{}}
+	if sim.step >= 0 {
+		e.StepTitle = sim.s.Steps[sim.step].Title()
+	}
+	for _, st := range ex.Steps {
+		if st.Winner >= 0 {
+			e.Changed++
+		}
+	}
+	want, is := after.GetVReplicas(), vsched.TotalVReplicas(after.GetPlacements())
+	e.Pending = max(want-is, 0)
+	left := e.Pending
+	if ex.Mode == framework.Remove {
+		left = max(is-want, 0)
+	}
+	e.Asked = e.Changed + left
+	sim.sched.State(func(s *state.State) {
+		for _, st := range ex.Steps {
+			for _, c := range st.Candidates {
+				if info, ok := s.Pod(c.Ordinal); ok {
+					e.Pods[c.Ordinal] = PodPlace{Node: info.Node, Zone: info.Zone}
+				}
+			}
+		}
+	})
+	return e
 }
 
 // requeue schedules again, in key order, every source with pending

@@ -31,16 +31,39 @@ func WriteTable(w io.Writer, s *Scenario, res *Result) error {
 		fmt.Fprintf(&b, "  %s\n", line)
 	}
 	fmt.Fprintf(&b, "StatefulSet %s, %d vreplicas per pod\n", res.StatefulSet, res.Capacity)
+	fmt.Fprintf(&b, "Configuration: %s\n", DescribeConfiguration(res.Configuration))
 	b.WriteString(strings.ToUpper(describeNodes(s)[:1]) + describeNodes(s)[1:] + "\n")
 	prev := int32(-1)
+	if res.Initial != nil {
+		b.WriteString("\n")
+		writeStep(&b, -1, len(res.Steps), res.Initial, prev, false, zoneOrder(s))
+		prev = res.Initial.Replicas
+	}
 	for i := range res.Steps {
 		b.WriteString("\n")
-		same := i > 0 && sameState(&res.Steps[i-1], &res.Steps[i])
+		same := i > 0 && sameState(&res.Steps[i-1], &res.Steps[i]) || i == 0 && res.Initial != nil && sameState(res.Initial, &res.Steps[0])
 		writeStep(&b, i, len(res.Steps), &res.Steps[i], prev, same, zoneOrder(s))
 		prev = res.Steps[i].Replicas
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// DescribeConfiguration says where each ConfigMap came from, in one line:
+// "config-scheduler (from the scenario), config-descheduler (defaults), ...".
+func DescribeConfiguration(origins []ConfigOrigin) string {
+	parts := make([]string, len(origins))
+	for i, o := range origins {
+		switch o.From {
+		case FromDefault:
+			parts[i] = o.ConfigMap + " (defaults)"
+		case FromScenario:
+			parts[i] = o.ConfigMap + " (from the scenario)"
+		default:
+			parts[i] = o.ConfigMap + " (from " + o.From + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // wrap breaks text into lines of at most width characters (longer words
@@ -185,7 +208,11 @@ func sameState(a, b *StepResult) bool {
 // writeStep writes one step; same says the cluster is as the previous step
 // left it, and only the header is written.
 func writeStep(b *strings.Builder, i, n int, st *StepResult, prev int32, same bool, order map[string]int) {
-	fmt.Fprintf(b, "Step %d/%d: %s\n", i+1, n, st.Name)
+	if i < 0 {
+		fmt.Fprintf(b, "Before step 1: %s\n", st.Name)
+	} else {
+		fmt.Fprintf(b, "Step %d/%d: %s\n", i+1, n, st.Name)
+	}
 	detail := []string{}
 	if st.Action != st.Name {
 		detail = append(detail, st.Action)

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vsched/vsched/internal/sim"
+)
+
+const explainLong = `Runs the scenario (the built-in one without -f) and shows how the scheduler
+made its most recent decision about the source (--step N: the one made in
+step N; --all: every one): how many vreplicas it was asked to place or
+remove, how many it did and how many are left pending, then per vreplica
+every candidate pod with its node and zone, the filter that rejected it and
+why, each score plugin's score and weight, and the winner.`
+
+const explainExample = `  # How the built-in scenario's compaction moved shop/payments
+  %[1]s explain --source shop/payments
+
+  # The decision made in step 3, and every decision in order
+  %[1]s explain --source shop/orders --step 3
+  %[1]s explain --source shop/orders --all
+
+  # The same as JSON, with the sample deployment's configuration
+  %[1]s explain -f examples/failures.yaml --source kafka/orders --configmap deploy/sample/400-config.yaml -o json`
+
+type explainFlags struct {
+	file, source, format, out string
+	configMaps                []string
+	step                      int
+	all                       bool
+}
+
+func newExplainCommand(cfg Config, env *Env) *cobra.Command {
+	var f explainFlags
+	cmd := &cobra.Command{
+		Use:     "explain [-f SCENARIO] --source NAMESPACE/NAME [--step N | --all] [-o text|json|yaml] [--out FILE] [--configmap FILE|DIR]...",
+		Short:   "Show how the scheduler decided where a source's vreplicas go",
+		Long:    explainLong,
+		Example: fmt.Sprintf(explainExample, cfg.name()),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unexpected argument %q (give the scenario with -f, the source with --source)", args[0])
+			}
+			return nil
+		},
+		RunE: func(*cobra.Command, []string) error { return explain(&f, cfg, env) },
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&f.file, "file", "f", "", "the scenario (YAML or JSON; - for stdin); the built-in one without it")
+	fs.StringVar(&f.source, "source", "", "the source to explain, as namespace/name (required)")
+	formatFlag(cmd, &f.format, "text", "text", "json", "yaml")
+	fs.StringVar(&f.out, "out", "", "write to this file instead of stdout")
+	fs.StringArrayVar(&f.configMaps, "configmap", nil, "ConfigMap manifests (file, directory or -) replacing the scenario's configuration of their kind; repeatable")
+	fs.IntVar(&f.step, "step", 0, "explain the decision made in this step (1-based) instead of the most recent one")
+	fs.BoolVar(&f.all, "all", false, "explain every decision about the source, in order")
+	manifestFlag(fs, "file")
+	manifestFlag(fs, "configmap")
+	return cmd
+}
+
+func explain(f *explainFlags, cfg Config, env *Env) error {
+	if f.source == "" {
+		return usagef("--source is required: the source to explain, as namespace/name")
+	}
+	key, err := sim.SourceKey(f.source)
+	if err != nil {
+		return usagef("--source: %v", err)
+	}
+	if err := checkFormat(&f.format, map[string]string{"table": "text"}, "text", "json", "yaml"); err != nil {
+		return err
+	}
+	s, err := loadScenario(f.file, cfg, env)
+	if err != nil {
+		return err
+	}
+	configMaps, err := loadConfigMaps(f.configMaps, cfg, "explain", env)
+	if err != nil {
+		return err
+	}
+	if err := sim.CheckSource(s, f.source); err != nil {
+		return err
+	}
+	switch {
+	case f.all && f.step != 0:
+		return usagef("--step and --all: give one of them")
+	case f.step < 0 || f.step > len(s.Steps):
+		return usagef("--step %d: the scenario's steps are 1 to %d", f.step, len(s.Steps))
+	}
+	_, all, err := sim.RunExplained(context.Background(), s, sim.Options{Registry: cfg.Registry, ConfigMaps: configMaps, Explain: &key})
+	if err != nil {
+		return err
+	}
+	chosen, err := chooseDecisions(all, f, len(s.Steps))
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	switch {
+	case f.format == "json" && f.all:
+		err = sim.WriteExplanationsJSON(&buf, f.source, chosen)
+	case f.format == "json":
+		err = sim.WriteExplanationJSON(&buf, f.source, chosen[0])
+	case f.format == "yaml" && f.all:
+		err = writeYAML(&buf, func(b *bytes.Buffer) error { return sim.WriteExplanationsJSON(b, f.source, chosen) })
+	case f.format == "yaml":
+		err = writeYAML(&buf, func(b *bytes.Buffer) error { return sim.WriteExplanationJSON(b, f.source, chosen[0]) })
+	case f.all:
+		err = sim.WriteExplanations(&buf, f.source, chosen)
+	default:
+		err = sim.WriteExplanation(&buf, f.source, chosen[0])
+	}
+	if err != nil {
+		return err
+	}
+	return output(f.out, buf.Bytes(), env)
+}
+
+// chooseDecisions picks what --step and --all ask for among every
+// decision about the source: all of them, the last one of a step, or the
+// most recent one.
+func chooseDecisions(all []*sim.Explained, f *explainFlags, steps int) ([]*sim.Explained, error) {
+	if len(all) == 0 {
+		return nil, fmt.Errorf("source %s: the scheduler made no decision about it in this scenario (its vreplicas never changed)", f.source)
+	}
+	switch {
+	case f.all:
+		return all, nil
+	case f.step == 0:
+		return all[len(all)-1:], nil
+	}
+	var in []int
+	var last *sim.Explained
+	for _, ex := range all {
+		if len(in) == 0 || in[len(in)-1] != ex.Step+1 {
+			in = append(in, ex.Step+1)
+		}
+		if ex.Step+1 == f.step {
+			last = ex
+		}
+	}
+	if last == nil {
+		return nil, fmt.Errorf("source %s: the scheduler made no decision about it in step %d; it made one in step(s) %s", f.source, f.step, intList(in))
+	}
+	return []*sim.Explained{last}, nil
+}
+
+func intList(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// capped leaves vreplicas pending: one pod of capacity 2 for 4 vreplicas,
+// and no autoscaler step.
+const capped = `version: 1
+cluster:
+  zones: [zone-a]
+  statefulSet: {replicas: 1, capacity: 2}
+steps:
+  - schedule: {source: default/s, vreplicas: 4}
+  - advance: 1m
+`
+
+// TestExplainHeaderCounts: the header counts what the decision was asked
+// to place, what it placed and what is left pending; the requeue after
+// "advance" was asked for the 2 pending vreplicas, not 1.
+func TestExplainHeaderCounts(t *testing.T) {
+	files := map[string]string{"s.yaml": capped}
+	code, out, errOut := run(t, files, "explain", "-f", "s.yaml", "--source", "default/s")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := `Most recent decision about default/s: step 2 "advance 1m0s", placed 0 of 2 vreplica(s) asked, 2 pending.`
+	if first := strings.SplitN(out, "\n", 2)[0]; first != want {
+		t.Errorf("header\n%s\nwant\n%s", first, want)
+	}
+	code, out, _ = run(t, files, "explain", "-f", "s.yaml", "--source", "default/s", "-o", "json")
+	var ex struct {
+		Asked, Placed, Pending int
+	}
+	if code != ExitOK || json.Unmarshal([]byte(out), &ex) != nil || ex.Asked != 2 || ex.Placed != 0 || ex.Pending != 2 {
+		t.Errorf("-o json: exit %d, %+v", code, ex)
+	}
+}
+
+// TestExplainCandidatesShowNodeAndZone pins a small explanation whole.
+func TestExplainCandidatesShowNodeAndZone(t *testing.T) {
+	files := map[string]string{"s.yaml": scenario}
+	code, out, _ := run(t, files, "explain", "-f", "s.yaml", "--source", "default/a")
+	want := `Most recent decision about default/a: step 1 "first", placed 3 of 3 vreplica(s) asked, 0 pending.
+Candidates are marked * for the winner, with their node and zone; a rejected pod names the filter and its reason; scores read "plugin score xweight".
+
+default/a: place decision
+vreplica 1 -> adapter-0
+  * adapter-0    node-zone-a-0 zone-a total 2000  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x5, EvenPodSpread 100 x3, LowestOrdinalPriority 100 x2
+    adapter-1    node-zone-b-0 zone-b total 1800  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x5, EvenPodSpread 100 x3, LowestOrdinalPriority 0 x2
+vreplica 2 -> adapter-1
+    adapter-0    node-zone-a-0 zone-a total 200   AvailabilityZonePriority 0 x10, AvailabilityNodePriority 0 x5, EvenPodSpread 0 x3, LowestOrdinalPriority 100 x2
+  * adapter-1    node-zone-b-0 zone-b total 1800  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x5, EvenPodSpread 100 x3, LowestOrdinalPriority 0 x2
+vreplica 3 -> adapter-0
+  * adapter-0    node-zone-a-0 zone-a total 1100  AvailabilityZonePriority 50 x10, AvailabilityNodePriority 50 x5, EvenPodSpread 50 x3, LowestOrdinalPriority 100 x2
+    adapter-1    node-zone-b-0 zone-b total 900   AvailabilityZonePriority 50 x10, AvailabilityNodePriority 50 x5, EvenPodSpread 50 x3, LowestOrdinalPriority 0 x2
+`
+	if code != ExitOK || out != want {
+		t.Errorf("exit %d\n%s\nwant\n%s", code, out, want)
+	}
+	_, out, _ = run(t, files, "explain", "-f", "s.yaml", "--source", "default/a", "-o", "json")
+	var ex struct {
+		Pods map[string]struct{ Node, Zone string } `json:"pods"`
+	}
+	if err := json.Unmarshal([]byte(out), &ex); err != nil || ex.Pods["adapter-1"].Node != "node-zone-b-0" || ex.Pods["adapter-1"].Zone != "zone-b" {
+		t.Errorf("-o json pods: %v %+v", err, ex.Pods)
+	}
+}
+
+// steps3 makes three decisions about default/s, in steps 1, 2 and 4.
+const steps3 = `version: 1
+cluster:
+  zones: [zone-a]
+  statefulSet: {replicas: 2, capacity: 10}
+steps:
+  - schedule: {source: default/s, vreplicas: 2}
+  - name: grow
+    schedule: {source: default/s, vreplicas: 5}
+  - schedule: {source: default/other, vreplicas: 3}
+  - name: shrink
+    schedule: {source: default/s, vreplicas: 1}
+`
+
+func TestExplainStepAndAll(t *testing.T) {
+	files := map[string]string{"s.yaml": steps3}
+	code, out, errOut := run(t, files, "explain", "-f", "s.yaml", "--source", "default/s", "--step", "2")
+	if code != ExitOK || !strings.HasPrefix(out, `Most recent decision about default/s: step 2 "grow", placed 3 of 3 vreplica(s) asked, 0 pending.`) {
+		t.Errorf("--step 2: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	code, out, _ = run(t, files, "explain", "-f", "s.yaml", "--source", "default/s", "--all")
+	var heads []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "Decision ") {
+			heads = append(heads, l)
+		}
+	}
+	want := []string{
+		`Decision 1 of 3 about default/s: step 1 "schedule default/s=2", placed 2 of 2 vreplica(s) asked, 0 pending.`,
+		`Decision 2 of 3 about default/s: step 2 "grow", placed 3 of 3 vreplica(s) asked, 0 pending.`,
+		`Decision 3 of 3 about default/s: step 4 "shrink", removed 4 of 4 vreplica(s) asked, 0 pending.`,
+	}
+	if code != ExitOK || strings.Join(heads, "\n") != strings.Join(want, "\n") {
+		t.Errorf("--all: exit %d, headers\n%s\nwant\n%s", code, strings.Join(heads, "\n"), strings.Join(want, "\n"))
+	}
+	code, out, _ = run(t, files, "explain", "-f", "s.yaml", "--source", "default/s", "--all", "-o", "json")
+	var all struct {
+		Decisions []struct {
+			Step   int    `json:"step"`
+			Mode   string `json:"mode"`
+			Placed int    `json:"placed"`
+		} `json:"decisions"`
+	}
+	if code != ExitOK || json.Unmarshal([]byte(out), &all) != nil || len(all.Decisions) != 3 || all.Decisions[2].Step != 4 || all.Decisions[2].Mode != "remove" || all.Decisions[2].Placed != 4 {
+		t.Errorf("--all -o json: exit %d, %+v", code, all)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"--step", "3"}, ExitInvalid, "vsched explain: source default/s: the scheduler made no decision about it in step 3; it made one in step(s) 1, 2, 4\n"},
+		{[]string{"--step", "5"}, ExitUsage, "vsched explain: --step 5: the scenario's steps are 1 to 4\n"},
+		{[]string{"--step", "1", "--all"}, ExitUsage, "vsched explain: --step and --all: give one of them\n"},
+	} {
+		code, _, errOut := run(t, files, append([]string{"explain", "-f", "s.yaml", "--source", "default/s"}, tc.args...)...)
+		if code != tc.code || !strings.HasPrefix(errOut, tc.err) {
+			t.Errorf("%v: exit %d, stderr %q, want %d %q", tc.args, code, errOut, tc.code, tc.err)
+		}
+	}
+}

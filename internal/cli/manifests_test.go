@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sample is the project's own deployment, as an operator would pass it.
+var sample = filepath.Join("..", "..", "deploy", "sample")
+
+func osRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr strings.Builder
+	env := Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}
+	code := Main(args, env)
+	return code, stdout.String(), stderr.String()
+}
+
+// TestValidateSampleDeployment: `validate -f deploy/sample/` passes; each
+// file's objects vsched does not read are named in one note.
+func TestValidateSampleDeployment(t *testing.T) {
+	code, out, errOut := osRun(t, "validate", "-f", sample)
+	if code != ExitOK || errOut != "" {
+		t.Errorf("exit %d, stderr %q, stdout\n%s", code, errOut, out)
+	}
+	cfg := filepath.Join(sample, "400-config.yaml")
+	want := cfg + ": valid (config-scheduler, config-descheduler, config-autoscaler); skipped ConfigMap config-leader-election, which vsched does not read\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("stdout lacks\n%s\n%s", want, out)
+	}
+	entries, err := os.ReadDir(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(out, "\n"); lines != len(entries) {
+		t.Errorf("%d lines for %d files:\n%s", lines, len(entries), out)
+	}
+	code, out, _ = osRun(t, "validate", "-o", "json", cfg)
+	if code != ExitOK || !strings.Contains(out, `"kind": "ConfigMap",`) || !strings.Contains(out, `"name": "config-leader-election"`) {
+		t.Errorf("-o json: exit %d\n%s", code, out)
+	}
+}
+
+// TestSimulateWithSampleConfigMaps: the sample's 400-config.yaml works as
+// --configmap, the header names where each ConfigMap came from, and the
+// skipped one is noted once on stderr.
+func TestSimulateWithSampleConfigMaps(t *testing.T) {
+	cfg := filepath.Join(sample, "400-config.yaml")
+	code, out, errOut := osRun(t, "simulate", "--configmap", cfg)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if errOut != "vsched simulate: note: --configmap: skipped ConfigMap config-leader-election, which vsched does not read\n" {
+		t.Errorf("stderr %q", errOut)
+	}
+	want := "Configuration: config-scheduler (from " + cfg + "), config-descheduler (from " + cfg + "), config-autoscaler (from " + cfg + ")\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("header lacks %q:\n%.600s", want, out)
+	}
+	code, _, errOut = osRun(t, "explain", "--source", "shop/payments", "--configmap", cfg)
+	if code != ExitOK || !strings.Contains(errOut, "skipped ConfigMap config-leader-election") {
+		t.Errorf("explain: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestSimulateWarnsAboveMaxReplicas: a StatefulSet that starts above the
+// autoscaler's max-replicas is worth a warning (stderr, and the JSON).
+func TestSimulateWarnsAboveMaxReplicas(t *testing.T) {
+	files := map[string]string{
+		"s.yaml":  strings.Replace(scenario, "replicas: 2", "replicas: 6", 1),
+		"as.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: config-autoscaler\ndata:\n  max-replicas: \"4\"\n",
+	}
+	code, out, errOut := run(t, files, "simulate", "-f", "s.yaml", "--configmap", "as.yaml")
+	want := "vsched simulate: warning: the StatefulSet starts with 6 replicas, more than the autoscaler's max-replicas 4 (config-autoscaler from as.yaml)\n"
+	if code != ExitOK || errOut != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, errOut, want)
+	}
+	if !strings.Contains(out, "Configuration: config-scheduler (defaults), config-descheduler (defaults), config-autoscaler (from as.yaml)\n") {
+		t.Errorf("header:\n%.400s", out)
+	}
+	_, out, _ = run(t, files, "simulate", "-f", "s.yaml", "--configmap", "as.yaml", "-o", "json")
+	if !strings.Contains(out, `"warnings": [`) {
+		t.Errorf("-o json lacks the warning")
+	}
+	_, _, errOut = run(t, files, "simulate", "-f", "s.yaml")
+	if errOut != "" {
+		t.Errorf("the default max-replicas (100): stderr %q", errOut)
+	}
+}
+
+// TestSimulateHTMLExplains: -o html puts each decision's explanation in
+// the report, for scenarios of up to maxExplainedSources sources.
+func TestSimulateHTMLExplains(t *testing.T) {
+	files := map[string]string{"s.yaml": scenario}
+	code, _, errOut := run(t, files, "simulate", "-f", "s.yaml", "-o", "html", "--out", "r.html")
+	if code != ExitOK || !strings.Contains(files["r.html"], `<details class="why"><summary>why</summary><pre>Decision about default/b: step 2`) {
+		t.Errorf("exit %d, stderr %q; the report lacks default/b's explanation", code, errOut)
+	}
+}

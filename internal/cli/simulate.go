@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/vsched/vsched/internal/sim"
+)
+
+const simulateLong = `Runs a scenario against an in-memory cluster with the real scheduler,
+autoscaler and evictor, and prints the cluster after every step: the
+StatefulSet's replicas, each source's placements and pending vreplicas, and
+the metrics. Without -f it runs the built-in scenario.
+
+-o table (the default) is for people, -o json and -o yaml are the stable
+format, -o html a self-contained report. --configmap takes real
+config-scheduler, config-descheduler and config-autoscaler manifests (files,
+directories or - for stdin), which replace the scenario's own configuration
+of their kind.`
+
+const simulateExample = `  # The built-in scenario
+  %[1]s simulate
+
+  # A scenario of yours, as JSON
+  %[1]s simulate -f examples/failures.yaml -o json
+
+  # The same with the ConfigMaps you are about to apply
+  %[1]s simulate -f examples/failures.yaml --configmap deploy/sample/400-config.yaml
+
+  # A scenario from stdin, the report to a file
+  cat examples/compact.yaml | %[1]s simulate -f - -o html --out report.html`
+
+// maxExplainedSources is the most sources whose decisions the HTML
+// report explains.
+const maxExplainedSources = 100
+
+type simulateFlags struct {
+	file, format, out string
+	configMaps        []string
+	quiet             bool
+}
+
+func newSimulateCommand(cfg Config, env *Env) *cobra.Command {
+	var f simulateFlags
+	cmd := &cobra.Command{
+		Use:     "simulate [-f SCENARIO] [-o table|json|yaml|html] [--out FILE] [--configmap FILE|DIR]... [--quiet]",
+		Short:   "Run a scenario and print where every vreplica is after each step",
+		Long:    simulateLong,
+		Example: fmt.Sprintf(simulateExample, cfg.name()),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unexpected argument %q (give the scenario with -f)", args[0])
+			}
+			return nil
+		},
+		RunE: func(*cobra.Command, []string) error { return simulate(&f, cfg, env) },
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&f.file, "file", "f", "", "the scenario (YAML or JSON; - for stdin); the built-in one without it")
+	formatFlag(cmd, &f.format, "table", "table", "json", "yaml", "html")
+	fs.StringVar(&f.out, "out", "", "write to this file instead of stdout")
+	fs.StringArrayVar(&f.configMaps, "configmap", nil, "ConfigMap manifests (file, directory or -) replacing the scenario's configuration of their kind; repeatable")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar")
+	manifestFlag(fs, "file")
+	manifestFlag(fs, "configmap")
+	return cmd
+}
+
+func simulate(f *simulateFlags, cfg Config, env *Env) error {
+	if err := checkFormat(&f.format, nil, "table", "json", "yaml", "html"); err != nil {
+		return err
+	}
+	s, err := loadScenario(f.file, cfg, env)
+	if err != nil {
+		return err
+	}
+	configMaps, err := loadConfigMaps(f.configMaps, cfg, "simulate", env)
+	if err != nil {
+		return err
+	}
+	opts := sim.Options{Registry: cfg.Registry, ConfigMaps: configMaps}
+	// The report puts each source's explanation one click away; with many
+	// sources it would be too big to read (and slow to record).
+	opts.ExplainAll = f.format == "html" && sim.SourceCount(s) <= maxExplainedSources
+	var bar *progressBar
+	if !f.quiet && sim.Operations(s) > progressThreshold && env.isTerminal(env.Stderr) {
+		bar = &progressBar{w: env.Stderr, every: 100 * time.Millisecond}
+		opts.Progress = bar.update
+	}
+	res, _, err := sim.Run(context.Background(), s, opts)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(env.Stderr, "%s simulate: warning: %s\n", cfg.name(), w)
+	}
+	var buf bytes.Buffer
+	switch f.format {
+	case "table":
+		err = sim.WriteTable(&buf, s, res)
+	case "json":
+		err = sim.WriteJSON(&buf, res)
+	case "yaml":
+		err = writeYAML(&buf, func(b *bytes.Buffer) error { return sim.WriteJSON(b, res) })
+	case "html":
+		err = sim.WriteHTML(&buf, s, res)
+	}
+	if err != nil {
+		return err
+	}
+	return output(f.out, buf.Bytes(), env)
+}
+
+// writeYAML writes as YAML what writeJSON writes as JSON: the same fields,
+// keys sorted.
+func writeYAML(w *bytes.Buffer, writeJSON func(*bytes.Buffer) error) error {
+	var j bytes.Buffer
+	if err := writeJSON(&j); err != nil {
+		return err
+	}
+	y, err := yaml.JSONToYAML(j.Bytes())
+	if err != nil {
+		return err
+	}
+	w.Write(y)
+	return nil
+}

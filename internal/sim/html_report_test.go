@@ -1,0 +1,254 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/html"
+)
+
+func parsePage(t *testing.T, page []byte) *html.Node {
+	t.Helper()
+	doc, err := html.Parse(bytes.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// section returns the report's section of step i (1-based).
+func section(doc *html.Node, i int) *html.Node {
+	var out *html.Node
+	walk(doc, func(n *html.Node) {
+		if v, _ := attr(n, "data-step"); n.Data == "section" && v == fmt.Sprint(i) {
+			out = n
+		}
+	})
+	return out
+}
+
+// TestHTMLChangedCells: a step outlines the cells whose vreplicas
+// changed, saying what they held and where the vreplicas came from.
+func TestHTMLChangedCells(t *testing.T) {
+	_, page := renderHTML(t, "builtin.yaml")
+	doc := parsePage(t, page)
+	// Step 5 evicts from adapter-1: shop/orders goes from adapter-1 (4)
+	// to adapter-3 (1), adapter-4 (2) and adapter-5 (1).
+	got := map[string]string{}
+	walk(section(doc, 5), func(n *html.Node) {
+		if n.Data == "rect" && hasClass(n, "changed") {
+			if src, _ := attr(n, "data-source"); src == "shop/orders" {
+				pod, _ := attr(n, "data-pod")
+				was, _ := attr(n, "data-was")
+				got[pod] = was + " | " + text(n)
+			}
+		}
+	})
+	want := map[string]string{
+		"adapter-3": "0 | adapter-3 · shop/orders: 1 vreplica(s), was 0; came from adapter-1 (-4)",
+		"adapter-4": "0 | adapter-4 · shop/orders: 2 vreplica(s), was 0; came from adapter-1 (-4)",
+		"adapter-5": "0 | adapter-5 · shop/orders: 1 vreplica(s), was 0; came from adapter-1 (-4)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("changed cells of shop/orders in step 5 (-want +got):\n%s", diff)
+	}
+	// Step 1 has nothing before it: nothing is outlined.
+	walk(section(doc, 1), func(n *html.Node) {
+		if n.Data == "rect" && hasClass(n, "changed") {
+			t.Errorf("step 1 outlines a cell: %v", n.Attr)
+		}
+	})
+}
+
+// TestHTMLUnchangedStepsCollapsed: a step that changed nothing keeps its
+// heading, with its map and table folded away.
+func TestHTMLUnchangedStepsCollapsed(t *testing.T) {
+	res, page := renderHTML(t, "builtin.yaml")
+	doc := parsePage(t, page)
+	var collapsed []int
+	for i := range res.Steps {
+		sec := section(doc, i+1)
+		var details *html.Node
+		walk(sec, func(n *html.Node) {
+			if n.Data == "details" {
+				details = n
+			}
+		})
+		_, open := attr(details, "open")
+		if hasClass(sec, "unchanged") == open {
+			t.Errorf("step %d: unchanged %v, details open %v", i+1, hasClass(sec, "unchanged"), open)
+		}
+		if !open {
+			collapsed = append(collapsed, i+1)
+		}
+	}
+	// The grace period and the stabilization window only move the clock.
+	if diff := cmp.Diff([]int{4, 9}, collapsed); diff != "" {
+		t.Errorf("collapsed steps (-want +got):\n%s", diff)
+	}
+}
+
+// TestHTMLTimeline: the chart's series hold every step's values.
+func TestHTMLTimeline(t *testing.T) {
+	res, page := renderHTML(t, "builtin.yaml")
+	series := map[string]string{}
+	walk(parsePage(t, page), func(n *html.Node) {
+		if name, ok := attr(n, "data-series"); ok {
+			series[name], _ = attr(n, "data-values")
+		}
+	})
+	want := map[string]string{}
+	for _, st := range res.Steps {
+		for name, v := range map[string]int64{"replicas": int64(st.Replicas), "pending": st.Metrics.Pending,
+			"pods used": int64(st.Metrics.PodsUsed), "moved": int64(st.Metrics.Moved)} {
+			want[name] = strings.TrimSpace(want[name] + " " + fmt.Sprint(v))
+		}
+	}
+	if diff := cmp.Diff(want, series); diff != "" {
+		t.Errorf("timeline (-want +got):\n%s", diff)
+	}
+}
+
+func TestNaturalCompare(t *testing.T) {
+	got := []string{"ns/src-10", "ns/src-5", "ns/src-1", "ns/a", "ns/src-05", "ns/src-100", "ns/src-b"}
+	slices.SortFunc(got, naturalCompare)
+	want := []string{"ns/a", "ns/src-1", "ns/src-5", "ns/src-05", "ns/src-10", "ns/src-100", "ns/src-b"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("natural order (-want +got):\n%s", diff)
+	}
+}
+
+// manySources is a scenario of n sources of one vreplica each, then a
+// zone failure and its eviction.
+func manySources(n int) string {
+	var b strings.Builder
+	b.WriteString("version: 1\nname: many sources\ncluster:\n  zones: [zone-a, zone-b, zone-c]\n  nodesPerZone: 2\n")
+	fmt.Fprintf(&b, "  statefulSet: {replicas: %d, capacity: 100}\nautoscaler: {unavailable-pod-grace: 1m}\nsteps:\n  - schedule:\n", n/80+1)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "      - {source: ns/src-%d, vreplicas: 1}\n", i)
+	}
+	b.WriteString("  - fail: {zone: zone-c}\n  - advance: 2m\n  - autoscale: {}\n")
+	return b.String()
+}
+
+// renderMany renders the report of manySources(n).
+func renderMany(t *testing.T, n int) (*Result, []byte) {
+	t.Helper()
+	s, ps := ParseScenario("many.yaml", []byte(manySources(n)))
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	res, _, err := Run(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, s, res); err != nil {
+		t.Fatal(err)
+	}
+	return res, buf.Bytes()
+}
+
+// TestHTMLManySources: with 2,000 sources the map keeps to what fits (40
+// columns and one summing the rest), the table lists every source in
+// natural order, and the filter box is there.
+func TestHTMLManySources(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2,000 sources: not in -short")
+	}
+	res, page := renderMany(t, 2000)
+	doc := parsePage(t, page)
+	sec := section(doc, 1)
+	var cols, rows []string
+	walk(sec, func(n *html.Node) {
+		if n.Data == "text" && hasClass(n, "source") {
+			k, _ := attr(n, "data-source")
+			cols = append(cols, k)
+		}
+		if n.Data == "tr" {
+			if k, ok := attr(n, "data-source"); ok {
+				rows = append(rows, k)
+			}
+		}
+	})
+	if len(cols) != maxHTMLSources+1 || cols[len(cols)-1] != otherSources {
+		t.Errorf("%d map columns, the last %q; want %d and the sum of the others", len(cols), cols[len(cols)-1], maxHTMLSources+1)
+	}
+	if len(rows) != 2000 || rows[0] != "ns/src-1" || rows[1] != "ns/src-2" || rows[9] != "ns/src-10" {
+		t.Errorf("%d table rows, starting %v", len(rows), rows[:min(len(rows), 10)])
+	}
+	if !bytes.Contains(page, []byte(`<input id="filter" type="search" placeholder="filter the 2000 sources by name"`)) {
+		t.Error("no filter box")
+	}
+	t.Logf("report of %d steps and 2,000 sources: %d bytes", len(res.Steps), len(page))
+}
+
+// TestHTMLExplanations: with ExplainAll each source's decision of a step is
+// one click away in its row, and recording them changes no placement.
+func TestHTMLExplanations(t *testing.T) {
+	s := loadExample(t, "builtin.yaml")
+	res, _, err := Run(context.Background(), s, Options{ExplainAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain := simulateJSON(t, s, Options{}); !bytes.Equal(plain, simulateJSON(t, s, Options{ExplainAll: true})) {
+		t.Error("ExplainAll changed the result")
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, s, res); err != nil {
+		t.Fatal(err)
+	}
+	why := map[string]string{}
+	walk(section(parsePage(t, buf.Bytes()), 10), func(n *html.Node) {
+		if n.Data == "tr" {
+			k, _ := attr(n, "data-source")
+			walk(n, func(c *html.Node) {
+				if c.Data == "pre" {
+					why[k] = text(c)
+				}
+			})
+		}
+	})
+	if got := why["shop/payments"]; !strings.HasPrefix(got, `Decision about shop/payments: step 10 "compact and scale down", placed 2 of 2 vreplica(s) asked, 0 pending.`) ||
+		!strings.Contains(got, "* adapter-1    node-b1 zone-b total 1960") {
+		t.Errorf("shop/payments' explanation in step 10:\n%s", got)
+	}
+	if len(why) != 4 {
+		t.Errorf("step 10 explains %d sources, want the 4 compaction moved: %v", len(why), why)
+	}
+}
+
+// TestHTMLInitialState: a scenario starting from sources shows them before
+// step 1, and step 1's changes are against them.
+func TestHTMLInitialState(t *testing.T) {
+	res, page := renderHTML(t, "snapshot.yaml")
+	doc := parsePage(t, page)
+	initial := section(doc, 0)
+	if initial == nil || !hasClass(initial, "initial") {
+		t.Fatal("no initial state section")
+	}
+	cells := 0
+	walk(initial, func(n *html.Node) {
+		if n.Data == "rect" && hasClass(n, "cell") {
+			cells++
+		}
+		if n.Data == "h2" && text(n) != "Before step 1: initial state" {
+			t.Errorf("heading %q", text(n))
+		}
+	})
+	want := 0
+	for _, ps := range res.Initial.Placements {
+		want += len(ps)
+	}
+	if cells != want {
+		t.Errorf("%d cells in the initial state, want %d", cells, want)
+	}
+	if !bytes.Contains(page, []byte(`querySelectorAll("section.step rect.cell")`)) {
+		t.Error("the page's script would count the initial state's cells as a step's")
+	}
+}
