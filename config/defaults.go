@@ -39,9 +39,9 @@ func DefaultSchedulerConfig() *SchedulerConfig {
 		},
 		Priorities: []framework.PluginConfig{
 			weighted(availabilityzonepriority.Name, 10, maxSkew1),
-			weighted(availabilitynodepriority.Name, 5, maxSkew1),
-			weighted(evenpodspread.Name, 3, maxSkew1),
-			weighted(lowestordinalpriority.Name, 2, ""),
+			weighted(availabilitynodepriority.Name, 4, maxSkew1),
+			weighted(evenpodspread.Name, 2, maxSkew1),
+			weighted(lowestordinalpriority.Name, 1, ""),
 		},
 	}
 }
@@ -64,9 +64,9 @@ func DefaultDeschedulerConfig() *DeschedulerConfig {
 		ConfigMap: DefaultDeschedulerConfigMapName,
 		Priorities: []framework.PluginConfig{
 			weighted(removewithavailabilityzonepriority.Name, 10, maxSkew1),
-			weighted(removewithavailabilitynodepriority.Name, 5, maxSkew1),
-			weighted(removewithevenpodspreadpriority.Name, 3, maxSkew1),
-			weighted(removewithhighestordinalpriority.Name, 2, ""),
+			weighted(removewithavailabilitynodepriority.Name, 4, maxSkew1),
+			weighted(removewithevenpodspreadpriority.Name, 2, maxSkew1),
+			weighted(removewithhighestordinalpriority.Name, 1, ""),
 		},
 	}
 }

@@ -46,6 +46,7 @@ type Decision struct {
 	holders             []int32
 	state               map[StateKey]any
 	changes             int32
+	room                room
 }
 
 // NewDecision starts a decision for vpod against cluster, from the source's

@@ -3,6 +3,7 @@ package statefulset
 import (
 	"fmt"
 	"math/rand"
+	"os"
 	"testing"
 	"time"
 
@@ -191,6 +192,9 @@ func (q *qualityStats) judge(before, after zoneView, delta, maxSkew int32) {
 	if bestSkew(before, before.healthy, delta) <= maxSkew {
 		q.evenPossible++
 		if skewOver(after.on, after.healthy) > maxSkew {
+			if os.Getenv("QDEBUG") != "" {
+				fmt.Printf("uneven: before %+v after %+v delta %d\n", before, after, delta)
+			}
 			q.uneven++
 		}
 	}
@@ -199,6 +203,9 @@ func (q *qualityStats) judge(before, after zoneView, delta, maxSkew int32) {
 		room[z] = after.healthy[z] && after.free[z] > 0
 	}
 	if bestSkew(before, room, delta) <= maxSkew {
+		if sk := skewOver(after.on, room); sk > maxSkew && os.Getenv("QDEBUG") != "" {
+			fmt.Printf("room skew %d: before %+v after %+v delta %d\n", sk, before, after, delta)
+		}
 		q.skewRoomMax = max(q.skewRoomMax, skewOver(after.on, room))
 	}
 	q.skewHealthyMax = max(q.skewHealthyMax, skewOver(after.on, after.healthy))

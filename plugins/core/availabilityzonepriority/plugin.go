@@ -64,7 +64,7 @@ func (*Plugin) SpreadsOverZones() bool { return true }
 
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	stats := d.ZoneStats()
+	stats := spread.Counted(d.ZoneStats(), d.ZoneRoomStats(), pl.maxSkew)
 	if stats.Domains == 0 {
 		return framework.MaxScore, nil
 	}

@@ -78,9 +78,32 @@ func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32
 		name, c, stats.SkewAfterAdd(c), pl.maxSkew))
 }
 
+// LocalPenalty is taken off the score of a pod ranked against the other
+// pods of its node only (see the package doc).
+const LocalPenalty int64 = 5
+
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	return spread.Score(podStats(d), d.OnPod(ordinal), pl.maxSkew), nil
+	stats := podStats(d)
+	c := d.OnPod(ordinal)
+	if spread.Allowed(stats, c, pl.maxSkew) {
+		return spread.Score(stats, c, pl.maxSkew), nil
+	}
+	// A node that holds more of the source than the spread over nodes
+	// allows (a node of a small zone, chosen by the zone spread) may have
+	// no pod allowed over all pods: rank its pods among themselves, so it
+	// still gets its least loaded pod. A node within the node spread gets
+	// no such help: an emptier pod elsewhere is the better choice.
+	info, ok := d.Cluster().Pod(ordinal)
+	if !ok || info.NodeIndex < 0 || podlimit.Reached(d) ||
+		spread.Allowed(spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew), d.OnNode(info.NodeIndex), pl.maxSkew) {
+		return spread.Score(stats, c, pl.maxSkew), nil
+	}
+	local := d.PodRoomStatsOnNode(info.NodeIndex)
+	if local.Domains == 0 || spread.Allowed(stats, local.Min, pl.maxSkew) || !spread.Allowed(local, c, pl.maxSkew) {
+		return spread.Score(stats, c, pl.maxSkew), nil
+	}
+	return spread.Score(local, c, pl.maxSkew) - LocalPenalty, nil
 }
 
 // podStats summarises the source over the pods that can still take its
