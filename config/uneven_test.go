@@ -65,6 +65,22 @@ func TestDefaultPolicyUnevenZones(t *testing.T) {
 		zones: map[string]int32{"zone-a": 5, "zone-b": 5},
 		nodes: map[string]int32{"a1": 2, "a2": 2, "a3": 1, "b1": 3, "b2": 2},
 	}, {
+		// Best fit: pod 6 (a1) is partly used by other sources; spread
+		// ranks it like the empty pod 0 on the same node, and the fuller
+		// pod takes the vreplica rather than the lower ordinal.
+		name: "best fit: the fuller pod of a node first", cluster: uneven(10).Use(6, 7), vreplicas: 1,
+		want:  map[int32]int32{6: 1},
+		zones: map[string]int32{"zone-a": 1},
+		nodes: map[string]int32{"a1": 1},
+	}, {
+		// One per zone; in zone-a the nodes tie, and of the partly used
+		// pods 3 (2 free) and 6 (5 free) the fuller wins; zones b and c
+		// have no pod in use, so their lowest ordinals open.
+		name: "best fit across a zone's nodes", cluster: uneven(10).Use(6, 5).Use(3, 8), vreplicas: 3,
+		want:  map[int32]int32{1: 1, 2: 1, 3: 1},
+		zones: map[string]int32{"zone-a": 1, "zone-b": 1, "zone-c": 1},
+		nodes: map[string]int32{"a2": 1, "b1": 1, "c1": 1},
+	}, {
 		// zone-c's only node is cordoned (or failed): it is not counted,
 		// and the others share the source evenly.
 		name: "a failed zone: the others stay even", cluster: uneven(10).Cordon("c1"), vreplicas: 6,

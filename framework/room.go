@@ -1,16 +1,28 @@
 package framework
 
-// room is, per decision generation, which counted nodes and zones can still
-// take a vreplica: those with a candidate pod whose Free (this decision's
-// changes included) is above 0.
+// room is which counted nodes and zones can still take a vreplica: those
+// with a candidate pod whose Free (this decision's changes included) is above
+// 0. Which nodes have room is found once per decision and kept current as
+// the decision fills or empties pods (noteFree); the summaries are rebuilt
+// per generation from it, without touching pods.
 type room struct {
+	found     bool
 	gen       uint64
-	nodeZone  []int32 // per node index: its zone when it has room, else -2
+	nodeZone  []int32 // per node index: its zone when it has room, else noRoom
 	nodes     DomainStats
 	zones     DomainStats
 	nodesIn   []DomainStats // per zone: its nodes with room
 	zoneAccs  []statsAcc
 	zoneRooms []bool
+	// per node: the pods with room, summarised at podGen[node]
+	podGen   []uint64
+	podStats []DomainStats
+	// A scan through the cluster's FreeCandidateIndex: one func per
+	// decision, reading what to look for from these fields, rather than
+	// a closure (an allocation) per scan.
+	scanFn        func(int32) bool
+	scanNonHolder bool
+	scanHit       int32
 }
 
 const noRoom int32 = -2
@@ -35,6 +47,13 @@ func (d *Decision) NodeRoomStatsInZone(zone int32) DomainStats {
 	return r.nodesIn[zone]
 }
 
+// ZoneHasRoom reports whether the zone hosts a candidate pod with free
+// capacity.
+func (d *Decision) ZoneHasRoom(zone int32) bool {
+	r := d.roomNow()
+	return zone >= 0 && int(zone) < len(r.zoneRooms) && r.zoneRooms[zone]
+}
+
 // NodeHasRoom reports whether the node hosts a candidate pod with free
 // capacity.
 func (d *Decision) NodeHasRoom(node int32) bool {
@@ -44,30 +63,30 @@ func (d *Decision) NodeHasRoom(node int32) bool {
 
 func (d *Decision) roomNow() *room {
 	r := &d.room
-	if r.gen == d.gen && r.nodeZone != nil {
+	if r.found && r.gen == d.gen {
 		return r
 	}
-	r.gen = d.gen
 	c := d.cluster
-	if len(r.nodeZone) != c.NumNodes() {
+	if !r.found {
 		r.nodeZone = make([]int32, c.NumNodes())
 		r.nodesIn = make([]DomainStats, c.NumZones())
 		r.zoneAccs = make([]statsAcc, c.NumZones())
 		r.zoneRooms = make([]bool, c.NumZones())
+		d.findRoom(r.nodeZone)
+		r.found = true
 	}
-	d.findRoom(r.nodeZone)
+	r.gen = d.gen
 	var nodes, zones statsAcc
 	for z := range r.zoneAccs {
 		r.zoneAccs[z] = statsAcc{}
 		r.zoneRooms[z] = false
 	}
 	for _, n := range c.SchedulableNodes() {
-		z := r.nodeZone[n]
-		if z == noRoom {
+		if n < 0 || int(n) >= len(r.nodeZone) || r.nodeZone[n] == noRoom {
 			continue
 		}
 		nodes.addN(d.OnNode(n), 1)
-		if z >= 0 && int(z) < len(r.zoneAccs) {
+		if z := r.nodeZone[n]; z >= 0 && int(z) < len(r.zoneAccs) {
 			r.zoneAccs[z].addN(d.OnNode(n), 1)
 			r.zoneRooms[z] = true
 		}
@@ -84,6 +103,23 @@ func (d *Decision) roomNow() *room {
 	return r
 }
 
+// noteFree keeps the nodes with room current after the decision changed the
+// pod's free capacity from freeBefore.
+func (d *Decision) noteFree(info PodInfo, freeBefore int32) {
+	r := &d.room
+	if !r.found || !info.Candidate || info.NodeIndex < 0 || int(info.NodeIndex) >= len(r.nodeZone) {
+		return
+	}
+	free := d.Free(info.Ordinal)
+	switch {
+	case free > 0 && freeBefore <= 0:
+		r.nodeZone[info.NodeIndex] = info.ZoneIndex
+	case free <= 0 && freeBefore > 0:
+		r.nodeZone[info.NodeIndex] = noRoom
+		d.findRoomOn(info.NodeIndex, r.nodeZone)
+	}
+}
+
 // findRoom sets, per node index, the zone of the node when one of its
 // candidate pods has free capacity, and noRoom otherwise.
 func (d *Decision) findRoom(nodeZone []int32) {
@@ -91,20 +127,11 @@ func (d *Decision) findRoom(nodeZone []int32) {
 		nodeZone[i] = noRoom
 	}
 	c := d.cluster
-	if idx, ok := c.(FreeCandidateIndex); ok {
+	if _, ok := c.(FreeCandidateIndex); ok {
 		for _, n := range c.SchedulableNodes() {
-			if n < 0 || int(n) >= len(nodeZone) {
-				continue
+			if n >= 0 && int(n) < len(nodeZone) {
+				d.findRoomOn(n, nodeZone)
 			}
-			idx.EachFreeCandidate(n, func(ord int32) bool {
-				if d.Free(ord) <= 0 {
-					return true
-				}
-				if info, ok := c.Pod(ord); ok {
-					nodeZone[n] = info.ZoneIndex
-				}
-				return false
-			})
 		}
 		return
 	}
@@ -119,10 +146,59 @@ func (d *Decision) findRoom(nodeZone []int32) {
 	}
 }
 
+// findRoomOn sets the node's entry when one of its candidates has room.
+func (d *Decision) findRoomOn(node int32, nodeZone []int32) {
+	c := d.cluster
+	idx, ok := c.(FreeCandidateIndex)
+	if !ok {
+		for _, ord := range c.Candidates() {
+			if info, ok := c.Pod(ord); ok && info.NodeIndex == node && d.Free(ord) > 0 {
+				nodeZone[node] = info.ZoneIndex
+				return
+			}
+		}
+		return
+	}
+	found := d.scan(idx, node, false)
+	if info, ok := c.Pod(found); ok && found >= 0 {
+		nodeZone[node] = info.ZoneIndex
+	}
+}
+
+// scan returns the first of the node's free candidates (in the index's
+// order) with room under this decision that, when nonHolder, holds none of
+// the source; -1 when there is none.
+func (d *Decision) scan(idx FreeCandidateIndex, node int32, nonHolder bool) int32 {
+	r := &d.room
+	if r.scanFn == nil {
+		r.scanFn = func(ord int32) bool {
+			if d.Free(ord) <= 0 || (r.scanNonHolder && d.onPod[ord] != 0) {
+				return true
+			}
+			r.scanHit = ord
+			return false
+		}
+	}
+	r.scanNonHolder, r.scanHit = nonHolder, -1
+	idx.EachFreeCandidate(node, r.scanFn)
+	return r.scanHit
+}
+
 // PodRoomStatsOnNode summarises the source's vreplicas over the node's
 // candidate pods that have room for one more vreplica (a pod with room
 // holding none of the source counts 0); every field is 0 when none has.
 func (d *Decision) PodRoomStatsOnNode(node int32) DomainStats {
+	r := &d.room
+	if node < 0 || int(node) >= d.cluster.NumNodes() {
+		return DomainStats{}
+	}
+	if r.podGen == nil {
+		r.podGen = make([]uint64, d.cluster.NumNodes())
+		r.podStats = make([]DomainStats, d.cluster.NumNodes())
+	}
+	if r.podGen[node] == d.gen {
+		return r.podStats[node]
+	}
 	var acc statsAcc
 	c := d.cluster
 	for _, ord := range d.Holders() {
@@ -133,20 +209,16 @@ func (d *Decision) PodRoomStatsOnNode(node int32) DomainStats {
 	if d.nodeHasFreeNonHolder(node) {
 		acc.addN(0, 1)
 	}
-	return acc.done()
+	r.podGen[node], r.podStats[node] = d.gen, acc.done()
+	return r.podStats[node]
 }
 
 // nodeHasFreeNonHolder reports whether a candidate pod of the node has room
 // and holds none of the source.
 func (d *Decision) nodeHasFreeNonHolder(node int32) bool {
 	c := d.cluster
-	found := false
 	if idx, ok := c.(FreeCandidateIndex); ok {
-		idx.EachFreeCandidate(node, func(ord int32) bool {
-			found = d.onPod[ord] == 0 && d.Free(ord) > 0
-			return !found
-		})
-		return found
+		return d.scan(idx, node, true) >= 0
 	}
 	for _, ord := range c.Candidates() {
 		if info, ok := c.Pod(ord); ok && info.NodeIndex == node && d.onPod[ord] == 0 && d.Free(ord) > 0 {

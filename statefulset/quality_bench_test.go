@@ -316,6 +316,18 @@ func (q *qualityStats) checkpoint(b *testing.B, s *Scheduler, vpods []*benchVPod
 		}
 	})
 	bound := (total + benchCapacity - 1) / benchCapacity
+	if os.Getenv("QDEBUG") != "" {
+		partial := map[string][]int32{}
+		s.State(func(st *state.State) {
+			for ord := int32(0); ord < st.Replicas(); ord++ {
+				if u := st.Used(ord); u > 0 && u < benchCapacity {
+					info, _ := st.Pod(ord)
+					partial[info.Node] = append(partial[info.Node], u)
+				}
+			}
+		})
+		fmt.Printf("checkpoint: used %d bound %d total %d partial %v\n", used, bound, total, partial)
+	}
 	q.podsOverBound = max(q.podsOverBound, used-bound)
 	q.moves += othersMoved(s, vpods)
 }

@@ -424,7 +424,7 @@ func TestProfile(t *testing.T) {
 			cluster: func() *frameworktest.Cluster { return threePods().Use(0, 9) },
 			src:     plugintest.Source(0, p(0, 1)),
 			n:       5,
-			wantResult: framework.Result{Changed: 4, Reason: `3 candidate pod(s): ` +
+			wantResult: framework.Result{Changed: 4, Reason: `bound by EvenPodSpread, which rejected 2 pod(s) that have room; 3 candidate pod(s): ` +
 				`PodFitsResources rejected 1 pod(s) (e.g. "pod adapter-0 is full (10/10 vreplicas)"); ` +
 				`EvenPodSpread rejected 2 pod(s) (e.g. "pod adapter-1 holds 2 of the source's vreplicas; ` +
 				`one more would make the skew across pods 2, above MaxSkew 1")`},
