@@ -468,7 +468,9 @@ func (r *run) explainUncounted(ctx context.Context, s scorer, feasible []int32, 
 	}
 }
 
-// whyNone evaluates every pod to say which plugins rejected how many. It
+// whyNone evaluates every pod to say which plugins rejected how many,
+// leading with the first plugin that rejected a pod with free capacity: the
+// rule that bound the source while pods had room. It
 // runs only when nothing could be chosen, so its cost does not matter.
 func (r *run) whyNone(ctx context.Context) string {
 	cands := r.allCandidates()
