@@ -14,9 +14,10 @@ type room struct {
 	nodesIn   []DomainStats // per zone: its nodes with room
 	zoneAccs  []statsAcc
 	zoneRooms []bool
-	// per node: the pods with room, summarised at podGen[node]
-	podGen   []uint64
+	// per node: its pods with room summarised, while podValid
+	podValid []bool
 	podStats []DomainStats
+	nodeOf   map[int32]int32 // candidateNode's memory
 	// A scan through the cluster's FreeCandidateIndex: one func per
 	// decision, reading what to look for from these fields, rather than
 	// a closure (an allocation) per scan.
@@ -107,6 +108,9 @@ func (d *Decision) roomNow() *room {
 // pod's free capacity from freeBefore.
 func (d *Decision) noteFree(info PodInfo, freeBefore int32) {
 	r := &d.room
+	if info.NodeIndex >= 0 && int(info.NodeIndex) < len(r.podValid) {
+		r.podValid[info.NodeIndex] = false
+	}
 	if !r.found || !info.Candidate || info.NodeIndex < 0 || int(info.NodeIndex) >= len(r.nodeZone) {
 		return
 	}
@@ -187,30 +191,49 @@ func (d *Decision) scan(idx FreeCandidateIndex, node int32, nonHolder bool) int3
 // PodRoomStatsOnNode summarises the source's vreplicas over the node's
 // candidate pods that have room for one more vreplica (a pod with room
 // holding none of the source counts 0); every field is 0 when none has.
+// A node's summary is kept until the decision changes one of its pods.
 func (d *Decision) PodRoomStatsOnNode(node int32) DomainStats {
 	r := &d.room
-	if node < 0 || int(node) >= d.cluster.NumNodes() {
+	n := d.cluster.NumNodes()
+	if node < 0 || int(node) >= n {
 		return DomainStats{}
 	}
-	if r.podGen == nil {
-		r.podGen = make([]uint64, d.cluster.NumNodes())
-		r.podStats = make([]DomainStats, d.cluster.NumNodes())
+	if r.podValid == nil {
+		r.podValid = make([]bool, n)
+		r.podStats = make([]DomainStats, n)
 	}
-	if r.podGen[node] == d.gen {
-		return r.podStats[node]
-	}
-	var acc statsAcc
-	c := d.cluster
-	for _, ord := range d.Holders() {
-		if info, ok := c.Pod(ord); ok && info.Candidate && info.NodeIndex == node && d.Free(ord) > 0 {
-			acc.addN(d.onPod[ord], 1)
+	if !r.podValid[node] {
+		var acc statsAcc
+		for _, ord := range d.Holders() {
+			if d.CandidateNode(ord) == node && d.Free(ord) > 0 {
+				acc.addN(d.onPod[ord], 1)
+			}
 		}
+		if d.nodeHasFreeNonHolder(node) {
+			acc.addN(0, 1)
+		}
+		r.podStats[node], r.podValid[node] = acc.done(), true
 	}
-	if d.nodeHasFreeNonHolder(node) {
-		acc.addN(0, 1)
-	}
-	r.podGen[node], r.podStats[node] = d.gen, acc.done()
 	return r.podStats[node]
+}
+
+// CandidateNode is the node index of a candidate pod, -1 for any other pod.
+// A pod's node does not change during a decision, so it is looked up once:
+// cheaper than Cluster.Pod for a plugin that needs only that.
+func (d *Decision) CandidateNode(ord int32) int32 {
+	r := &d.room
+	if node, ok := r.nodeOf[ord]; ok {
+		return node
+	}
+	node := int32(-1)
+	if info, ok := d.cluster.Pod(ord); ok && info.Candidate {
+		node = info.NodeIndex
+	}
+	if r.nodeOf == nil {
+		r.nodeOf = make(map[int32]int32, 16)
+	}
+	r.nodeOf[ord] = node
+	return node
 }
 
 // nodeHasFreeNonHolder reports whether a candidate pod of the node has room

@@ -262,16 +262,37 @@ func (r *run) collectKey(ord int32) bool {
 	return true
 }
 
-// firstByKey returns the ordinals of the n smallest keys of r.keys.
+// firstByKey returns the ordinals of the n smallest keys of r.keys, in
+// order. n is usually a few vreplicas and the keys a node's free pods: a
+// bounded insertion keeps it linear.
 func (r *run) firstByKey(n int32) []int32 {
 	if len(r.keys) == 0 {
 		return nil
 	}
-	slices.Sort(r.keys)
-	keys := r.keys[:min(int(n), len(r.keys))]
-	q := make([]int32, len(keys))
-	for i, k := range keys {
-		q[i] = int32(k & 0xffffffff)
+	k := min(int(n), len(r.keys))
+	best := r.keys[:0:0]
+	if k < len(r.keys) {
+		best = make([]int64, 0, k)
+		for _, key := range r.keys {
+			if len(best) == k && key >= best[k-1] {
+				continue
+			}
+			if len(best) < k {
+				best = append(best, key)
+			} else {
+				best[k-1] = key
+			}
+			for i := len(best) - 1; i > 0 && best[i] < best[i-1]; i-- {
+				best[i], best[i-1] = best[i-1], best[i]
+			}
+		}
+	} else {
+		best = r.keys
+		slices.Sort(best)
+	}
+	q := make([]int32, len(best))
+	for i, key := range best {
+		q[i] = int32(key & 0xffffffff)
 	}
 	return q
 }

@@ -84,22 +84,25 @@ const LocalPenalty int64 = 5
 
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	stats := podStats(d)
+	capped := podlimit.Reached(d)
+	stats := podStatsFor(d, capped)
 	c := d.OnPod(ordinal)
-	if spread.Allowed(stats, c, pl.maxSkew) {
+	if spread.Allowed(stats, c, pl.maxSkew) || c == 0 || capped {
+		// A pod holding none that is not allowed holds the fewest of its
+		// node too: ranking the node's pods among themselves would not
+		// change its place among them.
 		return spread.Score(stats, c, pl.maxSkew), nil
 	}
-	// A node that holds more of the source than the spread over nodes
-	// allows (a node of a small zone, chosen by the zone spread) may have
-	// no pod allowed over all pods: rank its pods among themselves, so it
-	// still gets its least loaded pod. A node within the node spread gets
-	// no such help: an emptier pod elsewhere is the better choice.
-	info, ok := d.Cluster().Pod(ordinal)
-	if !ok || info.NodeIndex < 0 || podlimit.Reached(d) ||
-		spread.Allowed(spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew), d.OnNode(info.NodeIndex), pl.maxSkew) {
+	// A node that holds more of the source than the node spread allows
+	// (a node of a small zone, chosen by the zone spread) may have no pod
+	// allowed over all pods: rank its pods among themselves, so it still
+	// gets its least loaded pod. A node within the node spread gets no
+	// such help: an emptier pod elsewhere is the better choice.
+	node := d.CandidateNode(ordinal)
+	if node < 0 || spread.Allowed(spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew), d.OnNode(node), pl.maxSkew) {
 		return spread.Score(stats, c, pl.maxSkew), nil
 	}
-	local := d.PodRoomStatsOnNode(info.NodeIndex)
+	local := d.PodRoomStatsOnNode(node)
 	if local.Domains == 0 || spread.Allowed(stats, local.Min, pl.maxSkew) || !spread.Allowed(local, c, pl.maxSkew) {
 		return spread.Score(stats, c, pl.maxSkew), nil
 	}
@@ -111,7 +114,12 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 // it once a pod cap is reached (see package podlimit). The cap makes every
 // other pod a domain the source can never even out with.
 func podStats(d *framework.Decision) framework.DomainStats {
-	if !podlimit.Reached(d) {
+	return podStatsFor(d, podlimit.Reached(d))
+}
+
+// podStatsFor is podStats once it is known whether the cap is reached.
+func podStatsFor(d *framework.Decision, capped bool) framework.DomainStats {
+	if !capped {
 		return d.PodStats()
 	}
 	c := d.Cluster()
