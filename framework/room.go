@@ -17,7 +17,7 @@ type room struct {
 	// per node: its pods with room summarised, while podValid
 	podValid []bool
 	podStats []DomainStats
-	nodeOf   map[int32]int32 // candidateNode's memory
+	places   map[int32]podPlace // place's memory
 	// A scan through the cluster's FreeCandidateIndex: one func per
 	// decision, reading what to look for from these fields, rather than
 	// a closure (an allocation) per scan.
@@ -217,23 +217,44 @@ func (d *Decision) PodRoomStatsOnNode(node int32) DomainStats {
 	return r.podStats[node]
 }
 
-// CandidateNode is the node index of a candidate pod, -1 for any other pod.
-// A pod's node does not change during a decision, so it is looked up once:
-// cheaper than Cluster.Pod for a plugin that needs only that.
-func (d *Decision) CandidateNode(ord int32) int32 {
+// podPlace is what a decision remembers of a pod's place.
+type podPlace struct {
+	node, zone       int32
+	known, candidate bool
+}
+
+// place looks the pod up once per decision: a pod's node and zone do not
+// change while a decision runs, and Cluster.Pod costs more than a map.
+func (d *Decision) place(ord int32) podPlace {
 	r := &d.room
-	if node, ok := r.nodeOf[ord]; ok {
-		return node
+	if p, ok := r.places[ord]; ok {
+		return p
 	}
-	node := int32(-1)
-	if info, ok := d.cluster.Pod(ord); ok && info.Candidate {
-		node = info.NodeIndex
+	p := podPlace{node: -1, zone: -1}
+	if info, ok := d.cluster.Pod(ord); ok {
+		p = podPlace{node: info.NodeIndex, zone: info.ZoneIndex, known: true, candidate: info.Candidate}
 	}
-	if r.nodeOf == nil {
-		r.nodeOf = make(map[int32]int32, 16)
+	if r.places == nil {
+		r.places = make(map[int32]podPlace, 16)
 	}
-	r.nodeOf[ord] = node
-	return node
+	r.places[ord] = p
+	return p
+}
+
+// PodDomains is the pod's node and zone index as Cluster.Pod reports them
+// (-1 for none), and whether the pod is known; cheaper than Cluster.Pod for
+// a plugin that needs only those.
+func (d *Decision) PodDomains(ord int32) (node, zone int32, ok bool) {
+	p := d.place(ord)
+	return p.node, p.zone, p.known
+}
+
+// CandidateNode is the node index of a candidate pod, -1 for any other pod.
+func (d *Decision) CandidateNode(ord int32) int32 {
+	if p := d.place(ord); p.candidate {
+		return p.node
+	}
+	return -1
 }
 
 // nodeHasFreeNonHolder reports whether a candidate pod of the node has room

@@ -68,19 +68,19 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 	if stats.Domains == 0 {
 		return framework.MaxScore, nil
 	}
-	info, ok := d.Cluster().Pod(ordinal)
-	if !ok || info.NodeIndex < 0 {
+	node, zone, ok := d.PodDomains(ordinal)
+	if !ok || node < 0 {
 		return framework.MinScore, nil
 	}
-	c := d.OnNode(info.NodeIndex)
-	if spread.Allowed(stats, c, pl.maxSkew) || info.ZoneIndex < 0 {
+	c := d.OnNode(node)
+	if spread.Allowed(stats, c, pl.maxSkew) || zone < 0 {
 		return spread.Score(stats, c, pl.maxSkew), nil
 	}
 	// No node of the zone may be allowed over all nodes (a small zone
 	// holding its share of the source spreads it over fewer nodes): rank
 	// the zone's nodes among themselves, so that a zone the zone spread
 	// chose still gets its least loaded node.
-	local := d.NodeRoomStatsInZone(info.ZoneIndex)
+	local := d.NodeRoomStatsInZone(zone)
 	if local.Domains == 0 || spread.Allowed(stats, local.Min, pl.maxSkew) || !spread.Allowed(local, c, pl.maxSkew) {
 		return spread.Score(stats, c, pl.maxSkew), nil
 	}

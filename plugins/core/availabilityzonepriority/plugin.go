@@ -68,9 +68,9 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 	if stats.Domains == 0 {
 		return framework.MaxScore, nil
 	}
-	info, ok := d.Cluster().Pod(ordinal)
-	if !ok || info.ZoneIndex < 0 {
+	_, zone, ok := d.PodDomains(ordinal)
+	if !ok || zone < 0 {
 		return framework.MinScore, nil
 	}
-	return spread.Score(stats, d.OnZone(info.ZoneIndex), pl.maxSkew), nil
+	return spread.Score(stats, d.OnZone(zone), pl.maxSkew), nil
 }
