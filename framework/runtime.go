@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -79,6 +80,9 @@ type run struct {
 	queues   [][]int32 // per node: non-holder candidates with free capacity
 	keys     []int64   // class keys being collected (buildQueues)
 	collect  func(int32) bool
+	usedUpTo int32 // the highest ordinal that may hold vreplicas
+	want     int32 // how many pods a node's queue needs
+	empties  int   // empty pods collected for the node
 }
 
 // Run places (for a Place profile) or removes (Remove) up to n vreplicas of
@@ -219,8 +223,12 @@ func (r *run) buildQueues(n int32) {
 	c := r.d.cluster
 	r.queues = make([][]int32, c.NumNodes())
 	if idx, ok := c.(FreeCandidateIndex); ok {
+		r.usedUpTo, r.want = int32(math.MaxInt32), n
+		if up, ok := c.(UsedPrefix); ok {
+			r.usedUpTo = up.HighestUsedOrdinal()
+		}
 		for node := range r.queues {
-			r.keys = r.keys[:0]
+			r.keys, r.empties = r.keys[:0], 0
 			idx.EachFreeCandidate(int32(node), r.collect)
 			r.queues[node] = r.firstByKey(n)
 		}
@@ -254,10 +262,19 @@ func (r *run) classKey(ord int32) (int64, bool) {
 }
 
 // collectKey adds a pod's class key to r.keys; it is the callback of the
-// free-candidate index, made once per run.
+// free-candidate index, made once per run. Past the highest used ordinal
+// every pod is empty, and empty pods come in ascending order: once the node
+// has as many empty ones as the decision can use, the rest cannot make the
+// queue.
 func (r *run) collectKey(ord int32) bool {
+	if ord > r.usedUpTo && r.empties >= int(r.want) {
+		return false
+	}
 	if key, ok := r.classKey(ord); ok {
 		r.keys = append(r.keys, key)
+		if key>>32 >= int64(r.d.cluster.Capacity()) {
+			r.empties++
+		}
 	}
 	return true
 }
