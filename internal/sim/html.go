@@ -68,6 +68,8 @@ type htmlSource struct {
 	VReplicas  int32
 	Pending    int32
 	ZoneSkew   int32
+	AllZones   int32
+	RoomZones  int32
 	NodeSkew   int32
 	Moved      int32
 	Placements string
@@ -204,7 +206,7 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 		}
 		m := st.Metrics.Sources[k]
 		hs.Sources = append(hs.Sources, htmlSource{
-			Key: k, VReplicas: m.VReplicas, Pending: st.Pending[k], ZoneSkew: m.ZoneSkew, NodeSkew: m.NodeSkew, Moved: m.Moved,
+			Key: k, VReplicas: m.VReplicas, Pending: st.Pending[k], ZoneSkew: m.ZoneSkew, AllZones: m.ZoneSkewAll, RoomZones: m.ZoneSkewRoom, NodeSkew: m.NodeSkew, Moved: m.Moved,
 			Placements: strings.Join(parts, " "),
 		})
 	}
@@ -403,9 +405,9 @@ td.pending { color: #b3261e; font-weight: 600; }
 {{end}}{{end}}</svg>{{end}}
 </div>
 <table class="sources">
-<thead><tr><th>source</th><th>vreplicas</th><th>pending</th><th>zoneSkew</th><th>nodeSkew</th><th>moved</th><th class="placements">placements</th></tr></thead>
+<thead><tr><th>source</th><th>vreplicas</th><th>pending</th><th>zoneSkew</th><th>allZones</th><th>roomZones</th><th>nodeSkew</th><th>moved</th><th class="placements">placements</th></tr></thead>
 <tbody>
-{{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}</td></tr>
+{{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.AllZones}}</td><td>{{.RoomZones}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}</td></tr>
 {{end}}</tbody>
 </table>
 </section>
