@@ -104,7 +104,8 @@ func qualitySize(rng *rand.Rand) int32 {
 type zoneView struct {
 	on, free []int32
 	healthy  []bool
-	// elsewhere is the source's vreplicas on pods of no healthy zone.
+	// elsewhere is the source's vreplicas on pods of no healthy zone
+	// (a failed or cordoned one).
 	elsewhere int32
 }
 
@@ -123,7 +124,9 @@ func viewZones(st *state.State, ps []vsched.Placement) zoneView {
 	for _, p := range ps {
 		ord, ok := st.OrdinalOf(p.PodName)
 		info, known := st.Pod(ord)
-		if ok && known && info.Candidate && info.ZoneIndex >= 0 && v.healthy[info.ZoneIndex] {
+		// A vreplica on a cordoned node of a healthy zone still runs
+		// there, and the spread rules count it in its zone.
+		if ok && known && info.ZoneIndex >= 0 && int(info.ZoneIndex) < qualityZones && v.healthy[info.ZoneIndex] {
 			v.on[info.ZoneIndex] += p.VReplicas
 		} else {
 			v.elsewhere += p.VReplicas
