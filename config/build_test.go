@@ -237,10 +237,10 @@ func TestDefaultPolicyBuilds(t *testing.T) {
 	got := [][]string{ps.Place.FilterNames(), ps.Place.ScoreNames(), ps.Remove.FilterNames(), ps.Remove.ScoreNames()}
 	want := [][]string{
 		{"PodFitsResources"},
-		{"AvailabilityZonePriority(weight 10)", "AvailabilityNodePriority(weight 5)", "EvenPodSpread(weight 3)", "LowestOrdinalPriority(weight 2)"},
+		{"AvailabilityZonePriority(weight 10)", "AvailabilityNodePriority(weight 4)", "EvenPodSpread(weight 2)", "LowestOrdinalPriority(weight 1)"},
 		{},
-		{"RemoveWithAvailabilityZonePriority(weight 10)", "RemoveWithAvailabilityNodePriority(weight 5)",
-			"RemoveWithEvenPodSpreadPriority(weight 3)", "RemoveWithHighestOrdinalPriority(weight 2)"},
+		{"RemoveWithAvailabilityZonePriority(weight 10)", "RemoveWithAvailabilityNodePriority(weight 4)",
+			"RemoveWithEvenPodSpreadPriority(weight 2)", "RemoveWithHighestOrdinalPriority(weight 1)"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("default profiles (-want +got):\n%s", diff)

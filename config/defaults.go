@@ -19,16 +19,20 @@ import (
 //
 //	predicates: [{"Name": "PodFitsResources"}]
 //	priorities: [{"Name": "AvailabilityZonePriority", "Weight": 10, "Args": {"MaxSkew": 1}},
-//	             {"Name": "AvailabilityNodePriority", "Weight": 5, "Args": {"MaxSkew": 1}},
-//	             {"Name": "EvenPodSpread", "Weight": 3, "Args": {"MaxSkew": 1}},
-//	             {"Name": "LowestOrdinalPriority", "Weight": 2}]
+//	             {"Name": "AvailabilityNodePriority", "Weight": 4, "Args": {"MaxSkew": 1}},
+//	             {"Name": "EvenPodSpread", "Weight": 2, "Args": {"MaxSkew": 1}},
+//	             {"Name": "LowestOrdinalPriority", "Weight": 1}]
 //
 // The only hard rule is capacity, so a source is never left pending while
 // any pod has room. Among the pods with room the weights put spreading over
-// zones first, then over nodes, then over pods, and break the remaining ties
-// towards the lowest ordinals: a source survives the loss of one pod, node
-// or zone whenever the cluster allows it, and the highest ordinals stay free
-// for the autoscaler to remove. README.md explains the choice.
+// zones strictly first, then over nodes, then over pods, then packing: with
+// MaxSkew 1 a spread priority scores 100 on a least-loaded domain and at
+// most 9 elsewhere (package spread), and each weight times that gap of 91
+// exceeds the weights below it times 100 together (10*91 > (4+2+1)*100,
+// 4*91 > (2+1)*100, 2*91 > 1*100), whatever the counts and the cluster's
+// shape. Packing takes the fullest pod in use, else the lowest ordinal, so
+// the highest ordinals stay free for the autoscaler to remove. README.md
+// explains the choice.
 //
 // Each call returns a new value the caller may modify.
 func DefaultSchedulerConfig() *SchedulerConfig {
@@ -39,9 +43,9 @@ func DefaultSchedulerConfig() *SchedulerConfig {
 		},
 		Priorities: []framework.PluginConfig{
 			weighted(availabilityzonepriority.Name, 10, maxSkew1),
-			weighted(availabilitynodepriority.Name, 5, maxSkew1),
-			weighted(evenpodspread.Name, 3, maxSkew1),
-			weighted(lowestordinalpriority.Name, 2, ""),
+			weighted(availabilitynodepriority.Name, 4, maxSkew1),
+			weighted(evenpodspread.Name, 2, maxSkew1),
+			weighted(lowestordinalpriority.Name, 1, ""),
 		},
 	}
 }
@@ -50,13 +54,14 @@ func DefaultSchedulerConfig() *SchedulerConfig {
 // config-descheduler is absent or empty, the mirror image of the scheduler's:
 //
 //	priorities: [{"Name": "RemoveWithAvailabilityZonePriority", "Weight": 10, "Args": {"MaxSkew": 1}},
-//	             {"Name": "RemoveWithAvailabilityNodePriority", "Weight": 5, "Args": {"MaxSkew": 1}},
-//	             {"Name": "RemoveWithEvenPodSpreadPriority", "Weight": 3, "Args": {"MaxSkew": 1}},
-//	             {"Name": "RemoveWithHighestOrdinalPriority", "Weight": 2}]
+//	             {"Name": "RemoveWithAvailabilityNodePriority", "Weight": 4, "Args": {"MaxSkew": 1}},
+//	             {"Name": "RemoveWithEvenPodSpreadPriority", "Weight": 2, "Args": {"MaxSkew": 1}},
+//	             {"Name": "RemoveWithHighestOrdinalPriority", "Weight": 1}]
 //
 // A scale-down takes vreplicas from the most loaded zone, node and pod
-// first, so the spread placing built survives it, and otherwise from the
-// highest ordinals, which the autoscaler removes first.
+// first, in the same strict order (package removal's bands), so the spread
+// placing built survives it, and otherwise from the highest ordinals, which
+// the autoscaler removes first.
 //
 // Each call returns a new value the caller may modify.
 func DefaultDeschedulerConfig() *DeschedulerConfig {
@@ -64,9 +69,9 @@ func DefaultDeschedulerConfig() *DeschedulerConfig {
 		ConfigMap: DefaultDeschedulerConfigMapName,
 		Priorities: []framework.PluginConfig{
 			weighted(removewithavailabilityzonepriority.Name, 10, maxSkew1),
-			weighted(removewithavailabilitynodepriority.Name, 5, maxSkew1),
-			weighted(removewithevenpodspreadpriority.Name, 3, maxSkew1),
-			weighted(removewithhighestordinalpriority.Name, 2, ""),
+			weighted(removewithavailabilitynodepriority.Name, 4, maxSkew1),
+			weighted(removewithevenpodspreadpriority.Name, 2, maxSkew1),
+			weighted(removewithhighestordinalpriority.Name, 1, ""),
 		},
 	}
 }

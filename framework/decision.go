@@ -46,6 +46,7 @@ type Decision struct {
 	holders             []int32
 	state               map[StateKey]any
 	changes             int32
+	room                room
 }
 
 // NewDecision starts a decision for vpod against cluster, from the source's
@@ -380,6 +381,9 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 	d.changes++
 	// Keep nonHolderFree exact: a candidate counts there while it has free
 	// capacity and holds none of the source.
+	if known {
+		d.noteFree(info, freeBefore)
+	}
 	if known && info.Candidate {
 		wasNonHolderFree := before == 0 && freeBefore > 0
 		isNonHolderFree := after <= 0 && d.Free(ordinal) > 0

@@ -261,12 +261,13 @@ func TestDecisionBookkeeping(t *testing.T) {
 		t.Errorf("OnZone(b) = %d, OnNode(n2) = %d, want 9", d.OnZone(1), d.OnNode(2))
 	}
 	// The pod is full: the capacity filter stops a fifth vreplica there,
-	// so it goes to the lowest ordinal with room, pod 1.
+	// and every other pod scores 0, so it goes to the fullest pod with
+	// room (best fit): pod 4, 1 free (pod 1 has 2, pod 2 has 3).
 	if _, err := place.Run(ctx, d, 1, nil); err != nil {
 		t.Fatal(err)
 	}
-	if d.OnPod(3) != 4 || d.OnPod(1) != 2 {
-		t.Errorf("fifth vreplica: OnPod(3) = %d, OnPod(1) = %d", d.OnPod(3), d.OnPod(1))
+	if d.OnPod(3) != 4 || d.OnPod(4) != 4 || d.OnPod(1) != 1 {
+		t.Errorf("fifth vreplica: OnPod(3) = %d, OnPod(4) = %d, OnPod(1) = %d", d.OnPod(3), d.OnPod(4), d.OnPod(1))
 	}
 	if got := vsched.PlacementForPod(d.Placements(), "adapter-3"); got == nil || *got != (vsched.Placement{PodName: "adapter-3", NodeName: "n2", ZoneName: "b", VReplicas: 4}) {
 		t.Errorf("placement on the new holder = %+v", got)

@@ -5,8 +5,9 @@
 // vreplica the runtime runs the profile's filters on every candidate pod (the
 // first rejection wins), scores the survivors with every score plugin, each
 // score in [0, MaxScore], multiplies each by its plugin's weight, sums in
-// int64 and picks the highest total. Ties go to the lowest ordinal when
-// placing and to the highest when removing: there is no randomness anywhere.
+// int64 and picks the highest total. Ties go to the pod with the least free
+// capacity (best fit), then to the lowest ordinal, when placing, and to the
+// highest ordinal when removing: there is no randomness anywhere.
 //
 // Plugins never see client-go: they read the cluster through the Cluster
 // interface (implemented by package state) and the source's own spread

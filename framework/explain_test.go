@@ -18,10 +18,11 @@ import (
 // skipped plugin, and a vreplica that cannot be placed.
 //
 // Capacity 2; pod 0 (n0) full, pod 1 (n1) holds 1 of another source, pod 2
-// (n0) empty. Pref scores pod 1 60 and pod 2 80, x2; LowestOrdinal scores
-// 100*(3-ordinal)/3: pod 1 66, pod 2 33. Totals: pod 1 120+66 = 186, pod 2
-// 160+33 = 193. So pod 2 takes two vreplicas, pod 1 one, and the fourth finds
-// every pod full.
+// (n0) empty. Pref scores pod 1 60 and pod 2 80, x2; LowestOrdinal scores a
+// pod other sources use 100, any other 100*(3-ordinal)/3: pod 1 100, pod 2
+// 33. Totals: pod 1 120+100 = 220, pod 2 160+33 = 193. So pod 1 takes the
+// first vreplica and is full; pod 2 the second and the third; the fourth
+// finds every pod full.
 func explainedExample(t *testing.T) *framework.Explanation {
 	t.Helper()
 	c := ft.NewCluster(2).Node("n0", "a").Node("n1", "b").Pods("n0", "n1", "n0").Use(0, 2).Use(1, 1)
@@ -45,18 +46,18 @@ func TestExplanationText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `ns/src: place decision (skipped plugins: FakeSkipping)
-vreplica 1 -> adapter-2
+vreplica 1 -> adapter-1
     adapter-0                rejected by FakeCapacity: pod has no free capacity
-    adapter-1                total 186   Pref 60 x2, FakeLowestOrdinal 66 x1, FakeFailing x0 failed (Error: fake plugin failure)
-  * adapter-2                total 193   Pref 80 x2, FakeLowestOrdinal 33 x1, FakeFailing x0 failed (Error: fake plugin failure)
+  * adapter-1                total 220   Pref 60 x2, FakeLowestOrdinal 100 x1, FakeFailing x0 failed (Error: fake plugin failure)
+    adapter-2                total 193   Pref 80 x2, FakeLowestOrdinal 33 x1, FakeFailing x0 failed (Error: fake plugin failure)
 vreplica 2 -> adapter-2
     adapter-0                rejected by FakeCapacity: pod has no free capacity
-    adapter-1                total 186   Pref 60 x2, FakeLowestOrdinal 66 x1, FakeFailing x0 failed (Error: fake plugin failure)
+    adapter-1                rejected by FakeCapacity: pod has no free capacity
   * adapter-2                total 193   Pref 80 x2, FakeLowestOrdinal 33 x1, FakeFailing x0 failed (Error: fake plugin failure)
-vreplica 3 -> adapter-1
+vreplica 3 -> adapter-2
     adapter-0                rejected by FakeCapacity: pod has no free capacity
-  * adapter-1                total 186   Pref 60 x2, FakeLowestOrdinal 66 x1, FakeFailing x0 failed (Error: fake plugin failure)
-    adapter-2                rejected by FakeCapacity: pod has no free capacity
+    adapter-1                rejected by FakeCapacity: pod has no free capacity
+  * adapter-2                total 193   Pref 80 x2, FakeLowestOrdinal 33 x1, FakeFailing x0 failed (Error: fake plugin failure)
 vreplica 4 -> not placed: 3 candidate pod(s): FakeCapacity rejected 3 pod(s) (e.g. "pod has no free capacity")
     adapter-0                rejected by FakeCapacity: pod has no free capacity
     adapter-1                rejected by FakeCapacity: pod has no free capacity

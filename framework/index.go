@@ -12,3 +12,14 @@ type FreeCandidateIndex interface {
 	// reports.
 	EachFreeCandidate(node int32, fn func(ordinal int32) bool)
 }
+
+// UsedPrefix is implemented by a Cluster that knows the highest ordinal
+// holding any vreplica: every pod above it is empty. The fast path then
+// stops listing a node's free candidates once it has as many empty ones as
+// the decision can use, instead of reading every free pod to find the
+// partly filled ones (best fit).
+type UsedPrefix interface {
+	// HighestUsedOrdinal is the highest ordinal whose pod holds any
+	// vreplica (committed or reserved), -1 when none does.
+	HighestUsedOrdinal() int32
+}

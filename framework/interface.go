@@ -94,14 +94,17 @@ type ChangeObserver interface {
 //
 // When placing, two candidate pods are of the same class when they are on the
 // same node, both have free capacity, and neither holds any vreplica of the
-// source. A plugin returning true promises that for two pods of one class its
-// Filter gives the same result, and the lower ordinal's Score is never below
-// the higher one's. If every filter and score plugin of a profile promises
-// this, and none normalizes, the runtime evaluates only the lowest ordinal of
-// each class, which is the pod it would have picked from that class anyway;
-// the result is identical to evaluating every pod, only faster. Pods without
-// free capacity are then skipped outright (PodFitsResources, which every
-// scheduler profile contains, would reject them).
+// source. The class order puts the pod with less free capacity first, and of
+// two with the same, the lower ordinal (the runtime breaks ties between
+// equal totals the same way: best fit, then lowest ordinal). A plugin
+// returning true promises that for two pods of one class its Filter gives
+// the same result, and the pod first in class order never scores below the
+// other. If every filter and score plugin of a profile promises this, and
+// none normalizes, the runtime evaluates only the first pod of each class,
+// which is the pod it would have picked from that class anyway; the result is
+// identical to evaluating every pod, only faster. Pods without free capacity
+// are then skipped outright (PodFitsResources, which every scheduler profile
+// contains, would reject them).
 //
 // Explanations always evaluate every candidate.
 type EquivalenceAware interface {

@@ -3,6 +3,8 @@ package framework
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -76,6 +78,11 @@ type run struct {
 	totals   []int64
 	buf      []PodScore
 	queues   [][]int32 // per node: non-holder candidates with free capacity
+	keys     []int64   // class keys being collected (buildQueues)
+	collect  func(int32) bool
+	usedUpTo int32 // the highest ordinal that may hold vreplicas
+	want     int32 // how many pods a node's queue needs
+	empties  int   // empty pods collected for the node
 }
 
 // Run places (for a Place profile) or removes (Remove) up to n vreplicas of
@@ -130,6 +137,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 	}
 	fast := p.grouped && ex == nil && r.capacityEnforced()
 	if fast {
+		r.collect = r.collectKey
 		r.buildQueues(n)
 	}
 	delta := int32(1)
@@ -207,44 +215,103 @@ func (r *run) allCandidates() []int32 {
 	return r.d.cluster.Candidates()
 }
 
-// buildQueues lists, per node, the first n candidates that have free capacity
-// and hold none of the source: each vreplica takes at most one of them.
+// buildQueues lists, per node, the first n candidates that have free
+// capacity and hold none of the source, in class order (least free first,
+// then lowest ordinal): each vreplica takes at most one of them, and taking
+// one leaves the order of the others as it was.
 func (r *run) buildQueues(n int32) {
 	c := r.d.cluster
 	r.queues = make([][]int32, c.NumNodes())
 	if idx, ok := c.(FreeCandidateIndex); ok {
+		r.usedUpTo, r.want = int32(math.MaxInt32), n
+		if up, ok := c.(UsedPrefix); ok {
+			r.usedUpTo = up.HighestUsedOrdinal()
+		}
 		for node := range r.queues {
-			var q []int32
-			idx.EachFreeCandidate(int32(node), func(ord int32) bool {
-				if r.d.onPod[ord] == 0 && r.d.Free(ord) > 0 {
-					if q == nil {
-						q = make([]int32, 0, min(n, 8))
-					}
-					q = append(q, ord)
-				}
-				return int32(len(q)) < n
-			})
-			r.queues[node] = q
+			r.keys, r.empties = r.keys[:0], 0
+			idx.EachFreeCandidate(int32(node), r.collect)
+			r.queues[node] = r.firstByKey(n)
 		}
 		return
 	}
+	byNode := make([][]int64, c.NumNodes())
 	for _, ord := range c.Candidates() {
-		if r.d.onPod[ord] > 0 || r.d.Free(ord) <= 0 {
-			continue
-		}
 		info, ok := c.Pod(ord)
 		if !ok || info.NodeIndex < 0 || int(info.NodeIndex) >= len(r.queues) {
 			continue
 		}
-		q := r.queues[info.NodeIndex]
-		if q == nil {
-			// Most decisions place a few vreplicas: start small.
-			q = make([]int32, 0, min(n, 8))
-		}
-		if int32(len(q)) < n {
-			r.queues[info.NodeIndex] = append(q, ord)
+		if key, ok := r.classKey(ord); ok {
+			byNode[info.NodeIndex] = append(byNode[info.NodeIndex], key)
 		}
 	}
+	for node, keys := range byNode {
+		r.keys = keys
+		r.queues[node] = r.firstByKey(n)
+	}
+}
+
+// classKey orders the members of a class: least free first, then lowest
+// ordinal. ok is false for a pod that is in no class (full, or holding the
+// source).
+func (r *run) classKey(ord int32) (int64, bool) {
+	free := r.d.Free(ord)
+	if r.d.onPod[ord] > 0 || free <= 0 {
+		return 0, false
+	}
+	return int64(free)<<32 | int64(ord), true
+}
+
+// collectKey adds a pod's class key to r.keys; it is the callback of the
+// free-candidate index, made once per run. Past the highest used ordinal
+// every pod is empty, and empty pods come in ascending order: once the node
+// has as many empty ones as the decision can use, the rest cannot make the
+// queue.
+func (r *run) collectKey(ord int32) bool {
+	if ord > r.usedUpTo && r.empties >= int(r.want) {
+		return false
+	}
+	if key, ok := r.classKey(ord); ok {
+		r.keys = append(r.keys, key)
+		if key>>32 >= int64(r.d.cluster.Capacity()) {
+			r.empties++
+		}
+	}
+	return true
+}
+
+// firstByKey returns the ordinals of the n smallest keys of r.keys, in
+// order. n is usually a few vreplicas and the keys a node's free pods: a
+// bounded insertion keeps it linear.
+func (r *run) firstByKey(n int32) []int32 {
+	if len(r.keys) == 0 {
+		return nil
+	}
+	k := min(int(n), len(r.keys))
+	best := r.keys[:0:0]
+	if k < len(r.keys) {
+		best = make([]int64, 0, k)
+		for _, key := range r.keys {
+			if len(best) == k && key >= best[k-1] {
+				continue
+			}
+			if len(best) < k {
+				best = append(best, key)
+			} else {
+				best[k-1] = key
+			}
+			for i := len(best) - 1; i > 0 && best[i] < best[i-1]; i-- {
+				best[i], best[i-1] = best[i-1], best[i]
+			}
+		}
+	} else {
+		best = r.keys
+		slices.Sort(best)
+	}
+	q := make([]int32, len(best))
+	for i, key := range best {
+		q[i] = int32(key & 0xffffffff)
+	}
+	return q
 }
 
 // fastCandidates is one representative per class: every candidate holder
@@ -272,13 +339,19 @@ func (r *run) fastCandidates() []int32 {
 	return out
 }
 
-// better reports whether candidate a (total ta) beats b (total tb).
+// better reports whether candidate a (total ta) beats b (total tb). Placing,
+// a tie goes to the fuller pod (best fit: partly filled pods fill up before
+// another is opened), then to the lowest ordinal; removing, to the highest
+// ordinal.
 func (r *run) better(a int32, ta int64, b int32, tb int64) bool {
 	if ta != tb {
 		return ta > tb
 	}
 	if r.p.mode == Remove {
 		return a > b
+	}
+	if fa, fb := r.d.Free(a), r.d.Free(b); fa != fb {
+		return fa < fb
 	}
 	return a < b
 }
@@ -433,7 +506,9 @@ func (r *run) explainUncounted(ctx context.Context, s scorer, feasible []int32, 
 	}
 }
 
-// whyNone evaluates every pod to say which plugins rejected how many. It
+// whyNone evaluates every pod to say which plugins rejected how many,
+// leading with the first plugin that rejected a pod with free capacity: the
+// rule that bound the source while pods had room. It
 // runs only when nothing could be chosen, so its cost does not matter.
 func (r *run) whyNone(ctx context.Context) string {
 	cands := r.allCandidates()
@@ -446,6 +521,10 @@ func (r *run) whyNone(ctx context.Context) string {
 	counts := map[string]int{}
 	first := map[string]string{}
 	var order []string
+	// roomy counts, per plugin, the pods with free capacity it rejected:
+	// the rule that left vreplicas pending while pods had room.
+	roomy := map[string]int{}
+	binding := ""
 	for _, ord := range cands {
 		for _, f := range r.filters {
 			st := f.Filter(ctx, r.d, ord)
@@ -455,6 +534,13 @@ func (r *run) whyNone(ctx context.Context) string {
 					first[f.Name()] = st.Message()
 				}
 				counts[f.Name()]++
+				if r.p.mode == Place && r.d.Free(ord) > 0 {
+					if roomy[f.Name()] == 0 && binding == "" {
+						binding = f.Name()
+						first[f.Name()] = st.Message()
+					}
+					roomy[f.Name()]++
+				}
 				break
 			}
 		}
@@ -463,7 +549,11 @@ func (r *run) whyNone(ctx context.Context) string {
 	for _, name := range order {
 		parts = append(parts, fmt.Sprintf("%s rejected %d pod(s) (e.g. %q)", name, counts[name], first[name]))
 	}
-	return fmt.Sprintf("%d candidate pod(s): %s", len(cands), strings.Join(parts, "; "))
+	msg := fmt.Sprintf("%d candidate pod(s): %s", len(cands), strings.Join(parts, "; "))
+	if binding == "" {
+		return msg
+	}
+	return fmt.Sprintf("bound by %s, which rejected %d pod(s) that have room; %s", binding, roomy[binding], msg)
 }
 
 func podName(d *Decision, ord int32) string {

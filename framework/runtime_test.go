@@ -530,7 +530,7 @@ func TestRunReason(t *testing.T) {
 			filters:     []framework.FilterPlugin{ft.CapacityFilter{}, &ft.RejectFilter{Ordinals: []int32{1, 2}}},
 			n:           3,
 			wantChanged: 1,
-			wantReason:  `4 candidate pod(s): FakeCapacity rejected 2 pod(s) (e.g. "pod has no free capacity"); FakeReject rejected 2 pod(s) (e.g. "ordinal 1 is rejected")`,
+			wantReason:  `bound by FakeReject, which rejected 2 pod(s) that have room; 4 candidate pod(s): FakeCapacity rejected 2 pod(s) (e.g. "pod has no free capacity"); FakeReject rejected 2 pod(s) (e.g. "ordinal 1 is rejected")`,
 		},
 		{
 			name:       "no candidates",

@@ -193,7 +193,7 @@ func BenchmarkWorkload(b *testing.B) {
 		}{{"default", nil}, {"kafkaHA", haScheduler}, {"zoneHard", zoneHardScheduler}} {
 			profiles := benchProfiles(b, prof.data)
 			b.Run(w.name+"/"+prof.name+"/place", func(b *testing.B) {
-				var total time.Duration
+				var total, cpu time.Duration
 				var peak float64
 				var allocs uint64
 				for i := 0; i < b.N; i++ {
@@ -202,9 +202,10 @@ func BenchmarkWorkload(b *testing.B) {
 					s := startBenchScheduler(b, c, w, profiles, &vpods)
 					b.StartTimer()
 					m0 := mallocs()
-					start := time.Now()
+					start, c0 := time.Now(), cpuTime()
 					placeAll(b, ctx, s, vpods)
 					total += time.Since(start)
+					cpu += cpuTime() - c0
 					allocs += mallocs() - m0
 					b.StopTimer()
 					peak = max(peak, heapMiB())
@@ -212,12 +213,13 @@ func BenchmarkWorkload(b *testing.B) {
 					b.StartTimer()
 				}
 				b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*w.sources), "ns/call")
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*w.sources), "cpu-ns/call")
 				b.ReportMetric(float64(allocs)/float64(b.N*w.sources), "allocs/call")
 				b.ReportMetric(peak, "heap-MiB")
 			})
 			b.Run(w.name+"/"+prof.name+"/rescale", func(b *testing.B) {
 				const rescales = 1000
-				var total time.Duration
+				var total, cpu time.Duration
 				var peak float64
 				var allocs uint64
 				for i := 0; i < b.N; i++ {
@@ -233,7 +235,7 @@ func BenchmarkWorkload(b *testing.B) {
 					}
 					b.StartTimer()
 					m0 := mallocs()
-					start := time.Now()
+					start, c0 := time.Now(), cpuTime()
 					for j := range picks {
 						v := vpods[picks[j]]
 						v.vreplicas = sizes[j]
@@ -245,6 +247,7 @@ func BenchmarkWorkload(b *testing.B) {
 						commit(s, v, ps)
 					}
 					total += time.Since(start)
+					cpu += cpuTime() - c0
 					allocs += mallocs() - m0
 					b.StopTimer()
 					peak = max(peak, heapMiB())
@@ -252,6 +255,7 @@ func BenchmarkWorkload(b *testing.B) {
 					b.StartTimer()
 				}
 				b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*rescales), "ns/call")
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*rescales), "cpu-ns/call")
 				b.ReportMetric(float64(allocs)/float64(b.N*rescales), "allocs/call")
 				b.ReportMetric(peak, "heap-MiB")
 			})

@@ -178,10 +178,11 @@ func TestUnboundPod(t *testing.T) {
 func TestPlacementsBeyondReplicasAreMoved(t *testing.T) {
 	c := zones3(t, 6)
 	s := c.start()
-	// Placed while the StatefulSet had 6 replicas.
-	c.store.put(&testSource{key: srcKey("a"), vreplicas: 6, placements: placements(0, 1, 4, 2, 5, 3)})
+	// Placed while the StatefulSet had 6 replicas. b comes first: placed
+	// after a, it would go to a's fuller pods (best fit).
 	c.store.create("b", 2)
 	wantPlacements(t, scheduleOK(t, s, c, "b"), 0, 1, 1, 1)
+	c.store.put(&testSource{key: srcKey("a"), vreplicas: 6, placements: placements(0, 1, 4, 2, 5, 3)})
 
 	// Scale down to 4: adapter-4 and adapter-5 go away.
 	c.scale(4)

@@ -283,11 +283,25 @@ func (c *Cluster) SchedulableZones() []int32 { c.ensure(); return c.schedZones }
 func (c *Cluster) GrowthZones() []int32 { c.ensure(); return c.growZones }
 
 // Indexed is the same cluster also implementing
-// framework.FreeCandidateIndex, as package state's does, so that tests can
+// framework.FreeCandidateIndex and framework.UsedPrefix, as package state's
+// does, so that tests can
 // run the runtime's fast path both with and without the index.
 type Indexed struct{ *Cluster }
 
-var _ framework.FreeCandidateIndex = Indexed{}
+var (
+	_ framework.FreeCandidateIndex = Indexed{}
+	_ framework.UsedPrefix         = Indexed{}
+)
+
+// HighestUsedOrdinal implements framework.UsedPrefix.
+func (x Indexed) HighestUsedOrdinal() int32 {
+	for i := len(x.pods) - 1; i >= 0; i-- {
+		if x.pods[i].used > 0 {
+			return int32(i)
+		}
+	}
+	return -1
+}
 
 // Indexed returns c with a free-candidate index.
 func (c *Cluster) Indexed() Indexed { return Indexed{c} }

@@ -458,10 +458,11 @@ func (PodSpreadScorer) Score(_ context.Context, d *framework.Decision, ordinal i
 // EquivalentWithinClass implements framework.EquivalenceAware.
 func (PodSpreadScorer) EquivalentWithinClass() bool { return true }
 
-// LowestOrdinalScorer prefers low ordinals when placing and high ones when
-// removing: MaxScore*(Replicas-ordinal)/Replicas, or
-// MaxScore*(ordinal+1)/Replicas. It is equivalence-aware: placing, a lower
-// ordinal never scores below a higher one.
+// LowestOrdinalScorer prefers pods in use, then low ordinals when placing
+// (MaxScore for a pod with less free than the capacity, else
+// MaxScore*(Replicas-ordinal)/Replicas), and high ones when removing:
+// MaxScore*(ordinal+1)/Replicas. It is equivalence-aware: placing, the
+// first pod of a class in class order never scores below another.
 type LowestOrdinalScorer struct{}
 
 var (
@@ -480,6 +481,11 @@ func (LowestOrdinalScorer) Score(_ context.Context, d *framework.Decision, ordin
 	o := min(max(int64(ordinal), 0), n-1)
 	if d.Mode() == framework.Remove {
 		return framework.MaxScore * (o + 1) / n, nil
+	}
+	if d.Free(ordinal)+d.OnPod(ordinal) < d.Cluster().Capacity() {
+		// A pod other sources use: opening no new pod is as good as
+		// the lowest ordinal, like LowestOrdinalPriority.
+		return framework.MaxScore, nil
 	}
 	return framework.MaxScore * (n - o) / n, nil
 }

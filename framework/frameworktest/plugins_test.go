@@ -85,9 +85,11 @@ func TestScorers(t *testing.T) {
 			want: scores{0: 25, 1: 50, 2: 75, 3: 75, 4: 75, 5: 75}, aware: true, wantNm: ft.PodSpreadName,
 		},
 		{
-			// 5 replicas: 100*(5-ordinal)/5, unknown 5 counts as 4.
+			// 5 replicas: 100*(5-ordinal)/5; pod 2, full of other
+			// sources, and unknown pod 5 (no free capacity) count as in
+			// use: 100.
 			name: "lowest ordinal, placing", p: ft.LowestOrdinalScorer{}, d: place,
-			want: scores{0: 100, 1: 80, 2: 60, 3: 40, 4: 20, 5: 20}, aware: true, wantNm: ft.LowestOrdinalName,
+			want: scores{0: 100, 1: 80, 2: 100, 3: 40, 4: 20, 5: 100}, aware: true, wantNm: ft.LowestOrdinalName,
 		},
 		{
 			name: "highest ordinal, removing", p: ft.LowestOrdinalScorer{}, d: remove,

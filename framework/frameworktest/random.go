@@ -55,6 +55,12 @@ func RandomScenario(rng *rand.Rand) Scenario {
 	// holds with pods it does not: the fast path treats them differently.
 	holderOdds := []int{2, 3, 6}[rng.Intn(3)]
 	var base []vsched.Placement
+	// Often the highest ordinals are empty, as after a scale-up: the
+	// fast path stops early there (framework.UsedPrefix).
+	emptyFrom := int32(pods)
+	if rng.Intn(3) == 0 {
+		emptyFrom = rng.Int31n(int32(pods) + 1)
+	}
 	for ord := range int32(pods) {
 		switch rng.Intn(20) {
 		case 0:
@@ -65,6 +71,9 @@ func RandomScenario(rng *rand.Rand) Scenario {
 		used := rng.Int31n(capacity + 1)
 		if rng.Intn(20) == 0 {
 			used = capacity + 1 + rng.Int31n(3) // over capacity
+		}
+		if ord >= emptyFrom {
+			used = 0
 		}
 		c.Use(ord, used)
 		if used > 0 && rng.Intn(holderOdds) == 0 {

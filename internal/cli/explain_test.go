@@ -48,14 +48,14 @@ Candidates are marked * for the winner, with their node and zone; a rejected pod
 
 default/a: place decision
 vreplica 1 -> adapter-0
-  * adapter-0    node-zone-a-0 zone-a total 2000  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x5, EvenPodSpread 100 x3, LowestOrdinalPriority 100 x2
-    adapter-1    node-zone-b-0 zone-b total 1800  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x5, EvenPodSpread 100 x3, LowestOrdinalPriority 0 x2
+  * adapter-0    node-zone-a-0 zone-a total 1700  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, EvenPodSpread 100 x2, LowestOrdinalPriority 100 x1
+    adapter-1    node-zone-b-0 zone-b total 1600  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, EvenPodSpread 100 x2, LowestOrdinalPriority 0 x1
 vreplica 2 -> adapter-1
-    adapter-0    node-zone-a-0 zone-a total 200   AvailabilityZonePriority 0 x10, AvailabilityNodePriority 0 x5, EvenPodSpread 0 x3, LowestOrdinalPriority 100 x2
-  * adapter-1    node-zone-b-0 zone-b total 1800  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x5, EvenPodSpread 100 x3, LowestOrdinalPriority 0 x2
+    adapter-0    node-zone-a-0 zone-a total 710   AvailabilityZonePriority 4 x10, AvailabilityNodePriority 95 x4, EvenPodSpread 95 x2, LowestOrdinalPriority 100 x1
+  * adapter-1    node-zone-b-0 zone-b total 1600  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, EvenPodSpread 100 x2, LowestOrdinalPriority 0 x1
 vreplica 3 -> adapter-0
-  * adapter-0    node-zone-a-0 zone-a total 1100  AvailabilityZonePriority 50 x10, AvailabilityNodePriority 50 x5, EvenPodSpread 50 x3, LowestOrdinalPriority 100 x2
-    adapter-1    node-zone-b-0 zone-b total 900   AvailabilityZonePriority 50 x10, AvailabilityNodePriority 50 x5, EvenPodSpread 50 x3, LowestOrdinalPriority 0 x2
+  * adapter-0    node-zone-a-0 zone-a total 1700  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, EvenPodSpread 100 x2, LowestOrdinalPriority 100 x1
+    adapter-1    node-zone-b-0 zone-b total 1600  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, EvenPodSpread 100 x2, LowestOrdinalPriority 0 x1
 `
 	if code != ExitOK || out != want {
 		t.Errorf("exit %d\n%s\nwant\n%s", code, out, want)

@@ -84,6 +84,8 @@ type htmlSource struct {
 	VReplicas  int32
 	Pending    int32
 	ZoneSkew   int32
+	AllZones   int32
+	RoomZones  int32
 	NodeSkew   int32
 	Moved      int32
 	Placements string
@@ -299,7 +301,7 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 		}
 		m := st.Metrics.Sources[k]
 		hs.Sources = append(hs.Sources, htmlSource{
-			Key: k, VReplicas: m.VReplicas, Pending: st.Pending[k], ZoneSkew: m.ZoneSkew, NodeSkew: m.NodeSkew, Moved: m.Moved,
+			Key: k, VReplicas: m.VReplicas, Pending: st.Pending[k], ZoneSkew: m.ZoneSkew, AllZones: m.ZoneSkewAll, RoomZones: m.ZoneSkewRoom, NodeSkew: m.NodeSkew, Moved: m.Moved,
 			Placements: strings.Join(parts, " "),
 		})
 	}
@@ -550,9 +552,9 @@ details.why pre { font-size: 11px; text-align: left; background: #f6f7f9; paddin
 {{end}}{{end}}</svg>{{end}}
 </div>
 <table class="sources">
-<thead><tr><th>source</th><th>vreplicas</th><th>pending</th><th>zoneSkew</th><th>nodeSkew</th><th>moved</th><th class="placements">placements</th></tr></thead>
+<thead><tr><th>source</th><th>vreplicas</th><th>pending</th><th>zoneSkew</th><th>allZones</th><th>roomZones</th><th>nodeSkew</th><th>moved</th><th class="placements">placements</th></tr></thead>
 <tbody>
-{{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}{{if .Why}}<details class="why"><summary>why</summary><pre>{{.Why}}</pre></details>{{end}}</td></tr>
+{{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.AllZones}}</td><td>{{.RoomZones}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}{{if .Why}}<details class="why"><summary>why</summary><pre>{{.Why}}</pre></details>{{end}}</td></tr>
 {{end}}</tbody>
 </table>
 </details>

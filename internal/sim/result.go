@@ -125,6 +125,15 @@ type SourceMetrics struct {
 	// healthy node. Vreplicas elsewhere are not counted.
 	ZoneSkew int32 `json:"zoneSkew"`
 	NodeSkew int32 `json:"nodeSkew"`
+	// ZoneSkewAll is the zone skew over every zone with a node, a failed
+	// or cordoned zone counting the vreplicas running there (none): a
+	// source left 3 / 0 / 3 by a zone failure shows 3. ZoneSkewRoom is
+	// the zone skew over the healthy zones with a schedulable pod that has
+	// room, the zones a spread rule can still balance: with the default
+	// policy it stays within MaxSkew whenever the source could (a full
+	// zone does not count).
+	ZoneSkewAll  int32 `json:"zoneSkewAll"`
+	ZoneSkewRoom int32 `json:"zoneSkewRoom"`
 	// Moved is how many of the source's vreplicas changed pod in this
 	// step: the smaller of the vreplicas that left pods and those that
 	// arrived on pods, so scaling alone moves nothing.

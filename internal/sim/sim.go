@@ -683,6 +683,15 @@ func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []s
 	}
 	healthyNode := map[string]bool{}
 	healthyZone := map[string]bool{}
+	// roomZone: healthy zones with a candidate pod that has room;
+	// anyZone: every zone with a node, failed or not.
+	roomZone := map[string]bool{}
+	anyZone := map[string]bool{}
+	for _, n := range sr.Nodes {
+		if n.Zone != "" {
+			anyZone[n.Zone] = true
+		}
+	}
 	for _, ord := range ords {
 		p := podAt(ord)
 		status := PodOK
@@ -705,6 +714,9 @@ func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []s
 			if p.zone != "" {
 				healthyZone[p.zone] = true
 			}
+		}
+		if status == PodOK && p.zone != "" && capacity-used[ord] > 0 {
+			roomZone[p.zone] = true
 		}
 		sr.Pods = append(sr.Pods, PodState{Name: p.name, Node: p.node, Zone: p.zone, Status: status, Used: used[ord], Free: capacity - used[ord]})
 		if used[ord] > 0 {
@@ -742,6 +754,10 @@ func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []s
 			VReplicas: want,
 			ZoneSkew:  skew(onZone, healthyZone),
 			NodeSkew:  skew(onNode, healthyNode),
+			// A failed zone runs none of the source: counted, it shows
+			// what the failure took.
+			ZoneSkewAll:  skew(onZone, anyZone),
+			ZoneSkewRoom: skew(onZone, roomZone),
 		}
 		if b, ok := before[k]; ok {
 			m.Moved = moved(b.GetPlacements(), v.GetPlacements())

@@ -280,16 +280,17 @@ func writeStep(b *strings.Builder, i, n int, st *StepResult, prev int32, same bo
 	t.write(b, "  ")
 
 	var s table
-	sh := []string{"SOURCE", "VREPLICAS", "PENDING", "ZONESKEW", "NODESKEW", "MOVED"}
+	sh := []string{"SOURCE", "VREPLICAS", "PENDING", "ZONESKEW", "ALLZONES", "ROOMZONES", "NODESKEW", "MOVED"}
 	if !grid {
 		sh = append(sh, "PLACEMENTS")
 	}
 	s.row(sh...)
-	s.rightFrom(1, 6)
+	s.rightFrom(1, 8)
 	for _, k := range keys {
 		m := st.Metrics.Sources[k]
 		cells := []string{k, strconv.Itoa(int(m.VReplicas)), strconv.Itoa(int(st.Pending[k])),
-			strconv.Itoa(int(m.ZoneSkew)), strconv.Itoa(int(m.NodeSkew)), strconv.Itoa(int(m.Moved))}
+			strconv.Itoa(int(m.ZoneSkew)), strconv.Itoa(int(m.ZoneSkewAll)), strconv.Itoa(int(m.ZoneSkewRoom)),
+			strconv.Itoa(int(m.NodeSkew)), strconv.Itoa(int(m.Moved))}
 		if !grid {
 			parts := make([]string, len(st.Placements[k]))
 			for j, p := range st.Placements[k] {

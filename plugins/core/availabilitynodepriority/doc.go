@@ -8,14 +8,24 @@
 // StatefulSet, or a cordoned one, cannot take a vreplica and must not make the
 // source look uneven.
 //
-// With c the source's vreplicas on the pod's node and Max the most on any
-// counted node, a pod scores
+// With c the source's vreplicas on the pod's node, and Min and Max the fewest
+// and most on a counted node, a pod scores in the bands of package spread
+// (as AvailabilityZonePriority does over zones):
 //
-//	MaxScore * (Max + 1 - c) / (Max + 1)
+//	MaxScore - 50*(c - Min)/MaxSkew     where one more vreplica on the node keeps
+//	                                    the skew within MaxSkew, or c is Min
+//	9*(Max + 1 - c)/(Max + 1)           elsewhere
 //
-// so pods on emptier nodes score higher, and 0 when one more vreplica on its
-// node would make the skew between nodes exceed MaxSkew (unless the node holds
-// the fewest, which never widens the skew).
+// and, as for zones, Min and Max are taken over the nodes with room once the
+// least-loaded node with room cannot take a vreplica within MaxSkew.
+//
+// Within a zone: a zone with few nodes that holds its share of the source
+// (the zone spread put it there) has every node above the others, and no node
+// of it within MaxSkew over all nodes. Such a node that is within MaxSkew over
+// its own zone's nodes with room (Decision.NodeRoomStatsInZone) scores as
+// those bands rank it there, minus LocalPenalty (5): the zone's least-loaded
+// node still wins inside the zone, and a node within MaxSkew over all nodes
+// still beats it.
 //
 // Two cases are settled without arithmetic:
 //   - No counted nodes: every pod scores MaxScore (there is nothing to spread

@@ -57,15 +57,32 @@ func (*Plugin) Name() string { return Name }
 // class share a node, and the score depends on nothing else.
 func (*Plugin) EquivalentWithinClass() bool { return true }
 
+// LocalPenalty is taken off the score of a node ranked against the other
+// nodes of its zone only (see the package doc): such a node scores in
+// [spread.WithinFloor - LocalPenalty, MaxScore - LocalPenalty].
+const LocalPenalty int64 = 5
+
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	stats := d.NodeStats()
+	stats := spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew)
 	if stats.Domains == 0 {
 		return framework.MaxScore, nil
 	}
-	info, ok := d.Cluster().Pod(ordinal)
-	if !ok || info.NodeIndex < 0 {
+	node, zone, ok := d.PodDomains(ordinal)
+	if !ok || node < 0 {
 		return framework.MinScore, nil
 	}
-	return spread.Score(stats, d.OnNode(info.NodeIndex), pl.maxSkew), nil
+	c := d.OnNode(node)
+	if spread.Allowed(stats, c, pl.maxSkew) || zone < 0 {
+		return spread.Score(stats, c, pl.maxSkew), nil
+	}
+	// No node of the zone may be allowed over all nodes (a small zone
+	// holding its share of the source spreads it over fewer nodes): rank
+	// the zone's nodes among themselves, so that a zone the zone spread
+	// chose still gets its least loaded node.
+	local := d.NodeRoomStatsInZone(zone)
+	if local.Domains == 0 || spread.Allowed(stats, local.Min, pl.maxSkew) || !spread.Allowed(local, c, pl.maxSkew) {
+		return spread.Score(stats, c, pl.maxSkew), nil
+	}
+	return spread.Score(local, c, pl.maxSkew) - LocalPenalty, nil
 }

@@ -41,7 +41,7 @@ func TestScore(t *testing.T) {
 		want    map[int32]int64
 	}{
 		{
-			// nodes 0 0 0: Max=0, c=0 -> 100*(1-0)/1 = 100
+			// nodes 0 0 0: every node holds the fewest -> 100
 			name:    "nothing placed",
 			cluster: threeNodes(),
 			src:     plugintest.Source(0),
@@ -49,60 +49,58 @@ func TestScore(t *testing.T) {
 			want:    map[int32]int64{0: 100, 1: 100, 2: 100},
 		},
 		{
-			// nodes n0=2 n1=0 n2=0: n0 would make skew 3 > 1 -> 0;
-			// Max=2, c=0 -> 100*(3-0)/3 = 100
+			// nodes n0=2 n1=0 n2=0: n0 would make skew 3 > 1, not allowed:
+			// 9*(3-2)/3 = 3; n1, n2 hold the fewest -> 100
 			name:    "one node ahead",
 			cluster: threeNodes(),
 			src:     plugintest.Source(0, p(0, 2)),
 			maxSkew: 1,
-			want:    map[int32]int64{0: 0, 1: 100, 2: 100},
+			want:    map[int32]int64{0: 3, 1: 100, 2: 100},
 		},
 		{
-			// nodes 2 1 1, MaxSkew 2: Max=2;
-			// n0: skew 3-1 = 2, c=2 -> 100*(3-2)/3 = 33;
-			// n1, n2: c=1 -> 100*(3-1)/3 = 66
+			// nodes 2 1 1, MaxSkew 2: n0 makes skew 3-1 = 2, allowed:
+			// 100 - 50*(2-1)/2 = 75; n1, n2 hold the fewest -> 100
 			name:    "fuller nodes score lower",
 			cluster: threeNodes(),
 			src:     plugintest.Source(0, p(0, 2), p(1, 1), p(2, 1)),
 			maxSkew: 2,
-			want:    map[int32]int64{0: 33, 1: 66, 2: 66},
+			want:    map[int32]int64{0: 75, 1: 100, 2: 100},
 		},
 		{
 			// pods 0 and 3 share n0, which holds 1 + 2 = 3: nodes 3 1 0,
-			// MaxSkew 3: n0 would make skew 4 > 3 -> 0;
-			// Max=3; n1: c=1 -> 100*(4-1)/4 = 75; n2: c=0 -> 100
+			// MaxSkew 3: n0 would make skew 4 > 3: 9*(4-3)/4 = 2;
+			// n1 allowed: 100 - 50*(1-0)/3 = 84; n2 holds the fewest -> 100
 			name:    "vreplicas count per node, not per pod",
 			cluster: threeNodes().Pods("n0"),
 			src:     plugintest.Source(0, p(0, 1), p(3, 2), p(1, 1)),
 			maxSkew: 3,
-			want:    map[int32]int64{0: 0, 1: 75, 2: 100, 3: 0},
+			want:    map[int32]int64{0: 2, 1: 84, 2: 100, 3: 2},
 		},
 		{
-			// n3 has no pod and is not counted: nodes 1 1 1 -> skew 2-1 = 1;
-			// Max=1, c=1 -> 100*(2-1)/2 = 50
+			// n3 has no pod and is not counted: nodes 1 1 1 all hold the
+			// fewest -> 100
 			name:    "node without pods is not counted",
 			cluster: threeNodes().Node("n3", "za"),
 			src:     plugintest.Source(0, p(0, 1), p(1, 1), p(2, 1)),
 			maxSkew: 1,
-			want:    map[int32]int64{0: 50, 1: 50, 2: 50},
+			want:    map[int32]int64{0: 100, 1: 100, 2: 100},
 		},
 		{
-			// n2 is cordoned: nodes 1 1 -> skew 2-1 = 1;
-			// Max=1, c=1 -> 100*(2-1)/2 = 50
+			// n2 is cordoned: nodes 1 1 hold the fewest -> 100
 			name:    "cordoned node is not counted",
 			cluster: threeNodes().Cordon("n2"),
 			src:     plugintest.Source(0, p(0, 1), p(1, 1)),
 			maxSkew: 1,
-			want:    map[int32]int64{0: 50, 1: 50},
+			want:    map[int32]int64{0: 100, 1: 100},
 		},
 		{
-			// nodes 6 0 0: n0 would make skew 7; n1, n2 hold the fewest;
-			// Max=6, c=0 -> 100*(7-0)/7 = 100
+			// nodes 6 0 0: n0 would make skew 7: 9*(7-6)/7 = 1; n1, n2 hold the
+			// fewest -> 100
 			name:    "already skewed",
 			cluster: threeNodes(),
 			src:     plugintest.Source(0, p(0, 6)),
 			maxSkew: 1,
-			want:    map[int32]int64{0: 0, 1: 100, 2: 100},
+			want:    map[int32]int64{0: 1, 1: 100, 2: 100},
 		},
 	}
 	for _, tc := range cases {

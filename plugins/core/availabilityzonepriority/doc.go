@@ -8,14 +8,26 @@
 // StatefulSet, or with only cordoned nodes, cannot take a vreplica and must not
 // make the source look uneven. Such zones never cause an error.
 //
-// With c the source's vreplicas in the pod's zone and Max the most in any
-// counted zone, a pod scores
+// With c the source's vreplicas in the pod's zone, and Min and Max the fewest
+// and most in a counted zone, a pod scores (package spread)
 //
-//	MaxScore * (Max + 1 - c) / (Max + 1)
+//	MaxScore - 50*(c - Min)/MaxSkew     where one more vreplica in the zone keeps
+//	                                    the skew within MaxSkew, or c is Min
+//	9*(Max + 1 - c)/(Max + 1)           elsewhere
 //
-// so pods in emptier zones score higher, and 0 when one more vreplica in its
-// zone would make the skew between zones exceed MaxSkew (unless the zone holds
-// the fewest, which never widens the skew).
+// so a least-loaded zone scores MaxScore, any zone within MaxSkew at least 50
+// (exactly MaxScore with MaxSkew 1), and any other at most 9, the emptier
+// higher. With weight 10 the plugin outweighs any plugins whose weights sum to
+// less than 9.1 (with MaxSkew 1; 4.1 otherwise), whatever the counts: the
+// zone spread decides first.
+//
+// Past the bound: when the least-loaded zone that still has room (a candidate
+// pod with free capacity, this decision's placements included) cannot take a
+// vreplica within MaxSkew over all counted zones (a zone that holds the fewest
+// is full), Min and Max are taken over the zones with room only
+// (spread.Counted over Decision.ZoneStats and Decision.ZoneRoomStats): the
+// zones that can still grow stay within MaxSkew of each other instead of all
+// scoring alike. A failed or cordoned zone is not counted in the first place.
 //
 // Two cases are settled without arithmetic:
 //   - No counted zones (no node carries a zone label, or none hosting a

@@ -64,13 +64,13 @@ func (*Plugin) SpreadsOverZones() bool { return true }
 
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	stats := d.ZoneStats()
+	stats := spread.Counted(d.ZoneStats(), d.ZoneRoomStats(), pl.maxSkew)
 	if stats.Domains == 0 {
 		return framework.MaxScore, nil
 	}
-	info, ok := d.Cluster().Pod(ordinal)
-	if !ok || info.ZoneIndex < 0 {
+	_, zone, ok := d.PodDomains(ordinal)
+	if !ok || zone < 0 {
 		return framework.MinScore, nil
 	}
-	return spread.Score(stats, d.OnZone(info.ZoneIndex), pl.maxSkew), nil
+	return spread.Score(stats, d.OnZone(zone), pl.maxSkew), nil
 }

@@ -41,7 +41,7 @@ func TestScore(t *testing.T) {
 		want    map[int32]int64
 	}{
 		{
-			// zones a=0 b=0 c=0: Max=0, c=0 -> 100*(1-0)/1 = 100
+			// zones a=0 b=0 c=0: every zone holds the fewest -> 100
 			name:    "nothing placed",
 			cluster: threeZones(),
 			src:     plugintest.Source(0),
@@ -49,69 +49,67 @@ func TestScore(t *testing.T) {
 			want:    map[int32]int64{0: 100, 1: 100, 2: 100},
 		},
 		{
-			// zones a=2 b=0 c=0: a would make skew 3 > 1 -> 0;
-			// Max=2, c=0 -> 100*(3-0)/3 = 100
+			// zones a=2 b=0 c=0: a would make skew 3 > 1, not allowed:
+			// 9*(3-2)/3 = 3; b, c hold the fewest -> 100
 			name:    "one zone ahead",
 			cluster: threeZones(),
 			src:     plugintest.Source(0, p(0, 2)),
 			maxSkew: 1,
-			want:    map[int32]int64{0: 0, 1: 100, 2: 100},
+			want:    map[int32]int64{0: 3, 1: 100, 2: 100},
 		},
 		{
-			// zones a=1 b=1 c=0: a, b would make skew 2 > 1 -> 0;
-			// Max=1, c=0 -> 100*(2-0)/2 = 100
+			// zones a=1 b=1 c=0: a, b would make skew 2 > 1: 9*(2-1)/2 = 4;
+			// c holds the fewest -> 100
 			name:    "two zones ahead",
 			cluster: threeZones(),
 			src:     plugintest.Source(0, p(0, 1), p(1, 1)),
 			maxSkew: 1,
-			want:    map[int32]int64{0: 0, 1: 0, 2: 100},
+			want:    map[int32]int64{0: 4, 1: 4, 2: 100},
 		},
 		{
-			// zones a=2 b=1 c=1, MaxSkew 2: Max=2;
-			// a: skew 3-1 = 2, c=2 -> 100*(3-2)/3 = 33;
-			// b, c: c=1 -> 100*(3-1)/3 = 66
+			// zones a=2 b=1 c=1, MaxSkew 2: a makes skew 3-1 = 2, allowed:
+			// 100 - 50*(2-1)/2 = 75; b, c hold the fewest -> 100
 			name:    "fuller zones score lower",
 			cluster: threeZones(),
 			src:     plugintest.Source(0, p(0, 2), p(1, 1), p(2, 1)),
 			maxSkew: 2,
-			want:    map[int32]int64{0: 33, 1: 66, 2: 66},
+			want:    map[int32]int64{0: 75, 1: 100, 2: 100},
 		},
 		{
 			// pods 0 and 3 are both in za: zones a=1 b=0 c=0, so both
-			// score 0; Max=1, c=0 -> 100*(2-0)/2 = 100
+			// score 9*(2-1)/2 = 4; b, c hold the fewest -> 100
 			name:    "pods of one zone score alike",
 			cluster: threeZones().Pods("n0"),
 			src:     plugintest.Source(0, p(0, 1)),
 			maxSkew: 1,
-			want:    map[int32]int64{0: 0, 1: 100, 2: 100, 3: 0},
+			want:    map[int32]int64{0: 4, 1: 100, 2: 100, 3: 4},
 		},
 		{
 			// zd has a node but no pod and is not counted: zones
-			// a=1 b=1 c=1 -> skew 2-1 = 1; Max=1, c=1 -> 100*(2-1)/2 = 50.
-			// Counting zd (0) would make every zone score 0.
+			// a=1 b=1 c=1 all hold the fewest -> 100.
+			// Counting zd (0) would leave every zone at 9*(2-1)/2 = 4.
 			name:    "zone without pods is not counted",
 			cluster: threeZones().Node("n3", "zd"),
 			src:     plugintest.Source(0, p(0, 1), p(1, 1), p(2, 1)),
 			maxSkew: 1,
-			want:    map[int32]int64{0: 50, 1: 50, 2: 50},
+			want:    map[int32]int64{0: 100, 1: 100, 2: 100},
 		},
 		{
-			// zc's only node is cordoned: zones a=1 b=1 -> skew 2-1 = 1;
-			// Max=1, c=1 -> 100*(2-1)/2 = 50
+			// zc's only node is cordoned: zones a=1 b=1 hold the fewest -> 100
 			name:    "zone with only cordoned nodes is not counted",
 			cluster: threeZones().Cordon("n2"),
 			src:     plugintest.Source(0, p(0, 1), p(1, 1)),
 			maxSkew: 1,
-			want:    map[int32]int64{0: 50, 1: 50},
+			want:    map[int32]int64{0: 100, 1: 100},
 		},
 		{
-			// zones a=2 b=0 c=0; pod 3 is on a node without a zone label
-			// while zones exist -> 0
+			// zones a=2 b=0 c=0: a 9*(3-2)/3 = 3; pod 3 is on a node without a
+			// zone label while zones exist -> 0
 			name:    "pod without a zone",
 			cluster: threeZones().Node("n3", "").Pods("n3"),
 			src:     plugintest.Source(0, p(0, 2)),
 			maxSkew: 1,
-			want:    map[int32]int64{0: 0, 1: 100, 2: 100, 3: 0},
+			want:    map[int32]int64{0: 3, 1: 100, 2: 100, 3: 0},
 		},
 		{
 			// no node has a zone label: neutral MaxScore everywhere

@@ -16,9 +16,16 @@
 // (it grew while the StatefulSet had fewer pods) even out again instead of
 // being stuck.
 //
-// Score: with c the vreplicas on p and Max the most on any eligible pod,
+// Score: with c the vreplicas on p and Min and Max the fewest and most on an
+// eligible pod, in the bands of package spread:
 //
-//	MaxScore * (Max + 1 - c) / (Max + 1)
+//	MaxScore - 50*(c - Min)/MaxSkew     where the filter would accept
+//	9*(Max + 1 - c)/(Max + 1)           where it would reject
 //
-// or 0 where the filter would reject; pods holding fewer score higher.
+// pods holding fewer score higher. A pod on a node that holds more of the
+// source than the node spread allows (over the counted nodes, with this
+// plugin's MaxSkew), and that no pod within MaxSkew over all eligible pods
+// would help, is ranked among its node's pods with room
+// (Decision.PodRoomStatsOnNode) minus LocalPenalty (5), so the node a small
+// zone's share went to still spreads it over its own pods.
 package evenpodspread

@@ -78,9 +78,35 @@ func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32
 		name, c, stats.SkewAfterAdd(c), pl.maxSkew))
 }
 
+// LocalPenalty is taken off the score of a pod ranked against the other
+// pods of its node only (see the package doc).
+const LocalPenalty int64 = 5
+
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	return spread.Score(podStats(d), d.OnPod(ordinal), pl.maxSkew), nil
+	capped := podlimit.Reached(d)
+	stats := podStatsFor(d, capped)
+	c := d.OnPod(ordinal)
+	if spread.Allowed(stats, c, pl.maxSkew) || c == 0 || capped {
+		// A pod holding none that is not allowed holds the fewest of its
+		// node too: ranking the node's pods among themselves would not
+		// change its place among them.
+		return spread.Score(stats, c, pl.maxSkew), nil
+	}
+	// A node that holds more of the source than the node spread allows
+	// (a node of a small zone, chosen by the zone spread) may have no pod
+	// allowed over all pods: rank its pods among themselves, so it still
+	// gets its least loaded pod. A node within the node spread gets no
+	// such help: an emptier pod elsewhere is the better choice.
+	node := d.CandidateNode(ordinal)
+	if node < 0 || spread.Allowed(spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew), d.OnNode(node), pl.maxSkew) {
+		return spread.Score(stats, c, pl.maxSkew), nil
+	}
+	local := d.PodRoomStatsOnNode(node)
+	if local.Domains == 0 || spread.Allowed(stats, local.Min, pl.maxSkew) || !spread.Allowed(local, c, pl.maxSkew) {
+		return spread.Score(stats, c, pl.maxSkew), nil
+	}
+	return spread.Score(local, c, pl.maxSkew) - LocalPenalty, nil
 }
 
 // podStats summarises the source over the pods that can still take its
@@ -88,7 +114,12 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 // it once a pod cap is reached (see package podlimit). The cap makes every
 // other pod a domain the source can never even out with.
 func podStats(d *framework.Decision) framework.DomainStats {
-	if !podlimit.Reached(d) {
+	return podStatsFor(d, podlimit.Reached(d))
+}
+
+// podStatsFor is podStats once it is known whether the cap is reached.
+func podStatsFor(d *framework.Decision, capped bool) framework.DomainStats {
+	if !capped {
 		return d.PodStats()
 	}
 	c := d.Cluster()

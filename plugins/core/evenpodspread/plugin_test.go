@@ -222,7 +222,7 @@ func TestScore(t *testing.T) {
 		want    map[int32]int64
 	}{
 		{
-			// 0 0 0: Max=0, c=0 -> 100*(1-0)/1 = 100
+			// 0 0 0: every pod holds the fewest -> 100
 			name:    "nothing placed",
 			cluster: threePods(),
 			src:     plugintest.Source(0),
@@ -230,51 +230,51 @@ func TestScore(t *testing.T) {
 			want:    map[int32]int64{0: 100, 1: 100, 2: 100},
 		},
 		{
-			// 1 0 0: pod 0 would make skew 2 > 1 -> 0;
-			// Max=1, c=0 -> 100*(2-0)/2 = 100
+			// 1 0 0: pod 0 would make skew 2 > 1, not allowed: 9*(2-1)/2 = 4;
+			// pods 1, 2 hold the fewest -> 100
 			name:    "one placed",
 			cluster: threePods(),
 			src:     plugintest.Source(0, p(0, 1)),
 			maxSkew: 1,
-			want:    map[int32]int64{0: 0, 1: 100, 2: 100},
+			want:    map[int32]int64{0: 4, 1: 100, 2: 100},
 		},
 		{
-			// 2 1 1, MaxSkew 2: Max=2; c=2 -> 100*(3-2)/3 = 33;
-			// c=1 -> 100*(3-1)/3 = 66
+			// 2 1 1, MaxSkew 2: pod 0 makes skew 3-1 = 2, allowed:
+			// 100 - 50*(2-1)/2 = 75; pods 1, 2 hold the fewest -> 100
 			name:    "fuller pods score lower",
 			cluster: threePods(),
 			src:     plugintest.Source(0, p(0, 2), p(1, 1), p(2, 1)),
 			maxSkew: 2,
-			want:    map[int32]int64{0: 33, 1: 66, 2: 66},
+			want:    map[int32]int64{0: 75, 1: 100, 2: 100},
 		},
 		{
-			// 3 1 0, MaxSkew 3: pod 0 would make skew 4 > 3 -> 0;
-			// Max=3; c=1 -> 100*(4-1)/4 = 75; c=0 -> 100*(4-0)/4 = 100
+			// 3 1 0, MaxSkew 3: pod 0 would make skew 4 > 3: 9*(4-3)/4 = 2;
+			// pod 1 allowed: 100 - 50*(1-0)/3 = 84; pod 2 holds the fewest -> 100
 			name:    "over MaxSkew scores 0",
 			cluster: threePods(),
 			src:     plugintest.Source(0, p(0, 3), p(1, 1)),
 			maxSkew: 3,
-			want:    map[int32]int64{0: 0, 1: 75, 2: 100},
+			want:    map[int32]int64{0: 2, 1: 84, 2: 100},
 		},
 		{
-			// cap 2 reached, only 1 1 counts: Max=1;
-			// c=1 -> 100*(2-1)/2 = 50; pod 2 (c=0, below every holder)
-			// -> 100*(2-0)/2 = 100, but NoMaxResourceCount rejects it
+			// cap 2 reached, only 1 1 counts: both hold the fewest -> 100;
+			// pod 2 (c=0, below every holder) -> 100, but NoMaxResourceCount
+			// rejects it
 			name:    "pod cap reached",
 			cluster: threePods(),
 			src:     plugintest.Source(0, p(0, 1), p(1, 1)),
 			maxSkew: 1,
 			limit:   2,
-			want:    map[int32]int64{0: 50, 1: 50, 2: 100},
+			want:    map[int32]int64{0: 100, 1: 100, 2: 100},
 		},
 		{
-			// 6 0 0: pods 1 and 2 hold the fewest;
-			// Max=6, c=0 -> 100*(7-0)/7 = 100
+			// 6 0 0: pod 0 would make skew 7: 9*(7-6)/7 = 1; pods 1 and 2 hold
+			// the fewest -> 100
 			name:    "already skewed",
 			cluster: threePods(),
 			src:     plugintest.Source(0, p(0, 6)),
 			maxSkew: 1,
-			want:    map[int32]int64{0: 0, 1: 100, 2: 100},
+			want:    map[int32]int64{0: 1, 1: 100, 2: 100},
 		},
 	}
 	for _, tc := range cases {
@@ -424,7 +424,7 @@ func TestProfile(t *testing.T) {
 			cluster: func() *frameworktest.Cluster { return threePods().Use(0, 9) },
 			src:     plugintest.Source(0, p(0, 1)),
 			n:       5,
-			wantResult: framework.Result{Changed: 4, Reason: `3 candidate pod(s): ` +
+			wantResult: framework.Result{Changed: 4, Reason: `bound by EvenPodSpread, which rejected 2 pod(s) that have room; 3 candidate pod(s): ` +
 				`PodFitsResources rejected 1 pod(s) (e.g. "pod adapter-0 is full (10/10 vreplicas)"); ` +
 				`EvenPodSpread rejected 2 pod(s) (e.g. "pod adapter-1 holds 2 of the source's vreplicas; ` +
 				`one more would make the skew across pods 2, above MaxSkew 1")`},

@@ -123,7 +123,13 @@ func leastLoaded(d *framework.Decision, stats framework.DomainStats) string {
 	c := d.Cluster()
 	var names []string
 	for _, z := range c.SchedulableZones() {
-		if d.OnZone(z) == stats.Min {
+		switch {
+		case d.OnZone(z) != stats.Min:
+		case !d.ZoneHasRoom(z):
+			// The rule is bound by this zone: the source cannot grow
+			// until its pods have room.
+			names = append(names, c.ZoneName(z)+" (full: it bounds the source)")
+		default:
 			names = append(names, c.ZoneName(z))
 		}
 	}

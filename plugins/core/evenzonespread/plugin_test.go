@@ -228,7 +228,7 @@ func TestProfile(t *testing.T) {
 			cluster: func() *frameworktest.Cluster { return zones().Pods("na", "", "") },
 			src:     plugintest.Source(0),
 			n:       4,
-			wantResult: framework.Result{Changed: 1, Reason: `1 candidate pod(s): ` +
+			wantResult: framework.Result{Changed: 1, Reason: `bound by EvenZoneSpread, which rejected 1 pod(s) that have room; 1 candidate pod(s): ` +
 				`EvenZoneSpread rejected 1 pod(s) (e.g. "zone zone-a holds 1 of the source's vreplicas; ` +
 				`one more would make the skew across zones 2, above MaxSkew 1 ` +
 				`(fewest: 0, in zone-b (no pod yet, a scale-up is in flight), zone-c (no pod yet, a scale-up is in flight))")`},
@@ -241,10 +241,10 @@ func TestProfile(t *testing.T) {
 			cluster: func() *frameworktest.Cluster { return threeZones().Use(0, 10) },
 			src:     plugintest.Source(0),
 			n:       4,
-			wantResult: framework.Result{Changed: 2, Reason: `3 candidate pod(s): ` +
+			wantResult: framework.Result{Changed: 2, Reason: `bound by EvenZoneSpread, which rejected 2 pod(s) that have room; 3 candidate pod(s): ` +
 				`PodFitsResources rejected 1 pod(s) (e.g. "pod adapter-0 is full (10/10 vreplicas)"); ` +
 				`EvenZoneSpread rejected 2 pod(s) (e.g. "zone zone-b holds 1 of the source's vreplicas; ` +
-				`one more would make the skew across zones 2, above MaxSkew 1 (fewest: 0, in zone-a)")`},
+				`one more would make the skew across zones 2, above MaxSkew 1 (fewest: 0, in zone-a (full: it bounds the source))")`},
 			want: []vsched.Placement{
 				plugintest.At(1, 1, "nb", "zone-b"),
 				plugintest.At(2, 1, "nc", "zone-c"),

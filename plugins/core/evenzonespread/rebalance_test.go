@@ -124,8 +124,8 @@ func TestRebalance(t *testing.T) {
 			src:     plugintest.Source(0, p(0, 1), p(3, 1), p(1, 1), p(4, 1)),
 			limit:   10,
 			want: framework.RebalanceResult{Plugin: Name, Stuck: `EvenZoneSpread asked to move a vreplica off adapter-4, but no other pod takes it: ` +
-				`6 candidate pod(s): EvenZoneSpread rejected 4 pod(s) (e.g. "zone zone-a holds 2 of the source's vreplicas; ` +
-				`one more would make the skew across zones 3, above MaxSkew 1 (fewest: 0, in zone-c)"); ` +
+				`bound by EvenZoneSpread, which rejected 4 pod(s) that have room; 6 candidate pod(s): EvenZoneSpread rejected 4 pod(s) (e.g. "zone zone-a holds 2 of the source's vreplicas; ` +
+				`one more would make the skew across zones 3, above MaxSkew 1 (fewest: 0, in zone-c (full: it bounds the source))"); ` +
 				`PodFitsResources rejected 2 pod(s) (e.g. "pod adapter-2 is full (10/10 vreplicas)")`},
 			wantPs: []vsched.Placement{
 				plugintest.At(0, 1, "na", "zone-a"),

@@ -31,15 +31,17 @@ func New() *Plugin { return &Plugin{} }
 // Name implements framework.Plugin.
 func (*Plugin) Name() string { return Name }
 
-// EquivalentWithinClass implements framework.EquivalenceAware: the score never
-// increases with the ordinal, so the lowest ordinal of a class scores at
-// least as high as any other.
+// EquivalentWithinClass implements framework.EquivalenceAware: of two pods
+// of a class (neither holds the source), the first in class order is in use
+// whenever it is fuller (and scores MaxScore), and has the lower ordinal
+// when both are as full.
 func (*Plugin) EquivalentWithinClass() bool { return true }
 
 // Score implements framework.ScorePlugin.
 func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	r := int64(d.Cluster().Replicas())
-	if r <= 1 {
+	c := d.Cluster()
+	r := int64(c.Replicas())
+	if r <= 1 || (int64(ordinal) < r && d.Free(ordinal)+d.OnPod(ordinal) < c.Capacity()) {
 		return framework.MaxScore, nil
 	}
 	sc := framework.MaxScore * (r - 1 - int64(ordinal)) / (r - 1)

@@ -127,8 +127,8 @@ func TestRegistration(t *testing.T) {
 }
 
 // TestProfile places vreplicas with PodFitsResources alone: with no score
-// plugin every feasible pod ties, so the lowest ordinal with room wins and
-// pods fill up in order.
+// plugin every feasible pod ties, so the fullest pod with room wins (best
+// fit), then the lowest ordinal.
 func TestProfile(t *testing.T) {
 	newCluster := func() *frameworktest.Cluster {
 		// Pod 1 has one slot taken by another source.
@@ -149,7 +149,9 @@ func TestProfile(t *testing.T) {
 		want       []vsched.Placement
 	}{
 		{
-			name:       "fills pods in ordinal order",
+			// Pod 1 (1 free) fills first, then pod 0 and pod 2 (2 free
+			// each) in ordinal order.
+			name:       "fills the fullest pods first",
 			src:        plugintest.Source(0),
 			n:          4,
 			wantResult: framework.Result{Changed: 4},
@@ -160,13 +162,15 @@ func TestProfile(t *testing.T) {
 			},
 		},
 		{
+			// Pods 1 and 2 have 1 free each, pod 0 has 2: pod 1 (the
+			// lower) then pod 2 fill before pod 0 is used.
 			name:       "grows on top of existing placements",
 			src:        plugintest.Source(0, frameworktest.P(2, 1)),
 			n:          2,
 			wantResult: framework.Result{Changed: 2},
 			want: []vsched.Placement{
-				plugintest.At(0, 2, "n0", "za"),
-				plugintest.At(2, 1, "n0", "za"),
+				plugintest.At(1, 1, "n1", "zb"),
+				plugintest.At(2, 2, "n0", "za"),
 			},
 		},
 		{

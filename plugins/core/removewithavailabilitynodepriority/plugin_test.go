@@ -118,12 +118,12 @@ func TestScore(t *testing.T) {
 		},
 		{
 			// As above with MaxSkew 2: {3,1,2,2} skew 2 allowed,
-			// ceil(100*2/3) = (200+2)/3 = 67.
+			// 100 - 50*(3-2)/2 = 75.
 			name:       "proportional within MaxSkew 2",
 			cluster:    fourNodes,
 			placements: []vsched.Placement{p(0, 2), p(1, 2), p(2, 2), p(3, 2), p(4, 1)},
 			maxSkew:    2,
-			want:       map[int32]int64{0: 100, 1: 67, 2: 67, 3: 67, 4: 100},
+			want:       map[int32]int64{0: 100, 1: 75, 2: 75, 3: 75, 4: 100},
 		},
 		{
 			// Nodes n0=2, n1=1, n2=0, n3=0 (counted: they host
@@ -138,12 +138,13 @@ func TestScore(t *testing.T) {
 		},
 		{
 			// n0=6, n1=2, n2=0, n3=0: from n0 {5,2,0,0} skew 5 > 1,
-			// nothing keeps MaxSkew: n0 100, n1 ceil(200/6) = 34.
+			// nothing keeps MaxSkew: n0 (fullest) 100, n1
+			// max(1, 9*ceil(200/6)/100) = 9*34/100 = 3.
 			name:       "already uneven: proportional only",
 			cluster:    fourNodes,
 			placements: []vsched.Placement{p(0, 6), p(1, 2)},
 			maxSkew:    1,
-			want:       map[int32]int64{0: 100, 1: 34},
+			want:       map[int32]int64{0: 100, 1: 3},
 		},
 		{
 			// n3 is cordoned: not counted, pod 3 scores MaxScore.
@@ -159,13 +160,13 @@ func TestScore(t *testing.T) {
 		{
 			// Pod 4 drains: MaxScore. n0 still hosts pod 0 and counts
 			// both: n0=1+3=4, n1=1, n2=0, n3=0. From n0 {3,1,0,0}
-			// skew 3 > 1 is the best there is: pod 0 100, pod 1
-			// ceil(100/4) = 25.
+			// skew 3 > 1 is the best there is: pod 0 (fullest) 100, pod 1
+			// max(1, 9*ceil(100/4)/100) = 9*25/100 = 2.
 			name:       "draining pod first on a counted node",
 			cluster:    func() *frameworktest.Cluster { return fourNodes().Drain(4) },
 			placements: []vsched.Placement{p(0, 1), p(1, 1), p(4, 3)},
 			maxSkew:    1,
-			want:       map[int32]int64{0: 100, 1: 25, 4: 100},
+			want:       map[int32]int64{0: 100, 1: 2, 4: 100},
 		},
 		{
 			// Pod 5 is unbound and pod 9 beyond the 6 replicas: both

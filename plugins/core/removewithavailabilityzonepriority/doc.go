@@ -25,14 +25,21 @@
 //	0                                 if removing from z leaves the skew
 //	                                  between zones above MaxSkew while
 //	                                  removing from a fullest zone would not
-//	ceil(MaxScore * c / Max)          otherwise, = (100*c + Max - 1) / Max
+//	MaxScore - 50*(Max - c)/MaxSkew   if c is Max, or the removal leaves the
+//	                                  skew within MaxSkew
+//	max(1, 9*ceil(100*c/Max)/100)     otherwise
+//
+// The last two lines are the bands shared with the scheduler's spread
+// priorities (package removal): a preferred removal scores at least 50, any
+// other at most 9, so the default descheduler's weights (10, 4, 2, 1) give
+// zones, then nodes, then pods, then ordinals a strict order.
 //
 // The skew is the most minus the fewest of the source's vreplicas in a
 // counted zone, after the removal (framework.DomainStats.SkewAfterRemove).
 // Removing from a fullest zone always leaves the smallest skew possible; when
 // even that leaves it above MaxSkew (a zone came back empty, say), nothing
-// scores 0 and the proportional score alone moves the source back towards
-// MaxSkew. Rounding up keeps every allowed removal at 1 or more.
+// scores 0 and the fuller domains still score higher, which moves the
+// source back towards MaxSkew. Every allowed removal scores 1 or more.
 //
 // Pods outside the counted zones score MaxScore: removing their vreplicas
 // cannot change the counted skew, and those vreplicas do nothing for zone

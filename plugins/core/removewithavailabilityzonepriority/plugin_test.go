@@ -137,12 +137,12 @@ func TestScore(t *testing.T) {
 		{
 			// Zones a=4, b=1, c=0: from a {3,1,0} skew 3 > 1, so
 			// nothing keeps MaxSkew and nothing is forbidden:
-			// a 100, b ceil(100*1/4) = 25.
+			// a (fullest) 100, b max(1, 9*ceil(100*1/4)/100) = 9*25/100 = 2.
 			name:       "already uneven: proportional only",
 			cluster:    threeZones,
 			placements: []vsched.Placement{p(0, 4), p(1, 1)},
 			maxSkew:    1,
-			want:       map[int32]int64{0: 100, 1: 25},
+			want:       map[int32]int64{0: 100, 1: 2},
 		},
 		{
 			// n2 is cordoned: zone-c hosts no candidate and is not
@@ -159,12 +159,12 @@ func TestScore(t *testing.T) {
 			// Pod 0 drains: MaxScore. Its zone still hosts pod 3, and
 			// zone a counts every vreplica there: a=1+2=3, b=1, c=0.
 			// From a {2,1,0} skew 2 > 1 is the best there is, so
-			// nothing is forbidden: pod 3 100, pod 1 ceil(100/3) = 34.
+			// nothing is forbidden: pod 3 100, pod 1 9*ceil(100/3)/100 = 9*34/100 = 3.
 			name:       "draining pod first in a counted zone",
 			cluster:    func() *frameworktest.Cluster { return threeZones().Drain(0) },
 			placements: []vsched.Placement{p(0, 1), p(1, 1), p(3, 2)},
 			maxSkew:    1,
-			want:       map[int32]int64{0: 100, 1: 34, 3: 100},
+			want:       map[int32]int64{0: 100, 1: 3, 3: 100},
 		},
 		{
 			// Pod 6 is on n3, which has no zone label while others

@@ -31,16 +31,23 @@
 //	0                                 if removing from p leaves the skew above
 //	                                  MaxSkew while removing from a fullest pod
 //	                                  would not
-//	ceil(MaxScore * c / Max)          otherwise, = (100*c + Max - 1) / Max
+//	MaxScore - 50*(Max - c)/MaxSkew   if c is Max, or the removal leaves the
+//	                                  skew within MaxSkew
+//	max(1, 9*ceil(100*c/Max)/100)     otherwise
+//
+// The last two lines are the bands shared with the scheduler's spread
+// priorities (package removal): a preferred removal scores at least 50, any
+// other at most 9, so the default descheduler's weights (10, 4, 2, 1) give
+// zones, then nodes, then pods, then ordinals a strict order.
 //
 // The skew is the most minus the fewest vreplicas on an available holder,
 // counted after the removal (framework.DomainStats.SkewAfterRemove).
 // Removing from a fullest pod always leaves the smallest skew possible, so the
 // "while another would not" test is a comparison with that one removal. When
 // no removal keeps the skew within MaxSkew (the source is already more uneven
-// than allowed), nothing scores 0 and the proportional score alone moves the
-// source back towards MaxSkew. Rounding up keeps every allowed removal at 1 or
-// more, above a forbidden one.
+// than allowed), nothing scores 0 and the fuller pods still score higher,
+// which moves the source back towards MaxSkew. Every allowed removal scores 1
+// or more, above a forbidden one.
 //
 // A holder that is not a candidate (draining, on a cordoned or unreachable
 // node, unbound, or beyond the StatefulSet's replicas) scores MaxScore: its

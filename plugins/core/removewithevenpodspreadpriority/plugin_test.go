@@ -136,12 +136,12 @@ func TestScore(t *testing.T) {
 		},
 		{
 			// As above with MaxSkew 2: {3,1,2} skew 2 <= 2 is allowed,
-			// ceil(100*2/3) = (200+2)/3 = 67.
+			// 100 - 50*(3-2)/2 = 75.
 			name:       "proportional within MaxSkew 2",
 			cluster:    func() *frameworktest.Cluster { return oneNode(3) },
 			placements: []vsched.Placement{p(0, 3), p(1, 2), p(2, 2)},
 			maxSkew:    2,
-			want:       map[int32]int64{0: 100, 1: 67, 2: 67},
+			want:       map[int32]int64{0: 100, 1: 75, 2: 75},
 		},
 		{
 			// Emptying pod 1 counts it as 0: {3,0} skew 3 > 2, while
@@ -153,12 +153,12 @@ func TestScore(t *testing.T) {
 			want:       map[int32]int64{0: 100, 1: 0},
 		},
 		{
-			// Emptying pod 1: {2,0} skew 2 <= 2: ceil(100*1/2) = 50.
+			// Emptying pod 1: {2,0} skew 2 <= 2: 100 - 50*(2-1)/2 = 75.
 			name:       "emptying a pod within MaxSkew",
 			cluster:    func() *frameworktest.Cluster { return oneNode(2) },
 			placements: []vsched.Placement{p(0, 2), p(1, 1)},
 			maxSkew:    2,
-			want:       map[int32]int64{0: 100, 1: 50},
+			want:       map[int32]int64{0: 100, 1: 75},
 		},
 		{
 			// Pods 2 and 3 are empty candidates with free capacity but
@@ -174,12 +174,13 @@ func TestScore(t *testing.T) {
 		},
 		{
 			// Holders {5,1}: every removal leaves skew >= 3 > 1, so
-			// nothing is forbidden: pod 0 100, pod 1 ceil(100/5) = 20.
+			// nothing is forbidden: pod 0 (fullest) 100, pod 1
+			// max(1, 9*ceil(100/5)/100) = max(1, 1) = 1.
 			name:       "already uneven: proportional only",
 			cluster:    func() *frameworktest.Cluster { return oneNode(2) },
 			placements: []vsched.Placement{p(0, 5), p(1, 1)},
 			maxSkew:    1,
-			want:       map[int32]int64{0: 100, 1: 20},
+			want:       map[int32]int64{0: 100, 1: 1},
 		},
 		{
 			// Pod 2 drains: MaxScore, and not counted. Available
@@ -207,12 +208,12 @@ func TestScore(t *testing.T) {
 		},
 		{
 			// Holders {1000,1}, MaxSkew 1000: from pod 1 {1000,0} skew
-			// 1000 is allowed: ceil(100*1/1000) = (100+999)/1000 = 1.
+			// 1000 is allowed: 100 - 50*(1000-1)/1000 = 51.
 			name:       "a tiny share still scores above a forbidden removal",
 			cluster:    func() *frameworktest.Cluster { return frameworktest.NewCluster(2000).Node("n0", "").Pods("n0", "n0") },
 			placements: []vsched.Placement{p(0, 1000), p(1, 1)},
 			maxSkew:    1000,
-			want:       map[int32]int64{0: 100, 1: 1},
+			want:       map[int32]int64{0: 100, 1: 51},
 		},
 		{
 			// Pod 1 holds none of the source: nothing to remove, 0.

@@ -107,30 +107,31 @@ func TestSeedDescheduler(t *testing.T) {
 	profile := seedProfile(t)
 	t.Run("evens out pods and zones", func(t *testing.T) {
 		got, order, totals := remove(t, profile, threeZones(), 4)
+		// Preferred removals score 100 - 50*(Max-c)/MaxSkew, forbidden 0.
 		// pod: Max 3, MaxSkew 2. Emptying a 1 leaves {3,..,0} skew 3
 		// > 2 while the 3 leaves skew 1: forbidden (0). A 2 leaves
-		// skew 2: ceil(100*2/3) = 67.
-		// zone: {4,3,3}, from a skew 0 (100), from b or c {4,2,3}
-		// skew 2 (ceil(100*3/4) = 75).
+		// skew 2: 100 - 50*(3-2)/2 = 75.
+		// zone: {4,3,3}, from a (fullest) 100, from b or c {4,2,3}
+		// skew 2: 75.
 		// Step 1: pod 0: 10*100 + 10*100 + 2*0   = 2000
-		//         pod 1: 10*67  + 10*75  + 2*20  = 1460
-		//         pod 2: 10*67  + 10*75  + 2*40  = 1500
+		//         pod 1: 10*75  + 10*75  + 2*20  = 1540
+		//         pod 2: 10*75  + 10*75  + 2*40  = 1580
 		//         pod 3: 10*0   + 10*100 + 2*60  = 1120
 		//         pod 4: 10*0   + 10*75  + 2*80  =  910
 		//         pod 5: 10*0   + 10*75  + 2*100 =  950  -> pod 0
-		// Step 2: pods {2,2,2,1,1,1}: 2s 100, 1s 50 (skew 2 allowed);
+		// Step 2: pods {2,2,2,1,1,1}: 2s 100, 1s 75 (skew 2 allowed);
 		//         zones {3,3,3}: all 100. Pods 0-2 tie on spread at
 		//         2000, the ordinal picks pod 2 (2080).
 		// Step 3: pods {2,2,1,1,1,1}; zones a=3, b=3, c=2: c scores
-		//         ceil(200/3) = 67. Pod 1: 1000+1000+40 = 2040 beats
-		//         pod 0 (2000) and pod 4 (500+1000+160 = 1660).
+		//         75. Pod 1: 1000+1000+40 = 2040 beats pod 0 (2000) and
+		//         pod 4 (750+1000+160 = 1910).
 		// Step 4: pods {2,1,1,1,1,1}; zones a=3, b=2, c=2: pod 0
-		//         1000+1000 = 2000 beats pod 3 (500+1000+120 = 1620).
+		//         1000+1000 = 2000 beats pod 3 (750+1000+120 = 1870).
 		wantTotals := []map[int32]int64{
-			{0: 2000, 1: 1460, 2: 1500, 3: 1120, 4: 910, 5: 950},
-			{0: 2000, 1: 2040, 2: 2080, 3: 1620, 4: 1660, 5: 1700},
-			{0: 2000, 1: 2040, 2: 1250, 3: 1620, 4: 1660, 5: 1370},
-			{0: 2000, 1: 1210, 2: 1250, 3: 1620, 4: 1330, 5: 1370},
+			{0: 2000, 1: 1540, 2: 1580, 3: 1120, 4: 910, 5: 950},
+			{0: 2000, 1: 2040, 2: 2080, 3: 1870, 4: 1910, 5: 1950},
+			{0: 2000, 1: 2040, 2: 1580, 3: 1870, 4: 1910, 5: 1700},
+			{0: 2000, 1: 1540, 2: 1580, 3: 1870, 4: 1660, 5: 1700},
 		}
 		if diff := cmp.Diff(wantTotals, totals); diff != "" {
 			t.Errorf("weighted totals (-want +got):\n%s", diff)

@@ -60,15 +60,30 @@ func Forbidden(s framework.DomainStats, count, maxSkew int32) bool {
 	return s.SkewAfterRemove(count) > maxSkew && s.SkewAfterRemove(s.Max) <= maxSkew
 }
 
+// Bands of the removal scores, as for the spread priorities (package
+// spread): a removal that is not Forbidden and leaves the skew within
+// maxSkew, or comes from a fullest domain, scores in [WithinFloor,
+// MaxScore] (exactly MaxScore with maxSkew 1); any other in [0,
+// BeyondCeiling].
+const (
+	WithinFloor   int64 = 50
+	BeyondCeiling int64 = 9
+)
+
 // Score ranks removing one vreplica from a domain now holding count, among
 // the domains summarised by s:
 //
-//	MinScore                     if Forbidden(s, count, maxSkew)
-//	Proportional(count, s.Max)   otherwise
+//	MinScore                                             if Forbidden
+//	MaxScore - (MaxScore-WithinFloor)*(Max-count)/maxSkew  from a fullest domain, or
+//	                                                     leaving the skew within maxSkew
+//	max(1, BeyondCeiling*Proportional(count, Max)/MaxScore) otherwise
 //
-// A domain holding nothing scores MinScore (there is nothing to remove) and,
-// when s counts no domain at all, every domain scores MaxScore: there is no
-// spread to keep, and a constant leaves the other plugins to decide.
+// (Max - count is below maxSkew in the second case). The last case is a
+// source already more uneven than maxSkew, where no removal can bring it
+// back and the fuller domains still go first. A domain holding nothing
+// scores MinScore (there is nothing to remove) and, when s counts no domain
+// at all, every domain scores MaxScore: there is no spread to keep, and a
+// constant leaves the other plugins to decide.
 func Score(s framework.DomainStats, count, maxSkew int32) int64 {
 	if s.Domains == 0 {
 		return framework.MaxScore
@@ -76,7 +91,11 @@ func Score(s framework.DomainStats, count, maxSkew int32) int64 {
 	if count <= 0 || Forbidden(s, count, maxSkew) {
 		return framework.MinScore
 	}
-	return Proportional(count, s.Max)
+	if count >= s.Max || s.SkewAfterRemove(count) <= maxSkew {
+		below := min(int64(max(s.Max-count, 0)), int64(maxSkew))
+		return framework.MaxScore - (framework.MaxScore-WithinFloor)*below/int64(maxSkew)
+	}
+	return max(1, BeyondCeiling*Proportional(count, s.Max)/framework.MaxScore)
 }
 
 // Contains reports whether the ascending list of indexes holds index.

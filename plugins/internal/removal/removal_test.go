@@ -57,18 +57,22 @@ func TestScore(t *testing.T) {
 		maxSkew int32
 		want    int64
 	}{
-		// {3,2,2}: from 3 -> {2,2,2} skew 0 <= 1: 100*3/3 = 100
+		// Preferred (fullest, or within MaxSkew): 100 - 50*(Max-c)/MaxSkew;
+		// neither nor forbidden: max(1, 9*ceil(100*c/Max)/100).
+		// {3,2,2}: from 3 -> {2,2,2}: fullest -> 100
 		{name: "fullest", domains: []int32{3, 2, 2}, count: 3, maxSkew: 1, want: 100},
 		// from 2 -> {3,1,2} skew 2 > 1 while from 3 gives 0: forbidden
 		{name: "forbidden when the fullest keeps MaxSkew", domains: []int32{3, 2, 2}, count: 2, maxSkew: 1, want: 0},
-		// MaxSkew 2: from 2 -> skew 2 <= 2: ceil(100*2/3) = 67
-		{name: "allowed with a larger MaxSkew", domains: []int32{3, 2, 2}, count: 2, maxSkew: 2, want: 67},
-		// {5,0}: from 5 -> {4,0} skew 4 > 1, nothing keeps MaxSkew: 100
+		// MaxSkew 2: from 2 -> skew 2 <= 2: 100 - 50*(3-2)/2 = 75
+		{name: "allowed with a larger MaxSkew", domains: []int32{3, 2, 2}, count: 2, maxSkew: 2, want: 75},
+		// {5,1}: from 5 -> {4,1} skew 3 > 1, nothing keeps MaxSkew; fullest: 100
 		{name: "nothing keeps MaxSkew: proportional", domains: []int32{5, 1}, count: 5, maxSkew: 1, want: 100},
 		// {5,1}: from 1 -> {5,0} skew 5 > 1; from 5 -> {4,1} skew 3 > 1
-		// too, so nothing is forbidden: ceil(100*1/5) = 20
-		{name: "nothing keeps MaxSkew: lighter still proportional", domains: []int32{5, 1}, count: 1, maxSkew: 1, want: 20},
-		// {2,2,2}: every removal -> skew 1: ceil(100*2/2) = 100
+		// too, so nothing is forbidden: max(1, 9*ceil(100*1/5)/100) = max(1, 1) = 1
+		{name: "nothing keeps MaxSkew: lighter still proportional", domains: []int32{5, 1}, count: 1, maxSkew: 1, want: 1},
+		// {9,8,1}: from 8 -> skew 8 > 1, from 9 too: 9*ceil(100*8/9)/100 = 9*89/100 = 8
+		{name: "nothing keeps MaxSkew: the fuller of the rest", domains: []int32{9, 8, 1}, count: 8, maxSkew: 1, want: 8},
+		// {2,2,2}: every domain is a fullest -> 100
 		{name: "all equal", domains: []int32{2, 2, 2}, count: 2, maxSkew: 1, want: 100},
 		{name: "holding nothing", domains: []int32{2, 0}, count: 0, maxSkew: 1, want: 0},
 		{name: "no domains", domains: nil, count: 1, maxSkew: 1, want: 100},

@@ -27,21 +27,55 @@ func Allowed(s framework.DomainStats, current, maxSkew int32) bool {
 	return current <= s.Min || s.SkewAfterAdd(current) <= maxSkew
 }
 
-// Score ranks a domain now holding current for one more vreplica:
+// The scores of the spread priorities fall in two bands, so that a
+// priority's preference for the domains where one more vreplica keeps the
+// skew within MaxSkew outweighs the plugins of lower weight (the default
+// policy's proof is in package config's doc).
+const (
+	// WithinFloor bounds from below the score of a domain where one more
+	// vreplica is Allowed: those score in [WithinFloor, MaxScore], and
+	// exactly MaxScore when MaxSkew is 1 (only a least-loaded domain is
+	// allowed then).
+	WithinFloor int64 = 50
+	// BeyondCeiling is the highest score of a domain where it is not:
+	// those score in [0, BeyondCeiling], the least loaded highest, so that
+	// when every allowed domain is ruled out by some other plugin the
+	// vreplica still goes to the least loaded domain left.
+	BeyondCeiling int64 = 9
+)
+
+// Score ranks a domain now holding current for one more vreplica. Where it
+// is Allowed:
 //
-//	MaxScore * (Max + 1 - current) / (Max + 1)
+//	MaxScore - (MaxScore - WithinFloor) * (current - Min) / MaxSkew
 //
-// so the emptiest domain scores MaxScore and the fullest MaxScore/(Max+1),
-// and 0 when the vreplica is not Allowed there. The +1 keeps the fullest
-// domain above 0 so that it still beats a domain that is not allowed. A
-// domain outside s (current above s.Max) scores 0.
+// (current - Min is below MaxSkew there, so a least-loaded domain scores
+// MaxScore and the others more than WithinFloor). Elsewhere:
+//
+//	BeyondCeiling * (Max + 1 - current) / (Max + 1)
+//
+// at least 0 (a domain holding more than Max, outside s, scores 0).
 func Score(s framework.DomainStats, current, maxSkew int32) int64 {
-	if !Allowed(s, current, maxSkew) {
-		return framework.MinScore
+	if Allowed(s, current, maxSkew) {
+		above := min(int64(max(current-s.Min, 0)), int64(maxSkew))
+		return framework.MaxScore - (framework.MaxScore-WithinFloor)*above/int64(maxSkew)
 	}
 	m := int64(s.Max) + 1
-	sc := framework.MaxScore * (m - int64(current)) / m
-	return max(framework.MinScore, min(framework.MaxScore, sc))
+	return max(framework.MinScore, BeyondCeiling*(m-int64(current))/m)
+}
+
+// Counted picks the domains a priority ranks against: every counted domain
+// (all) while the least loaded domain with room for one more vreplica
+// (room, a subset of all) may take it within maxSkew over all of them, and
+// otherwise only the domains with room. A full domain holding the fewest
+// then no longer makes every other domain look too loaded: the domains that
+// can take the vreplica stay within maxSkew of each other (the gradient past
+// the bound).
+func Counted(all, room framework.DomainStats, maxSkew int32) framework.DomainStats {
+	if room.Domains == 0 || Allowed(all, room.Min, maxSkew) {
+		return all
+	}
+	return room
 }
 
 // ValidateMaxSkew checks a MaxSkew argument after defaulting; path is the

@@ -40,33 +40,38 @@ func TestScore(t *testing.T) {
 		allowed bool
 		score   int64
 	}{
-		// no domains: Max=0, c=0 -> 100*(1-0)/1 = 100
+		// Allowed: 100 - 50*(c-Min)/MaxSkew; not: 9*(Max+1-c)/(Max+1).
+		// no domains: allowed, c = Min = 0 -> 100
 		{name: "no domains", current: 0, maxSkew: 1, allowed: true, score: 100},
-		// 0 0 0: Max=0, c=0 -> 100*(1-0)/1 = 100
+		// 0 0 0: c = Min -> 100
 		{name: "all empty", counts: []int32{0, 0, 0}, current: 0, maxSkew: 1, allowed: true, score: 100},
-		// 1 0 0, add to the 1: skew 2 > 1 -> 0
-		{name: "would exceed", counts: []int32{1, 0, 0}, current: 1, maxSkew: 1, allowed: false, score: 0},
-		// 1 0 0, add to a 0: Max=1 -> 100*(2-0)/2 = 100
+		// 1 0 0, add to the 1: skew 2 > 1 -> 9*(2-1)/2 = 4
+		{name: "would exceed", counts: []int32{1, 0, 0}, current: 1, maxSkew: 1, allowed: false, score: 4},
+		// 1 0 0, add to a 0: c = Min -> 100
 		{name: "emptiest", counts: []int32{1, 0, 0}, current: 0, maxSkew: 1, allowed: true, score: 100},
-		// 2 1 1, add to a 1: skew 2-1 = 1; Max=2 -> 100*(3-1)/3 = 66
-		{name: "middle", counts: []int32{2, 1, 1}, current: 1, maxSkew: 1, allowed: true, score: 66},
-		// 2 1 1, MaxSkew 2, add to the 2: skew 3-1 = 2; Max=2 -> 100*(3-2)/3 = 33
-		{name: "fullest within MaxSkew 2", counts: []int32{2, 1, 1}, current: 2, maxSkew: 2, allowed: true, score: 33},
-		// 4: a single domain never skews; Max=4 -> 100*(5-4)/5 = 20
-		{name: "single domain", counts: []int32{4}, current: 4, maxSkew: 1, allowed: true, score: 20},
+		// 2 1 1, add to a 1: skew 2-1 = 1; c = Min -> 100
+		{name: "middle", counts: []int32{2, 1, 1}, current: 1, maxSkew: 1, allowed: true, score: 100},
+		// 2 1 1, MaxSkew 2, add to the 2: skew 3-1 = 2; 100 - 50*(2-1)/2 = 75
+		{name: "fullest within MaxSkew 2", counts: []int32{2, 1, 1}, current: 2, maxSkew: 2, allowed: true, score: 75},
+		// 4: a single domain never skews; c = Min -> 100
+		{name: "single domain", counts: []int32{4}, current: 4, maxSkew: 1, allowed: true, score: 100},
 		// 10 0: skew after adding to the 0 is 10-1 = 9 > 1, but it is the
-		// least loaded: Max=10 -> 100*(11-0)/11 = 100
+		// least loaded: c = Min -> 100
 		{name: "already skewed, least loaded", counts: []int32{10, 0}, current: 0, maxSkew: 1, allowed: true, score: 100},
 		// 5 0 0: skew stays 5 > 1 after adding to a 0, which is least loaded:
-		// Max=5 -> 100*(6-0)/6 = 100
+		// c = Min -> 100
 		{name: "already skewed, tied least loaded", counts: []int32{5, 0, 0}, current: 0, maxSkew: 1, allowed: true, score: 100},
-		// 5 2 0: the 2 is not least loaded and skew stays 5 > 1 -> 0
-		{name: "already skewed, not least loaded", counts: []int32{5, 2, 0}, current: 2, maxSkew: 1, allowed: false, score: 0},
+		// 5 2 0: the 2 is not least loaded and skew stays 5 > 1:
+		// 9*(6-2)/6 = 6, below any allowed domain but above the 5's
+		// 9*(6-5)/6 = 1, so the way back to MaxSkew is still preferred
+		{name: "already skewed, not least loaded", counts: []int32{5, 2, 0}, current: 2, maxSkew: 1, allowed: false, score: 6},
+		{name: "already skewed, most loaded", counts: []int32{5, 2, 0}, current: 5, maxSkew: 1, allowed: false, score: 1},
 		// 1 1, a domain outside the stats holding 3, MaxSkew 10: allowed;
-		// Max=1 -> 100*(2-3)/2 = -50, clamped to 0
-		{name: "above Max clamps to 0", counts: []int32{1, 1}, current: 3, maxSkew: 10, allowed: true, score: 0},
-		// 2 2, a domain outside the stats holding 0: least loaded;
-		// Max=2 -> 100*(3-0)/3 = 100
+		// 100 - 50*(3-1)/10 = 90
+		{name: "above Max", counts: []int32{1, 1}, current: 3, maxSkew: 10, allowed: true, score: 90},
+		// 1 1, outside holding 3, MaxSkew 1: not allowed; 9*(2-3)/2 < 0 -> 0
+		{name: "above Max clamps to 0", counts: []int32{1, 1}, current: 3, maxSkew: 1, allowed: false, score: 0},
+		// 2 2, a domain outside the stats holding 0: least loaded -> 100
 		{name: "below Min", counts: []int32{2, 2}, current: 0, maxSkew: 1, allowed: true, score: 100},
 	}
 	for _, tc := range cases {

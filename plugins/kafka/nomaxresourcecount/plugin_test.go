@@ -240,7 +240,7 @@ func TestProfile(t *testing.T) {
 			numPartitions: partitions(2),
 			src:           plugintest.Source(0),
 			n:             5,
-			wantResult: framework.Result{Changed: 4, Reason: `4 candidate pod(s): ` +
+			wantResult: framework.Result{Changed: 4, Reason: `bound by NoMaxResourceCount, which rejected 2 pod(s) that have room; 4 candidate pod(s): ` +
 				`PodFitsResources rejected 2 pod(s) (e.g. "pod adapter-0 is full (2/2 vreplicas)"); ` +
 				`NoMaxResourceCount rejected 2 pod(s) (e.g. "the source already spans 2 pod(s), ` +
 				`the limit set by NumPartitions (2); only pods holding it may take more")`},

@@ -1,0 +1,118 @@
+package config_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/framework/frameworktest"
+)
+
+// uneven is a cluster whose zones differ in size: zone-a has 3 nodes,
+// zone-b 2 and zone-c 1, with two pods per node laid out round-robin as a
+// topology spread lays them out: ordinals 0-5 on a1, b1, c1, a2, b2, a3,
+// then 6-11 on the same nodes again.
+func uneven(capacity int32) *frameworktest.Cluster {
+	nodes := []string{"a1", "b1", "c1", "a2", "b2", "a3"}
+	c := frameworktest.NewCluster(capacity).
+		Node("a1", "zone-a").Node("b1", "zone-b").Node("c1", "zone-c").
+		Node("a2", "zone-a").Node("b2", "zone-b").Node("a3", "zone-a")
+	return c.Pods(nodes...).Pods(nodes...)
+}
+
+// spreadOf counts placements per zone and per node, by the cluster's
+// names, so a test can say what a placement means.
+func spreadOf(c *frameworktest.Cluster, ps map[int32]int32) (zones, nodes map[string]int32) {
+	zones, nodes = map[string]int32{}, map[string]int32{}
+	for ord, n := range ps {
+		info, _ := c.Pod(ord)
+		zones[info.Zone] += n
+		nodes[info.Node] += n
+	}
+	return zones, nodes
+}
+
+// On an uneven cluster the default policy spreads zones first, then the
+// nodes of each zone, then pods, then packs onto low ordinals, whatever the
+// zone sizes; and once a zone is full, it keeps the others within MaxSkew.
+func TestDefaultPolicyUnevenZones(t *testing.T) {
+	tests := []struct {
+		name      string
+		cluster   *frameworktest.Cluster
+		vreplicas int32
+		want      map[int32]int32
+		zones     map[string]int32
+		nodes     map[string]int32
+	}{{
+		// 12 = 4 per zone; zone-a's 4 over its 3 nodes (2/1/1),
+		// zone-b's over 2 (2/2), zone-c's on its only node over its
+		// two pods (2/2). Node spread (x4) over the 6 nodes would pull
+		// vreplicas into zone-a; zone spread (x10) outweighs it.
+		name: "zones first, then the nodes of each zone", cluster: uneven(10), vreplicas: 12,
+		want:  map[int32]int32{0: 1, 1: 1, 2: 2, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 8: 2, 10: 1},
+		zones: map[string]int32{"zone-a": 4, "zone-b": 4, "zone-c": 4},
+		nodes: map[string]int32{"a1": 2, "a2": 1, "a3": 1, "b1": 2, "b2": 2, "c1": 4},
+	}, {
+		// zone-c's pods are full and hold none of the source: the zone
+		// skew cannot stay within 1, yet zone-a and zone-b, which have
+		// room, stay within 1 of each other: 5/5, where spreading
+		// evenly over their 5 nodes would give 6/4.
+		name: "a full zone: the zones with room stay even", cluster: uneven(10).Use(2, 10).Use(8, 10), vreplicas: 10,
+		want:  map[int32]int32{0: 1, 1: 2, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 9: 1, 10: 1},
+		zones: map[string]int32{"zone-a": 5, "zone-b": 5},
+		nodes: map[string]int32{"a1": 2, "a2": 2, "a3": 1, "b1": 3, "b2": 2},
+	}, {
+		// Best fit: pod 6 (a1) is partly used by other sources; spread
+		// ranks it like the empty pod 0 on the same node, and the fuller
+		// pod takes the vreplica rather than the lower ordinal.
+		name: "best fit: the fuller pod of a node first", cluster: uneven(10).Use(6, 7), vreplicas: 1,
+		want:  map[int32]int32{6: 1},
+		zones: map[string]int32{"zone-a": 1},
+		nodes: map[string]int32{"a1": 1},
+	}, {
+		// One per zone; in zone-a the nodes tie, and of the partly used
+		// pods 3 (2 free) and 6 (5 free) the fuller wins; zones b and c
+		// have no pod in use, so their lowest ordinals open.
+		name: "best fit across a zone's nodes", cluster: uneven(10).Use(6, 5).Use(3, 8), vreplicas: 3,
+		want:  map[int32]int32{1: 1, 2: 1, 3: 1},
+		zones: map[string]int32{"zone-a": 1, "zone-b": 1, "zone-c": 1},
+		nodes: map[string]int32{"a2": 1, "b1": 1, "c1": 1},
+	}, {
+		// zone-c's only node is cordoned (or failed): it is not counted,
+		// and the others share the source evenly.
+		name: "a failed zone: the others stay even", cluster: uneven(10).Cordon("c1"), vreplicas: 6,
+		want:  map[int32]int32{0: 1, 1: 1, 3: 1, 4: 1, 5: 1, 7: 1},
+		zones: map[string]int32{"zone-a": 3, "zone-b": 3},
+		nodes: map[string]int32{"a1": 1, "a2": 1, "a3": 1, "b1": 2, "b2": 1},
+	}}
+	ps, err := config.BuildProfiles(context.Background(), nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := framework.NewDecision(framework.Place, tc.cluster, frameworktest.NewVPod("ns", "src", tc.vreplicas), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := ps.Place.Run(context.Background(), d, tc.vreplicas, nil)
+			if err != nil || res.Changed != tc.vreplicas {
+				t.Fatalf("Run = %+v, %v", res, err)
+			}
+			got := placed(d.Placements())
+			zones, nodes := spreadOf(tc.cluster, got)
+			if diff := cmp.Diff(tc.zones, zones); diff != "" {
+				t.Errorf("per zone (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.nodes, nodes); diff != "" {
+				t.Errorf("per node (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("placements (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
