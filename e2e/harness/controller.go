@@ -44,9 +44,9 @@ type Controller struct {
 }
 
 // StartController starts a sample controller with the kubeconfig (use
-// ServiceAccountKubeconfig so it runs with the manifests' RBAC) and
-// identity, and stops it at cleanup.
-func (cp *ControlPlane) StartController(t testing.TB, kubeconfig, namespace, identity string) *Controller {
+// ServiceAccountKubeconfig so it runs with the manifests' RBAC), identity
+// and any extra flags, and stops it at cleanup.
+func (cp *ControlPlane) StartController(t testing.TB, kubeconfig, namespace, identity string, extra ...string) *Controller {
 	t.Helper()
 	bin, err := BuildSampleController()
 	if err != nil {
@@ -54,10 +54,10 @@ func (cp *ControlPlane) StartController(t testing.TB, kubeconfig, namespace, ide
 	}
 	c := &Controller{Identity: identity, Proc: &Proc{
 		Name: "sample-controller " + identity, Path: bin, Log: cp.path("sample-controller-" + identity + ".log"),
-		Args: []string{
+		Args: append([]string{
 			"--kubeconfig=" + kubeconfig, "--namespace=" + namespace, "--identity=" + identity,
 			"--resync=30s",
-		},
+		}, extra...),
 		Env: []string{"SYSTEM_NAMESPACE=" + namespace},
 	}}
 	if err := c.Start(); err != nil {
