@@ -158,8 +158,9 @@ func (p *Proc) LogOffset() int64 {
 	return st.Size()
 }
 
-// LogEntry is one JSON line of a log (zap's JSON encoder, which knative's
-// logging uses): its message, its fields and where it starts in the log.
+// LogEntry is one JSON line of a log (zap's JSON encoder, as knative's
+// logging configures it: the message under "message"): its message, its
+// fields and where it starts in the log.
 type LogEntry struct {
 	Offset int64
 	Msg    string
@@ -191,7 +192,10 @@ func (p *Proc) LogEntries(offset int64) ([]LogEntry, error) {
 		line := b[pos : pos+end]
 		var fields map[string]any
 		if len(line) > 0 && line[0] == '{' && json.Unmarshal(line, &fields) == nil {
-			msg, _ := fields["msg"].(string)
+			msg, _ := fields["message"].(string) // knative's encoder
+			if m, ok := fields["msg"].(string); ok && msg == "" {
+				msg = m // zap's production default
+			}
 			out = append(out, LogEntry{Offset: offset + int64(pos), Msg: msg, Fields: fields})
 		}
 		pos += end + 1
