@@ -17,12 +17,15 @@ var (
 	ctrlErr  error
 )
 
-// BuildSampleController builds cmd/sample-controller into the cache folder,
-// once per test binary (go's build cache makes a rebuild cheap).
+// BuildSampleController builds cmd/sample-controller into this checkout's
+// e2e/.bin, once per test binary (go's build cache makes a rebuild cheap).
+// Not into $E2E_BIN: checkouts that share the control plane's binaries must
+// not run each other's controller.
 func BuildSampleController() (string, error) {
 	ctrlOnce.Do(func() {
-		out := filepath.Join(BinDir(), "sample-controller")
-		if err := os.MkdirAll(BinDir(), 0o755); err != nil {
+		dir := filepath.Join(RepoRoot(), "e2e", ".bin")
+		out := filepath.Join(dir, "sample-controller")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			ctrlErr = err
 			return
 		}
