@@ -94,11 +94,10 @@ func nodeSeen(node string, schedulable bool) logMatch {
 	}
 }
 
-// stateLoaded matches the scheduler's line saying it has read every
-// source's committed placements (after a start or a promotion).
-func stateLoaded(l harness.LogEntry) bool { return l.Msg == "vsched state loaded" }
-
-// startedLeading matches knative's leader election line for a promotion.
+// startedLeading matches knative's leader election line for a promotion,
+// written once the lease is held, just before the scheduler's Promote. (The
+// scheduler's own "vsched state loaded" is not written when a periodic
+// resync happens to make the term's first load.)
 func startedLeading(l harness.LogEntry) bool { return strings.Contains(l.Msg, "has started leading") }
 
 // sourcesStarting and sourcesSynced match the sample controller's lines

@@ -216,7 +216,7 @@ func TestControllerRestart(t *testing.T) {
 	e.ctrls[0].Kill()
 	e.mark("controller killed")
 	c := e.startController("ctrl-restarted")
-	e.waitLogged("its restart (state loaded)", sinceStart(c), stateLoaded)
+	e.waitLogged("its promotion after the restart", sinceStart(c), startedLeading)
 	e.settle("after restart", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 3*time.Second, nil)
 	w.check(e)
 }
@@ -280,7 +280,7 @@ func TestLeaderFailover(t *testing.T) {
 	marks := logMarks{e.ctrls[other]: e.ctrls[other].LogOffset()}
 	e.ctrls[victim].Kill()
 	e.mark("leader killed")
-	e.waitLogged("the leader change (state loaded)", marks, stateLoaded)
+	e.waitLogged("the leader change", marks, startedLeading)
 	e.settle("after failover", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
 	if h := e.leaseHolder(); !strings.HasPrefix(h, e.ctrls[other].Identity) {
 		t.Errorf("lease held by %q after failover, want %s", h, e.ctrls[other].Identity)
