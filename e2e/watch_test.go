@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -247,26 +248,39 @@ func replay(history []version) (int, []string) {
 	return moments, bad
 }
 
-// momentViolations: pods over capacity, and vreplicas at or beyond the
-// replicas (not checked before the StatefulSet was seen).
+// momentViolations lists, by pod in ordinal order, the pods over capacity
+// and those holding vreplicas at or beyond the replicas (not checked before
+// the StatefulSet was seen); after four, it counts the rest.
 func momentViolations(placed map[string][]vsched.Placement, replicas int32) []string {
-	perPod := map[string]int32{}
+	perPod := map[int32]int32{}
 	var out []string
 	for name, ps := range placed {
 		for _, p := range ps {
-			perPod[p.PodName] += p.VReplicas
 			ord, err := vsched.OrdinalFromPodName(p.PodName)
-			if replicas >= 0 && (err != nil || ord >= replicas) {
-				out = append(out, fmt.Sprintf("%s has %d on %s, at or beyond replicas %d", name, p.VReplicas, p.PodName, replicas))
+			if err != nil {
+				out = append(out, fmt.Sprintf("%s has %d on %s, not a pod of the StatefulSet", name, p.VReplicas, p.PodName))
+				continue
 			}
+			perPod[ord] += p.VReplicas
 		}
 	}
-	for pod, n := range perPod {
+	ords := make([]int32, 0, len(perPod))
+	for ord := range perPod {
+		ords = append(ords, ord)
+	}
+	slices.Sort(ords)
+	for _, ord := range ords {
+		n := perPod[ord]
 		if n > capacity {
-			out = append(out, fmt.Sprintf("%s holds %d, over its capacity %d", pod, n, capacity))
+			out = append(out, fmt.Sprintf("%s holds %d, over its capacity %d", vsched.PodName(adapterName, ord), n, capacity))
+		}
+		if replicas >= 0 && ord >= replicas && n > 0 {
+			out = append(out, fmt.Sprintf("%s holds %d, at or beyond replicas %d", vsched.PodName(adapterName, ord), n, replicas))
 		}
 	}
-	sort.Strings(out)
+	if len(out) > 4 {
+		out = append(out[:4], fmt.Sprintf("and %d more", len(out)-4))
+	}
 	return out
 }
 
@@ -301,7 +315,7 @@ func TestReplay(t *testing.T) {
 			{rv: 3, source: "a", placements: on(2, 4)},
 			{rv: 4, source: "a", placements: on(0, 4)},
 		},
-		want: []string{"rv 3: [a has 4 on sample-adapter-2, at or beyond replicas 2]"},
+		want: []string{"rv 3: [sample-adapter-2 holds 4, at or beyond replicas 2]"},
 	}, {
 		name: "over capacity until a deletion",
 		history: []version{
@@ -311,6 +325,14 @@ func TestReplay(t *testing.T) {
 			{rv: 4, source: "a"},
 		},
 		want: []string{"rv 3: [sample-adapter-0 holds 11, over its capacity 10]"},
+	}, {
+		name: "scaled to 0 under committed vreplicas",
+		history: []version{
+			{rv: 1, replicas: 5},
+			{rv: 2, source: "a", placements: on(0, 1, 1, 1, 2, 1, 3, 1, 4, 1)},
+			{rv: 3, replicas: 0},
+		},
+		want: []string{"rv 3: [sample-adapter-0 holds 1, at or beyond replicas 0 sample-adapter-1 holds 1, at or beyond replicas 0 sample-adapter-2 holds 1, at or beyond replicas 0 sample-adapter-3 holds 1, at or beyond replicas 0 and 1 more]"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
