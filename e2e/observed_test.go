@@ -106,7 +106,7 @@ func sourcesStarting(l harness.LogEntry) bool { return l.Msg == controller.LogSo
 func sourcesSynced(l harness.LogEntry) bool   { return l.Msg == controller.LogSourcesSynced }
 
 // schedulerConfigApplied matches the config store's line for a new
-// config-scheduler whose priorities are exactly priorities.
+// config-scheduler whose priorities are exactly priorities, by name.
 func schedulerConfigApplied(priorities ...string) logMatch {
 	return func(l harness.LogEntry) bool {
 		if l.Msg != "scheduling configuration updated" || l.Fields["configmap"] != systemNS+"/config-scheduler" {
@@ -117,7 +117,9 @@ func schedulerConfigApplied(priorities ...string) logMatch {
 			return false
 		}
 		for i, p := range priorities {
-			if got[i] != p {
+			// The store logs "Name(weight N)".
+			name, _, _ := strings.Cut(fmt.Sprint(got[i]), "(")
+			if name != p {
 				return false
 			}
 		}
