@@ -87,8 +87,8 @@ func newEnv(t *testing.T, timeout time.Duration, controllers int) *env {
 	return e
 }
 
-func (e *env) startController(id string) *harness.Controller {
-	c := e.cp.StartController(e.t, e.kubeconfig, systemNS, id)
+func (e *env) startController(id string, flags ...string) *harness.Controller {
+	c := e.cp.StartController(e.t, e.kubeconfig, systemNS, id, flags...)
 	e.ctrls = append(e.ctrls, c)
 	return c
 }
@@ -567,12 +567,16 @@ func (e *env) recoverNode(name string) {
 	}
 }
 
+// cordon cordons (or uncordons) the node and waits until every
+// controller's scheduler has seen it.
 func (e *env) cordon(name string, on bool) {
 	e.t.Helper()
+	marks := e.logMarks()
 	patch := fmt.Sprintf(`{"spec":{"unschedulable":%v}}`, on)
 	if _, err := e.cp.Kube.CoreV1().Nodes().Patch(e.ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		e.t.Fatal(err)
 	}
+	e.waitNodesSeen(marks, !on, name)
 }
 
 // waitNode waits until the node's health is as wanted.

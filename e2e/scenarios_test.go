@@ -84,7 +84,9 @@ func TestScaleAndCompact(t *testing.T) {
 }
 
 // TestCordonNode: vreplicas on a cordoned node stay (a cordon moves
-// nothing), and new ones go elsewhere.
+// nothing), and new ones go elsewhere. The new sources are created only once
+// the scheduler has logged that it sees the cordon (e.cordon waits): a
+// scheduler cannot honour a cordon its informer has not delivered yet.
 func TestCordonNode(t *testing.T) {
 	e := newEnv(t, 4*time.Minute, 1)
 	want := e.createSources(20, 5, 3)
@@ -122,14 +124,12 @@ func TestNodeFails(t *testing.T) {
 		}
 	}
 	t.Logf("failing %s, which holds %d vreplicas", node, most)
-	e.failNode(node)
-	e.waitNode(node, false)
+	e.failNodes(node)
 	e.mark("node NotReady and tainted")
 	e.waitFor("vreplicas moved off the failed node", func(s *snapshot) bool {
 		return s.placedOn(node) == 0 && len(s.violations(checks{allPlaced: true, wantReplicas: -1})) == 0
 	})
-	e.recoverNode(node)
-	e.waitNode(node, true)
+	e.recoverNodes(node)
 	e.mark("node recovered")
 	e.settle("node recovered and compacted", checks{allPlaced: true, zoneSkew: true, running: true, zoneFit: true}, 2*time.Second, nil)
 }
@@ -144,12 +144,7 @@ func TestZoneFailsAndRecovers(t *testing.T) {
 	want := e.createSources(30, 6, 5)
 	e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
 	nodes := []string{"zone-c-node-0", "zone-c-node-1"}
-	for _, n := range nodes {
-		e.failNode(n)
-	}
-	for _, n := range nodes {
-		e.waitNode(n, false)
-	}
+	e.failNodes(nodes...)
 	down := time.Now()
 	e.mark("zone-c NotReady and tainted")
 	during := map[string]bool{}
@@ -162,7 +157,7 @@ func TestZoneFailsAndRecovers(t *testing.T) {
 	s := e.waitFor("vreplicas moved out of zone-c", func(s *snapshot) bool {
 		return s.placedOn(nodes[0])+s.placedOn(nodes[1]) == 0 && len(s.violations(checks{allPlaced: true, wantReplicas: -1})) == 0
 	})
-	e.figure("zone failure: NotReady to every vreplica placed outside the zone", fmt.Sprintf("%.1fs", s.at.Sub(down).Seconds()))
+	e.figure("zone failure: NotReady (as the controller sees it) to every vreplica placed outside the zone", fmt.Sprintf("%.1fs", s.at.Sub(down).Seconds()))
 	s = e.settle("sources created while zone-c is down", checks{allPlaced: true, zoneSkew: true, wantReplicas: -1}, 2*time.Second, nil)
 	for _, src := range s.sources {
 		if during[src.Name] {
@@ -171,12 +166,7 @@ func TestZoneFailsAndRecovers(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range nodes {
-		e.recoverNode(n)
-	}
-	for _, n := range nodes {
-		e.waitNode(n, true)
-	}
+	e.recoverNodes(nodes...)
 	up := time.Now()
 	e.mark("zone-c nodes Ready")
 	// The autoscaler lifts its unavailable drain marks on its next cycle;
@@ -198,7 +188,7 @@ func TestZoneFailsAndRecovers(t *testing.T) {
 	s = e.waitFor("every source within MaxSkew over the three zones", func(s *snapshot) bool {
 		return len(s.candidateZones()) == 3 && len(s.violations(checks{allPlaced: true, zoneSkew: true, wantReplicas: -1})) == 0
 	})
-	e.figure("zone recovery: Ready to every source within MaxSkew over all zones", fmt.Sprintf("%.1fs", s.at.Sub(up).Seconds()))
+	e.figure("zone recovery: Ready (as the controller sees it) to every source within MaxSkew over all zones", fmt.Sprintf("%.1fs", s.at.Sub(up).Seconds()))
 	after := map[string]bool{}
 	for i := 0; i < 6; i++ {
 		name := fmt.Sprintf("after-%d", i)
@@ -225,8 +215,41 @@ func TestControllerRestart(t *testing.T) {
 	e.waitFor("some sources placed", func(s *snapshot) bool { return s.placedTotal() > 0 })
 	e.ctrls[0].Kill()
 	e.mark("controller killed")
-	e.startController("ctrl-restarted")
+	c := e.startController("ctrl-restarted")
+	e.waitLogged("its promotion after the restart", sinceStart(c), startedLeading)
 	e.settle("after restart", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 3*time.Second, nil)
+	w.check(e)
+}
+
+// TestControllerRestartSlowSourceSync: the controller is killed and its
+// replacement's source informer starts 25s late (--source-sync-delay, a
+// testing aid): it leads, and its autoscaler runs, before it has seen a
+// single source, and the sources created meanwhile arrive with the rest.
+// Nothing may be decided from that empty list: no scale-down of pods that
+// hold vreplicas, no new vreplica on room that committed ones use. The
+// watch replays every version of the sources and the StatefulSet and checks
+// each moment: no pod over capacity, nothing at or beyond the replicas.
+func TestControllerRestartSlowSourceSync(t *testing.T) {
+	e := newEnv(t, 5*time.Minute, 1)
+	w := e.watchStatuses()
+	want := e.createSources(30, 6, 10)
+	e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
+	e.ctrls[0].Kill()
+	e.mark("controller killed")
+	c := e.startController("ctrl-slow", "--source-sync-delay=25s")
+	led := e.waitLogged("its promotion, its sources held back", sinceStart(c), startedLeading)[c]
+	for i := 30; i < 36; i++ {
+		name := fmt.Sprintf("src-%03d", i)
+		e.createSource(name, 5)
+		want[name] = 5
+	}
+	e.mark("6 sources created while the source informer waits")
+	starting := e.waitLogged("the source informer starting", sinceStart(c), sourcesStarting)[c]
+	if starting.Offset < led.Offset {
+		t.Fatalf("the source informer started before the controller led: the delay did not cover the window this scenario tests")
+	}
+	e.waitLogged("the sources synced", sinceStart(c), sourcesSynced)
+	e.settle("after the slow restart", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 3*time.Second, nil)
 	w.check(e)
 }
 
@@ -254,8 +277,10 @@ func TestLeaderFailover(t *testing.T) {
 		e.createSource(fmt.Sprintf("src-%03d", i), v)
 		want[fmt.Sprintf("src-%03d", i)] = v
 	}
+	marks := logMarks{e.ctrls[other]: e.ctrls[other].LogOffset()}
 	e.ctrls[victim].Kill()
 	e.mark("leader killed")
+	e.waitLogged("the leader change", marks, startedLeading)
 	e.settle("after failover", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
 	if h := e.leaseHolder(); !strings.HasPrefix(h, e.ctrls[other].Identity) {
 		t.Errorf("lease held by %q after failover, want %s", h, e.ctrls[other].Identity)
@@ -283,11 +308,12 @@ data:
   priorities: |
     [{"Name": "LowestOrdinalPriority", "Weight": 1}]
 `
+	marks := e.logMarks()
 	if err := e.cp.ApplyYAML(e.ctx, packed); err != nil {
 		t.Fatal(err)
 	}
 	e.mark("config-scheduler changed")
-	time.Sleep(2 * time.Second) // the ConfigMap informer's delivery
+	e.waitLogged("the packing config-scheduler", marks, schedulerConfigApplied("LowestOrdinalPriority"))
 	checkPacked(t, e, "packed-a", 3)
 
 	invalid := strings.Replace(packed, `[{"Name": "PodFitsResources"}]`, `[{"Name": "PodFitsResources"}, {"Name": "NoMaxResourceCount", "Args": {"NumPartitions": 0}}]`, 1)
@@ -348,6 +374,15 @@ func TestAPIServerRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.mark("kube-apiserver restarted")
+	// Sources created now are placed only by a controller whose informers
+	// and writes work again: their status is its evidence of the restart
+	// (settle checks their observed generation), even if it had placed
+	// every earlier source before the API server went down.
+	for i := 50; i < 55; i++ {
+		name := fmt.Sprintf("src-%03d", i)
+		e.createSource(name, 3)
+		want[name] = 3
+	}
 	e.settle("after apiserver restart", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 3*time.Second, nil)
 	for _, c := range e.ctrls {
 		if !c.Running() {

@@ -131,6 +131,10 @@ type Scheduler struct {
 
 	bucketsMu sync.Mutex
 	buckets   map[string]bool
+
+	// seen is what the informer handlers last reported about the nodes
+	// and the StatefulSet's size (see seen.go).
+	seen seenViews
 }
 
 var (
@@ -178,6 +182,7 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 	}
 	s := &Scheduler{cfg: cfg, key: types.NamespacedName{Namespace: cfg.Namespace, Name: cfg.Name}, st: st, buckets: map[string]bool{}}
 	s.leader.Store(cfg.AlwaysLeader)
+	s.seen.log = logging.FromContext(ctx).With("statefulset", s.key.String())
 	if cfg.InformerFactory != nil {
 		if err := s.watch(cfg.InformerFactory); err != nil {
 			return nil, err
@@ -288,6 +293,7 @@ func (s *Scheduler) nodeChanged(obj any) {
 	s.st.Lock()
 	grew := s.st.UpsertNode(node, s.cfg.Clock.Now())
 	s.st.Unlock()
+	s.seen.node(node)
 	if grew {
 		s.requeuePending()
 	}
@@ -301,6 +307,7 @@ func (s *Scheduler) nodeDeleted(obj any) {
 	s.st.Lock()
 	s.st.DeleteNode(node.Name)
 	s.st.Unlock()
+	s.seen.nodeGone(node.Name)
 }
 
 func (s *Scheduler) setChanged(obj any) {
@@ -310,7 +317,9 @@ func (s *Scheduler) setChanged(obj any) {
 	}
 	s.st.Lock()
 	grew, above := s.observeSize(set)
+	observed := s.st.ObservedReplicas()
 	s.st.Unlock()
+	s.seen.replicas(observed)
 	if grew {
 		s.requeuePending()
 	}
@@ -325,6 +334,7 @@ func (s *Scheduler) setDeleted(obj any) {
 	s.st.Lock()
 	s.st.SetReplicas(0)
 	s.st.Unlock()
+	s.seen.replicas(0)
 }
 
 // requeuePending asks the controller to schedule again every source with

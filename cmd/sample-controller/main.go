@@ -35,6 +35,7 @@ func main() {
 		identity    = flag.String("identity", "", "leader election identity (default $POD_NAME, else hostname_uuid)")
 		threads     = flag.Int("threadiness", controller.DefaultThreadiness, "workers")
 		bindWait    = flag.Duration("bind-wait", controller.DefaultBindWait, "how long a source needing new vreplicas waits for the StatefulSet's new pods to be bound (negative: never)")
+		srcDelay    = flag.Duration("source-sync-delay", 0, "testing aid: start the source informer this long after the rest, without waiting for it (a slow first list of the sources)")
 		level       = flag.String("log-level", "info", "debug, info, warn or error")
 		qps         = flag.Float64("kube-api-qps", 50, "client QPS")
 		burst       = flag.Int("kube-api-burst", 100, "client burst")
@@ -76,6 +77,7 @@ func main() {
 		Identity:        *identity,
 		Threadiness:     *threads,
 		BindWait:        *bindWait,
+		SourceSyncDelay: *srcDelay,
 		Kube:            kube,
 		Dynamic:         dyn,
 	})

@@ -17,12 +17,15 @@ var (
 	ctrlErr  error
 )
 
-// BuildSampleController builds cmd/sample-controller into the cache folder,
-// once per test binary (go's build cache makes a rebuild cheap).
+// BuildSampleController builds cmd/sample-controller into this checkout's
+// e2e/.bin, once per test binary (go's build cache makes a rebuild cheap).
+// Not into $E2E_BIN: checkouts that share the control plane's binaries must
+// not run each other's controller.
 func BuildSampleController() (string, error) {
 	ctrlOnce.Do(func() {
-		out := filepath.Join(BinDir(), "sample-controller")
-		if err := os.MkdirAll(BinDir(), 0o755); err != nil {
+		dir := filepath.Join(RepoRoot(), "e2e", ".bin")
+		out := filepath.Join(dir, "sample-controller")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			ctrlErr = err
 			return
 		}
@@ -44,9 +47,9 @@ type Controller struct {
 }
 
 // StartController starts a sample controller with the kubeconfig (use
-// ServiceAccountKubeconfig so it runs with the manifests' RBAC) and
-// identity, and stops it at cleanup.
-func (cp *ControlPlane) StartController(t testing.TB, kubeconfig, namespace, identity string) *Controller {
+// ServiceAccountKubeconfig so it runs with the manifests' RBAC), identity
+// and any extra flags, and stops it at cleanup.
+func (cp *ControlPlane) StartController(t testing.TB, kubeconfig, namespace, identity string, extra ...string) *Controller {
 	t.Helper()
 	bin, err := BuildSampleController()
 	if err != nil {
@@ -54,10 +57,10 @@ func (cp *ControlPlane) StartController(t testing.TB, kubeconfig, namespace, ide
 	}
 	c := &Controller{Identity: identity, Proc: &Proc{
 		Name: "sample-controller " + identity, Path: bin, Log: cp.path("sample-controller-" + identity + ".log"),
-		Args: []string{
+		Args: append([]string{
 			"--kubeconfig=" + kubeconfig, "--namespace=" + namespace, "--identity=" + identity,
 			"--resync=30s",
-		},
+		}, extra...),
 		Env: []string{"SYSTEM_NAMESPACE=" + namespace},
 	}}
 	if err := c.Start(); err != nil {

@@ -4,8 +4,10 @@ package harness
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +30,9 @@ type Proc struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error
+	// started is the log's size when the running process was started:
+	// what it logs comes after.
+	started int64
 }
 
 // Start starts the process. It is an error to start a running one.
@@ -41,6 +46,12 @@ func (p *Proc) Start() error {
 	if err != nil {
 		return err
 	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	p.started = st.Size()
 	fmt.Fprintf(f, "\n===== %s start %s: %s %s\n", p.Name, time.Now().Format(time.RFC3339Nano), p.Path, strings.Join(p.Args, " "))
 	cmd := exec.Command(p.Path, p.Args...)
 	cmd.Env = append(os.Environ(), p.Env...)
@@ -128,6 +139,68 @@ func (p *Proc) ExitErr() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.err
+}
+
+// StartOffset is where, in the log, the output of the last start begins.
+func (p *Proc) StartOffset() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.started
+}
+
+// LogOffset is the log's size now: what the process logs from now on comes
+// after it.
+func (p *Proc) LogOffset() int64 {
+	st, err := os.Stat(p.Log)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// LogEntry is one JSON line of a log (zap's JSON encoder, as knative's
+// logging configures it: the message under "message"): its message, its
+// fields and where it starts in the log.
+type LogEntry struct {
+	Offset int64
+	Msg    string
+	Fields map[string]any
+}
+
+// LogEntries returns the JSON lines of the log from offset on; other lines
+// (klog's, the start banners) and a last line still being written are
+// skipped.
+func (p *Proc) LogEntries(offset int64) ([]LogEntry, error) {
+	f, err := os.Open(p.Log)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	var out []LogEntry
+	for pos := 0; pos < len(b); {
+		end := bytes.IndexByte(b[pos:], '\n')
+		if end < 0 {
+			break
+		}
+		line := b[pos : pos+end]
+		var fields map[string]any
+		if len(line) > 0 && line[0] == '{' && json.Unmarshal(line, &fields) == nil {
+			msg, _ := fields["message"].(string) // knative's encoder
+			if m, ok := fields["msg"].(string); ok && msg == "" {
+				msg = m // zap's production default
+			}
+			out = append(out, LogEntry{Offset: offset + int64(pos), Msg: msg, Fields: fields})
+		}
+		pos += end + 1
+	}
+	return out, nil
 }
 
 // Tail returns the last n lines of the process's log.

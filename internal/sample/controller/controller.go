@@ -62,6 +62,13 @@ type Options struct {
 	// the StatefulSet's new pods to be bound, so it spreads over all of
 	// them (default 10s; negative: never wait).
 	BindWait time.Duration
+	// SourceSyncDelay is a testing aid: the source informer starts this
+	// long after everything else, and Run does not wait for it to sync
+	// before leader election, the scheduler and the autoscaler start, as
+	// with a source informer whose first list is slow. Whatever runs in
+	// that window must not act on the empty source list. 0 (the default)
+	// starts it with the others and waits for it.
+	SourceSyncDelay time.Duration
 
 	Kube    kubernetes.Interface
 	Dynamic dynamic.Interface
@@ -229,21 +236,55 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("watching ConfigMaps: %w", err)
 	}
 	kubeFactory.Start(ctx.Done())
-	dynFactory.Start(ctx.Done())
 	for typ, ok := range kubeFactory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return fmt.Errorf("informer for %v did not sync", typ)
 		}
 	}
-	for gvr, ok := range dynFactory.WaitForCacheSync(ctx.Done()) {
+	if o.SourceSyncDelay > 0 {
+		go startSourcesLate(ctx, dynFactory, o.SourceSyncDelay)
+		log.Info("pod, node and StatefulSet informers synced; starting before the sources")
+	} else if err := startSources(ctx, dynFactory); err != nil {
+		return err
+	} else {
+		log.Info("informers synced; starting")
+	}
+	go sched.Run(ctx)
+	go auto.Run(ctx)
+	return impl.RunContext(ctx, o.Threadiness)
+}
+
+// Log messages of the source informer's start.
+const (
+	LogSourcesHeldBack = "source informer held back (--source-sync-delay, a testing aid)"
+	LogSourcesStarting = "source informer starting"
+	LogSourcesSynced   = "source informer synced"
+)
+
+func startSources(ctx context.Context, f dynamicinformer.DynamicSharedInformerFactory) error {
+	log := logging.FromContext(ctx)
+	log.Info(LogSourcesStarting)
+	f.Start(ctx.Done())
+	for gvr, ok := range f.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return fmt.Errorf("informer for %v did not sync", gvr)
 		}
 	}
-	log.Info("informers synced; starting")
-	go sched.Run(ctx)
-	go auto.Run(ctx)
-	return impl.RunContext(ctx, o.Threadiness)
+	log.Info(LogSourcesSynced)
+	return nil
+}
+
+// startSourcesLate starts the source informer after delay (Options.SourceSyncDelay).
+func startSourcesLate(ctx context.Context, f dynamicinformer.DynamicSharedInformerFactory, delay time.Duration) {
+	logging.FromContext(ctx).Infow(LogSourcesHeldBack, "delay", delay.String())
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(delay):
+	}
+	if err := startSources(ctx, f); err != nil {
+		logging.FromContext(ctx).Errorw("source informer", "error", err)
+	}
 }
 
 func observe(sched *statefulset.Scheduler, obj any) {
