@@ -3,9 +3,11 @@ package statefulset
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/memcluster"
 )
 
@@ -109,4 +111,74 @@ func TestPromotionWhileTheStatefulSetViewLags(t *testing.T) {
 	}
 	failOnViolations(t, w)
 	w.c.Release(memcluster.KindStatefulSet)
+}
+
+// TestResyncStartingATermLoadsFresh: A writes a source's placements; B,
+// whose source lister stopped before that write, is promoted and its
+// periodic resync runs before its first Schedule. The resync is then the
+// term's first load and must load as Schedule's would (Config.FreshLister),
+// not from the lagging lister (found by TestInvariantUnderLag with
+// knownDefectStaleReload off, seed 4: "capacity: adapter-2 holds 5 of 4").
+func TestResyncStartingATermLoadsFresh(t *testing.T) {
+	w := lagPackWorld(t)
+	lagCommit(t, w, w.inst[0], lagKey(0), 4)
+	w.inst[0].s.Demote(lagBucket)
+	w.promote(1)
+	if err := w.inst[1].s.Resync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	lagCommit(t, w, w.inst[1], lagKey(1), 4)
+	failOnViolations(t, w)
+}
+
+// TestResyncStartingATermReadsTheSize: the previous leader grew the
+// StatefulSet and placed a source on a new pod; this replica's StatefulSet
+// informer has not shown the growth. A resync that starts the term must
+// read the size from the API server, as Schedule's first load does;
+// otherwise the next Schedule takes the source's vreplica on the new pod
+// for one beyond the replicas and drops it from the status (found by
+// TestInvariantUnderLag, seed 2: "moves: src-04 wants 4 and held 3 below
+// the 7 replicas [3:1 4:1 6:1]; the write holds 2 [3:1 4:1]").
+func TestResyncStartingATermReadsTheSize(t *testing.T) {
+	w := lagPackWorld(t)
+	w.src.ThawList()
+	w.c.Hold(memcluster.KindStatefulSet)
+	defer w.c.Release(memcluster.KindStatefulSet)
+	sets := w.c.Client().AppsV1().StatefulSets(w.c.Namespace())
+	sc, err := sets.GetScale(w.ctx, w.c.StatefulSetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Spec.Replicas = 6 // the previous leader's growth
+	if _, err := sets.UpdateScale(w.ctx, w.c.StatefulSetName(), sc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.c.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Sync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	k := lagKey(0)
+	if _, err := w.src.Create(k, 2); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := w.src.Get(k)
+	placed := []vsched.Placement{{PodName: vsched.PodName(w.c.StatefulSetName(), 0), VReplicas: 1}, {PodName: vsched.PodName(w.c.StatefulSetName(), 5), VReplicas: 1}}
+	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), placed); err != nil {
+		t.Fatal(err)
+	}
+	w.inst[0].s.Demote(lagBucket)
+	w.promote(1)
+	if err := w.inst[1].s.Resync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	v, _ = w.src.Get(k)
+	ps, err := w.inst[1].s.Schedule(w.ctx, v)
+	if err != nil {
+		t.Fatalf("Schedule(%s): %v", k.Name, err)
+	}
+	if diff := cmp.Diff(short(placed), short(ps)); diff != "" {
+		t.Errorf("Schedule moved vreplicas that may stay (-committed +decided):\n%s", diff)
+	}
 }

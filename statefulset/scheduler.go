@@ -435,6 +435,9 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 		// forget every source.
 		return fmt.Errorf("%w: the sources' lister has not synced", ErrNotReady)
 	}
+	if loaded, err := s.resyncStartsTerm(ctx); loaded || err != nil {
+		return err
+	}
 	// What is observed after this point is newer than the list: the
 	// resync must not forget it (State.Resync).
 	s.st.Lock()
@@ -448,7 +451,8 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	now := s.cfg.Clock.Now()
 	s.st.Lock()
 	if !s.loaded.Load() {
-		// The term's first load, as in ensureLoaded.
+		// Informers not synced yet: the sources are loaded, but the
+		// term's first load (ensureLoaded) is still to come.
 		s.st.DropReservations()
 	}
 	res := s.st.Resync(vpods, mark, now, s.cfg.ReservationTTL)
@@ -471,6 +475,29 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 		s.requeuePending()
 	}
 	return nil
+}
+
+// resyncStartsTerm does a term's first load when a resync comes before the
+// term's first Schedule, reporting whether it did. It is the same load as
+// Schedule's (readTermStart, ensureLoaded): from Lister, which may lag, a
+// new leader would miss the statuses the previous one wrote last, and from
+// its StatefulSet informer a size the previous one wrote. While the
+// informers have not synced it loads nothing and Resync goes on as before.
+func (s *Scheduler) resyncStartsTerm(ctx context.Context) (bool, error) {
+	if s.loaded.Load() || !s.hasSynced() {
+		return false, nil
+	}
+	ts, err := s.readTermStart(ctx)
+	if err != nil {
+		return false, err
+	}
+	s.st.Lock()
+	defer s.st.Unlock()
+	if err := s.ensureLoaded(ctx, ts); err != nil {
+		return false, err
+	}
+	s.st.ExpireReservations(s.cfg.Clock.Now(), s.cfg.ReservationTTL)
+	return true, nil
 }
 
 // Run resyncs every ResyncPeriod until ctx is done.
