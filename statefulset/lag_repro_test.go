@@ -2,6 +2,7 @@ package statefulset
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -181,4 +182,33 @@ func TestResyncStartingATermReadsTheSize(t *testing.T) {
 	if diff := cmp.Diff(short(placed), short(ps)); diff != "" {
 		t.Errorf("Schedule moved vreplicas that may stay (-committed +decided):\n%s", diff)
 	}
+}
+
+// TestResyncExpiresOnlyWhatAFreshListShowsUnwritten: a decision is written
+// but the scheduler does not see the write (no Observe, and the source
+// lister stopped before it). Once the reservation TTL has passed, a resync
+// from that lister cannot tell a write that never happened from one it has
+// not delivered yet; it must not give the room away on its word (found by
+// TestInvariantUnderLag with knownDefectObs5 off, seed 14: "capacity:
+// adapter-7 holds 5 of 4").
+func TestResyncExpiresOnlyWhatAFreshListShowsUnwritten(t *testing.T) {
+	w := lagPackWorld(t)
+	k := lagKey(0)
+	if _, err := w.src.Create(k, 4); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := w.src.Get(k)
+	ps, err := w.leader().s.Schedule(w.ctx, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), ps); err != nil {
+		t.Fatal(err)
+	}
+	w.c.Clock().Step(lagTTL + time.Second)
+	if err := w.leader().s.Resync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	lagCommit(t, w, w.leader(), lagKey(1), 4)
+	failOnViolations(t, w)
 }

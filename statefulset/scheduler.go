@@ -435,34 +435,39 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 		// forget every source.
 		return fmt.Errorf("%w: the sources' lister has not synced", ErrNotReady)
 	}
-	if loaded, err := s.resyncStartsTerm(ctx); loaded || err != nil {
-		return err
+	var ts *termStart
+	if s.hasSynced() {
+		// A resync before the term's first Schedule is the term's first
+		// load, and reads what Schedule's would (readTermStart): from
+		// its informers a new leader would miss the statuses and the
+		// size the previous one wrote last.
+		var err error
+		if ts, err = s.readTermStart(ctx); err != nil {
+			return err
+		}
 	}
-	// What is observed after this point is newer than the list: the
-	// resync must not forget it (State.Resync).
-	s.st.Lock()
-	mark := s.st.Seq()
-	s.st.Unlock()
-	vpods, err := s.cfg.Lister()
+	now := s.cfg.Clock.Now()
+	vpods, mark, err := s.resyncList(ts, now)
 	if err != nil {
 		logging.FromContext(ctx).Warnw("vsched resync: listing sources failed; state kept as it is", "statefulset", s.key.String(), "error", err)
 		return err
 	}
-	now := s.cfg.Clock.Now()
 	s.st.Lock()
-	if !s.loaded.Load() {
+	switch {
+	case s.loaded.Load():
+	case ts != nil:
+		ts.vpods, ts.mark, ts.listed = vpods, mark, true
+		if err := s.ensureLoaded(ctx, ts); err != nil {
+			s.st.Unlock()
+			return err
+		}
+	default:
 		// Informers not synced yet: the sources are loaded, but the
 		// term's first load (ensureLoaded) is still to come.
 		s.st.DropReservations()
 	}
 	res := s.st.Resync(vpods, mark, now, s.cfg.ReservationTTL)
 	expired := s.st.ExpireReservations(now, s.cfg.ReservationTTL)
-	// A full list loads the sources, but decisions also need the pods and
-	// nodes: before the informers sync, Schedule must keep answering
-	// ErrNotReady.
-	if s.hasSynced() {
-		s.loaded.Store(true)
-	}
 	s.st.Unlock()
 	log := logging.FromContext(ctx)
 	for _, k := range res.Overridden {
@@ -477,27 +482,27 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	return nil
 }
 
-// resyncStartsTerm does a term's first load when a resync comes before the
-// term's first Schedule, reporting whether it did. It is the same load as
-// Schedule's (readTermStart, ensureLoaded): from Lister, which may lag, a
-// new leader would miss the statuses the previous one wrote last, and from
-// its StatefulSet informer a size the previous one wrote. While the
-// informers have not synced it loads nothing and Resync goes on as before.
-func (s *Scheduler) resyncStartsTerm(ctx context.Context) (bool, error) {
-	if s.loaded.Load() || !s.hasSynced() {
-		return false, nil
+// resyncList lists the sources for a resync, outside the state lock, with
+// the state's Seq when it did: the term's fresh list when ts has one, else
+// Lister, or FreshLister when a reservation is due to expire at now.
+func (s *Scheduler) resyncList(ts *termStart, now time.Time) ([]vsched.VPod, uint64, error) {
+	if ts != nil && ts.listed {
+		return ts.vpods, ts.mark, nil
 	}
-	ts, err := s.readTermStart(ctx)
-	if err != nil {
-		return false, err
-	}
+	// What is observed after this point is newer than the list: the
+	// resync must not forget it (State.Resync).
 	s.st.Lock()
-	defer s.st.Unlock()
-	if err := s.ensureLoaded(ctx, ts); err != nil {
-		return false, err
+	mark := s.st.Seq()
+	lister := s.cfg.Lister
+	if s.cfg.FreshLister != nil && s.st.ReservationsExpireBy(now, s.cfg.ReservationTTL) {
+		// Expiring a reservation frees its room: only a list at least
+		// as new as its status write, if there was one, may say there
+		// was none. A lagging Lister may not show that write yet.
+		lister = s.cfg.FreshLister
 	}
-	s.st.ExpireReservations(s.cfg.Clock.Now(), s.cfg.ReservationTTL)
-	return true, nil
+	s.st.Unlock()
+	vpods, err := lister()
+	return vpods, mark, err
 }
 
 // Run resyncs every ResyncPeriod until ctx is done.
