@@ -212,3 +212,54 @@ func TestResyncExpiresOnlyWhatAFreshListShowsUnwritten(t *testing.T) {
 	lagCommit(t, w, w.leader(), lagKey(1), 4)
 	failOnViolations(t, w)
 }
+
+// TestScheduleFromALaggingReadKeepsAnExpiredReservation: a decision was
+// written but not seen (no Observe, the lister stopped before the write);
+// once its TTL has passed, the controller schedules the source again from
+// its lagging cache, at the version the decision was made from. Schedule
+// cannot tell from that read whether the write happened, so it must go on
+// counting the decision, not fall back to the older status and give the
+// room away (found by TestInvariantUnderLag with knownDefectObs5 off, seed
+// 14: "capacity: adapter-3 holds 5 of 4").
+func TestScheduleFromALaggingReadKeepsAnExpiredReservation(t *testing.T) {
+	w := lagPackWorld(t)
+	w.src.ThawList()
+	k := lagKey(0)
+	lagCommit(t, w, w.leader(), k, 2)
+	if _, err := w.src.Update(k, 4); err != nil {
+		t.Fatal(err)
+	}
+	w.src.FreezeList()
+	cached, _ := w.src.Get(k)
+	ps, err := w.leader().s.Schedule(w.ctx, cached)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.src.CommitPlacements(k, cached.GetResourceVersion(), ps); err != nil {
+		t.Fatal(err)
+	}
+	// adapter-0 stops taking vreplicas: a new decision for the source
+	// keeps what it holds there and places the rest elsewhere.
+	pod, err := w.c.Client().CoreV1().Pods(w.c.Namespace()).Get(w.ctx, vsched.PodName(w.c.StatefulSetName(), 0), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Cordon(pod.Spec.NodeName); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Sync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.c.Clock().Step(lagTTL + time.Second)
+	if _, err := w.leader().s.Schedule(w.ctx, cached); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Uncordon(pod.Spec.NodeName); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Sync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	lagCommit(t, w, w.leader(), lagKey(1), 2)
+	failOnViolations(t, w)
+}
