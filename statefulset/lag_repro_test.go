@@ -118,8 +118,9 @@ func TestPromotionWhileTheStatefulSetViewLags(t *testing.T) {
 // whose source lister stopped before that write, is promoted and its
 // periodic resync runs before its first Schedule. The resync is then the
 // term's first load and must load as Schedule's would (Config.FreshLister),
-// not from the lagging lister (found by TestInvariantUnderLag with
-// knownDefectStaleReload off, seed 4: "capacity: adapter-2 holds 5 of 4").
+// not from the lagging lister (found by TestInvariantUnderLag once leader
+// changes kept the lister frozen, seed 4: "capacity: adapter-2 holds 5 of
+// 4").
 func TestResyncStartingATermLoadsFresh(t *testing.T) {
 	w := lagPackWorld(t)
 	lagCommit(t, w, w.inst[0], lagKey(0), 4)
@@ -189,8 +190,8 @@ func TestResyncStartingATermReadsTheSize(t *testing.T) {
 // lister stopped before it). Once the reservation TTL has passed, a resync
 // from that lister cannot tell a write that never happened from one it has
 // not delivered yet; it must not give the room away on its word (found by
-// TestInvariantUnderLag with knownDefectObs5 off, seed 14: "capacity:
-// adapter-7 holds 5 of 4").
+// TestInvariantUnderLag once resyncs ran from a frozen lister, seed 14:
+// "capacity: adapter-7 holds 5 of 4").
 func TestResyncExpiresOnlyWhatAFreshListShowsUnwritten(t *testing.T) {
 	w := lagPackWorld(t)
 	k := lagKey(0)
@@ -219,8 +220,8 @@ func TestResyncExpiresOnlyWhatAFreshListShowsUnwritten(t *testing.T) {
 // its lagging cache, at the version the decision was made from. Schedule
 // cannot tell from that read whether the write happened, so it must go on
 // counting the decision, not fall back to the older status and give the
-// room away (found by TestInvariantUnderLag with knownDefectObs5 off, seed
-// 14: "capacity: adapter-3 holds 5 of 4").
+// room away (found by TestInvariantUnderLag once resyncs ran from a
+// frozen lister, seed 14: "capacity: adapter-3 holds 5 of 4").
 func TestScheduleFromALaggingReadKeepsAnExpiredReservation(t *testing.T) {
 	w := lagPackWorld(t)
 	w.src.ThawList()
