@@ -64,8 +64,11 @@ type Config struct {
 	// rather than an informer's cache. A leadership term's first load uses
 	// it instead of Lister: an informer that lags misses the statuses the
 	// previous leader wrote last, and a new leader that loaded from it
-	// could give their room away. It is called once per term, outside the
-	// state lock.
+	// could give their room away. A resync uses it too when some
+	// reservation has outlived ReservationTTL: only a list at least as new
+	// as the decision's status write may show that the write never
+	// happened. It is called once per term, and by such resyncs, outside
+	// the state lock.
 	FreshLister vsched.VPodLister
 	// ListerSynced reports whether Lister shows every source: for a lister
 	// backed by an informer, that informer's HasSynced. Required. A lister
