@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -263,4 +264,74 @@ func TestScheduleFromALaggingReadKeepsAnExpiredReservation(t *testing.T) {
 	}
 	lagCommit(t, w, w.leader(), lagKey(1), 2)
 	failOnViolations(t, w)
+}
+
+// TestLateStatefulSetEventsAfterAShrinkAndAGrowth: this replica's
+// autoscaler grows the StatefulSet, shrinks it by one, and grows it back,
+// while the StatefulSet informer shows none of it yet. When the informer
+// then delivers those events, late and in order, none of them may lower
+// the size the scheduler goes by below what it wrote last: the first (the
+// first growth) raised it, and the second (the shrink) brought it below
+// the size the API server holds, so that Schedule took the vreplicas on
+// the top pod for ones beyond the replicas and moved them (found by
+// TestInvariantUnderLag, seed 85: "moves: src-02 wants 5 and held 3 below
+// the 9 replicas [7:1 8:2]; the write holds 1 [7:1]").
+func TestLateStatefulSetEventsAfterAShrinkAndAGrowth(t *testing.T) {
+	w := lagPackWorld(t)
+	w.src.ThawList()
+	inst := w.leader()
+	lagCommit(t, w, inst, lagKey(0), 1) // loads the term: 4 replicas
+	w.c.Hold(memcluster.KindStatefulSet)
+	defer w.c.Release(memcluster.KindStatefulSet)
+	var events []*appsv1.StatefulSet // what the informer will deliver
+	write := func(from, to int32) string {
+		t.Helper()
+		ok, rv, err := inst.a.writeScale(w.ctx, from, to)
+		if !ok || err != nil {
+			t.Fatalf("writing the size %d -> %d: %v, %v", from, to, ok, err)
+		}
+		set, err := w.c.StatefulSet()
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, set.DeepCopy())
+		return rv
+	}
+	grow := func(from, to int32) {
+		rv := write(from, to)
+		inst.s.grown(to, rv)
+	}
+	grow(4, 6)
+	_, why, prev := inst.s.fenceShrink(6, 5)
+	if why != "" {
+		t.Fatalf("shrink to 5 refused: %s", why)
+	}
+	inst.s.endShrink(prev, 5, write(6, 5), nil)
+	grow(5, 6)
+	if _, err := w.c.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Sync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	k := lagKey(1)
+	if _, err := w.src.Create(k, 2); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := w.src.Get(k)
+	placed := []vsched.Placement{{PodName: vsched.PodName(w.c.StatefulSetName(), 0), VReplicas: 1}, {PodName: vsched.PodName(w.c.StatefulSetName(), 5), VReplicas: 1}}
+	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), placed); err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range events[:2] { // the growth to 6, then the shrink to 5
+		inst.s.setChanged(set)
+	}
+	v, _ = w.src.Get(k)
+	ps, err := inst.s.Schedule(w.ctx, v)
+	if err != nil {
+		t.Fatalf("Schedule(%s): %v", k.Name, err)
+	}
+	if diff := cmp.Diff(short(placed), short(ps)); diff != "" {
+		t.Errorf("Schedule moved vreplicas that may stay on the 6 replicas (-committed +decided):\n%s", diff)
+	}
 }
