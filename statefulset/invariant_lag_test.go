@@ -24,6 +24,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/state"
 )
 
 // TestInvariantUnderLag drives two scheduler instances (A and B, one
@@ -287,7 +288,9 @@ func (w *lagWorld) run(ops int) {
 			w.t.Fatalf("seed %d step %d (%s): %v", w.seed, w.step, w.op, err)
 		}
 		if lagTrace {
-			w.t.Logf("step %d: %s", w.step, w.op)
+			var replicas int32
+			w.leader().s.State(func(st *state.State) { replicas = st.Replicas() })
+			w.t.Logf("step %d: %s (spec.replicas %d, %s counts %d)", w.step, w.op, w.specReplicas(), w.leader().name, replicas)
 		}
 		w.checkCommitted()
 		w.mu.Lock()
@@ -544,6 +547,9 @@ func (w *lagWorld) checkCommitted() {
 // by checkCommitted.
 func (w *lagWorld) autoscale(inst *lagInstance) {
 	d, err := inst.a.Reconcile(w.ctx)
+	if lagTrace {
+		w.t.Logf("  autoscale %s: %s %d -> %d written %v (%s): %v", inst.name, d.Action, d.Current, d.Target, d.Written, d.Reason, err)
+	}
 	if err == nil && d.Action == ActionCompact {
 		w.compactions.Add(1)
 	}
