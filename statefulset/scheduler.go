@@ -431,7 +431,9 @@ func (s *Scheduler) notReady() string {
 
 // Resync reconciles the state with the lister: it picks up status writes
 // missed, forgets deleted sources, and expires old reservations. A lister
-// error changes nothing.
+// error changes nothing. It lists from Config.FreshLister, when set, where
+// Lister could mislead it: as a term's first load (before the term's first
+// Schedule), and when some reservation has outlived ReservationTTL.
 func (s *Scheduler) Resync(ctx context.Context) error {
 	if !s.cfg.ListerSynced() {
 		// An unsynced lister lists nothing: taken for the truth it would
