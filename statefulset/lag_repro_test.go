@@ -335,3 +335,41 @@ func TestLateStatefulSetEventsAfterAShrinkAndAGrowth(t *testing.T) {
 		t.Errorf("Schedule moved vreplicas that may stay on the 6 replicas (-committed +decided):\n%s", diff)
 	}
 }
+
+// TestResyncStartingATermAfterAShrinkItsInformerLags: the previous leader
+// shrank the StatefulSet just before it lost the lease, and this replica's
+// StatefulSet informer does not show it yet. A resync that starts the term
+// must take the size from the API server, as Schedule's first load does;
+// otherwise the next decisions place on the ordinals just removed (found by
+// TestInvariantUnderLag with resyncs concurrent with the workers, seed 9:
+// "size: src-04 holds 1 on adapter-7, at or beyond spec.replicas 7").
+func TestResyncStartingATermAfterAShrinkItsInformerLags(t *testing.T) {
+	w := lagPackWorld(t)
+	w.src.ThawList()
+	w.c.Hold(memcluster.KindStatefulSet)
+	defer w.c.Release(memcluster.KindStatefulSet)
+	sets := w.c.Client().AppsV1().StatefulSets(w.c.Namespace())
+	sc, err := sets.GetScale(w.ctx, w.c.StatefulSetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Spec.Replicas = 2 // the previous leader's shrink
+	if _, err := sets.UpdateScale(w.ctx, w.c.StatefulSetName(), sc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.inst[0].s.Demote(lagBucket)
+	w.promote(1)
+	if err := w.inst[1].s.Resync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	k := lagKey(0)
+	if _, err := w.src.Create(k, 4*lagCapacity); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := w.src.Get(k)
+	ps, _ := w.inst[1].s.Schedule(w.ctx, v)
+	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), ps); err != nil {
+		t.Fatal(err)
+	}
+	failOnViolations(t, w)
+}
