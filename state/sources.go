@@ -387,6 +387,17 @@ func (s *State) ExpireReservations(now time.Time, ttl time.Duration) []types.Nam
 	return out
 }
 
+// ReservationsExpireBy reports whether some reservation was made before
+// now-ttl: ExpireReservations(now, ttl) would drop it.
+func (s *State) ReservationsExpireBy(now time.Time, ttl time.Duration) bool {
+	for _, src := range s.sources {
+		if r := src.reservation; r != nil && now.Sub(r.At) >= ttl {
+			return true
+		}
+	}
+	return false
+}
+
 // ResyncResult says what a resync changed.
 type ResyncResult struct {
 	// Forgotten are sources no longer listed (and without a live

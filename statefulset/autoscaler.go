@@ -769,13 +769,13 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 			a.timers.scaleDownSince, persist = time.Time{}, true
 		}
 		if write {
-			ok, _, err := a.writeScale(ctx, current, target)
+			ok, rv, err := a.writeScale(ctx, current, target)
 			switch {
 			case err != nil:
 				keep(fmt.Errorf("autoscaler: scaling StatefulSet %s to %d: %w", a.key, target, err))
 			case ok:
 				dec.Written = true
-				a.sched.grown()
+				a.sched.grown(target, rv)
 				a.timers.lastScaleUp, persist = now, true
 				a.event(set, corev1.EventTypeNormal, ReasonScaledUp, "scaled from %d to %d replicas: %s", current, target, why)
 				a.metrics.change(ctx, "up")

@@ -24,6 +24,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/state"
 )
 
 // TestInvariantUnderLag drives two scheduler instances (A and B, one
@@ -97,18 +98,6 @@ const (
 	// (A->B->A). Left out: an instance leads again only after the
 	// reservation TTL has passed since it last led.
 	knownDefectObs4 = false
-	// knownDefectObs5: Resync forgets a source committed while it
-	// listed. Left out: resyncs never run concurrently with the workers,
-	// and never from a frozen (lagging) lister, which forgets every
-	// source created since the lister stopped.
-	knownDefectObs5 = true
-	// knownDefectStaleReload: a promotion loads the committed placements
-	// from a lister that has synced but lags (item 3 of issue 10: "a
-	// promotion reloads from a fresh, synced list"; obs 1 and 4): every
-	// status written since the lister stopped is missed, and the new
-	// leader overcommits the pods they use. Left out: the lister is
-	// thawed before a leader change.
-	knownDefectStaleReload = true
 	// knownDefectObs6: an older version overwrites a newer reservation.
 	// Left out: two workers of a batch never take the same source, and a
 	// worker never reads the source from the (possibly lagging) lister,
@@ -299,12 +288,17 @@ func (w *lagWorld) run(ops int) {
 			w.t.Fatalf("seed %d step %d (%s): %v", w.seed, w.step, w.op, err)
 		}
 		if lagTrace {
-			w.t.Logf("step %d: %s", w.step, w.op)
+			var replicas int32
+			w.leader().s.State(func(st *state.State) { replicas = st.Replicas() })
+			w.t.Logf("step %d: %s (spec.replicas %d, %s counts %d)", w.step, w.op, w.specReplicas(), w.leader().name, replicas)
 		}
 		w.checkCommitted()
 		w.mu.Lock()
 		failed := w.failed
 		w.mu.Unlock()
+		if len(failed) > 0 && lagTrace {
+			w.logLeaderView()
+		}
 		if len(failed) > 0 {
 			w.t.Fatalf("seed %d, step %d (%s): %s\nreplay: VSCHED_INVARIANT_SEED=%d VSCHED_INVARIANT_OPS=%d go test ./statefulset -run TestInvariantUnderLag",
 				w.seed, w.step, w.op, strings.Join(failed, "\n"), w.seed, w.step)
@@ -339,10 +333,7 @@ func (w *lagWorld) randomOp() {
 		w.c.Clock().Step(time.Duration(w.rng.Intn(int(2*lagTTL/time.Second))) * time.Second)
 	case r < 86:
 		w.count("resync")
-		if knownDefectObs5 {
-			w.src.ThawList()
-		}
-		_ = w.leader().s.Resync(w.ctx)
+		w.resync(w.leader())
 	case r < 89:
 		w.restart(w.rng.Intn(2))
 	case r < 94:
@@ -361,7 +352,7 @@ func lagKey(i int) types.NamespacedName {
 // batch runs 2 to 5 workers at once, each reconciling a source as its
 // controller would: the queue's keys first (requeues and evictions), then
 // random sources, some created or resized first. With !knownDefectObs3
-// an autoscaler cycle, and with !knownDefectObs5 a resync, run alongside.
+// an autoscaler cycle, and sometimes a resync, run alongside.
 func (w *lagWorld) batch() {
 	n := 2 + w.rng.Intn(4)
 	keys := w.queue.take()
@@ -398,10 +389,10 @@ func (w *lagWorld) batch() {
 		wg.Add(1)
 		go func() { defer wg.Done(); w.autoscale(inst) }()
 	}
-	if !knownDefectObs5 && w.rng.Intn(4) == 0 {
+	if w.rng.Intn(4) == 0 {
 		w.count("concurrent resync")
 		wg.Add(1)
-		go func() { defer wg.Done(); _ = inst.s.Resync(w.ctx) }()
+		go func() { defer wg.Done(); w.resync(inst) }()
 	}
 	wg.Wait()
 }
@@ -556,6 +547,9 @@ func (w *lagWorld) checkCommitted() {
 // by checkCommitted.
 func (w *lagWorld) autoscale(inst *lagInstance) {
 	d, err := inst.a.Reconcile(w.ctx)
+	if lagTrace {
+		w.t.Logf("  autoscale %s: %s %d -> %d written %v (%s): %v", inst.name, d.Action, d.Current, d.Target, d.Written, d.Reason, err)
+	}
 	if err == nil && d.Action == ActionCompact {
 		w.compactions.Add(1)
 	}
@@ -670,16 +664,15 @@ func (w *lagWorld) restart(i int) {
 
 // changeLeader hands leadership to the other instance. With
 // knownDefectObs4 an instance that led before leads again only once the
-// reservation TTL has passed since.
+// reservation TTL has passed since. The source lister is left as it is: a frozen one stays frozen across the
+// change, and the new term's first load (a Schedule or a resync) must read
+// Config.FreshLister rather than it.
 func (w *lagWorld) changeLeader() {
 	from, to := w.lead, 1-w.lead
 	w.count("leader " + w.inst[from].name + "->" + w.inst[to].name)
 	clk := w.c.Clock()
 	w.inst[from].s.Demote(lagBucket)
 	w.inst[from].ledAt = clk.Now()
-	if knownDefectStaleReload {
-		w.src.ThawList()
-	}
 	if at := w.inst[to].ledAt; knownDefectObs4 && !at.IsZero() && clk.Since(at) <= lagTTL {
 		clk.Step(lagTTL + time.Second - clk.Since(at))
 	}
@@ -716,5 +709,23 @@ func (w *lagWorld) deleteSource() {
 	w.count("delete " + k.Name)
 	for _, inst := range w.inst {
 		inst.s.Forget(k)
+	}
+}
+
+// resync runs a resync of the instance, from whatever the lister shows.
+func (w *lagWorld) resync(inst *lagInstance) {
+	err := inst.s.Resync(w.ctx)
+	if lagTrace {
+		w.t.Logf("  resync %s: %v", inst.name, err)
+	}
+}
+
+// logLeaderView logs what the leader counts for each source next to what
+// the API server holds, for a failing replay.
+func (w *lagWorld) logLeaderView() {
+	for _, sv := range w.leader().s.Sources() {
+		cur, _ := w.src.Get(sv.Key)
+		w.t.Logf("%s counts %s: committed [%s], reserved [%s] from %q at %v; the API server holds %v",
+			w.leader().name, sv.Key.Name, short(sv.Committed), short(sv.Reserved), sv.BasedOn, sv.ReservedAt, cur)
 	}
 }

@@ -2,10 +2,14 @@ package statefulset
 
 import (
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/memcluster"
 )
 
@@ -109,4 +113,263 @@ func TestPromotionWhileTheStatefulSetViewLags(t *testing.T) {
 	}
 	failOnViolations(t, w)
 	w.c.Release(memcluster.KindStatefulSet)
+}
+
+// TestResyncStartingATermLoadsFresh: A writes a source's placements; B,
+// whose source lister stopped before that write, is promoted and its
+// periodic resync runs before its first Schedule. The resync is then the
+// term's first load and must load as Schedule's would (Config.FreshLister),
+// not from the lagging lister (found by TestInvariantUnderLag once leader
+// changes kept the lister frozen, seed 4: "capacity: adapter-2 holds 5 of
+// 4").
+func TestResyncStartingATermLoadsFresh(t *testing.T) {
+	w := lagPackWorld(t)
+	lagCommit(t, w, w.inst[0], lagKey(0), 4)
+	w.inst[0].s.Demote(lagBucket)
+	w.promote(1)
+	if err := w.inst[1].s.Resync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	lagCommit(t, w, w.inst[1], lagKey(1), 4)
+	failOnViolations(t, w)
+}
+
+// TestResyncStartingATermReadsTheSize: the previous leader grew the
+// StatefulSet and placed a source on a new pod; this replica's StatefulSet
+// informer has not shown the growth. A resync that starts the term must
+// read the size from the API server, as Schedule's first load does;
+// otherwise the next Schedule takes the source's vreplica on the new pod
+// for one beyond the replicas and drops it from the status (found by
+// TestInvariantUnderLag, seed 2: "moves: src-04 wants 4 and held 3 below
+// the 7 replicas [3:1 4:1 6:1]; the write holds 2 [3:1 4:1]").
+func TestResyncStartingATermReadsTheSize(t *testing.T) {
+	w := lagPackWorld(t)
+	w.src.ThawList()
+	w.c.Hold(memcluster.KindStatefulSet)
+	defer w.c.Release(memcluster.KindStatefulSet)
+	sets := w.c.Client().AppsV1().StatefulSets(w.c.Namespace())
+	sc, err := sets.GetScale(w.ctx, w.c.StatefulSetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Spec.Replicas = 6 // the previous leader's growth
+	if _, err := sets.UpdateScale(w.ctx, w.c.StatefulSetName(), sc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.c.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Sync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	k := lagKey(0)
+	if _, err := w.src.Create(k, 2); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := w.src.Get(k)
+	placed := []vsched.Placement{{PodName: vsched.PodName(w.c.StatefulSetName(), 0), VReplicas: 1}, {PodName: vsched.PodName(w.c.StatefulSetName(), 5), VReplicas: 1}}
+	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), placed); err != nil {
+		t.Fatal(err)
+	}
+	w.inst[0].s.Demote(lagBucket)
+	w.promote(1)
+	if err := w.inst[1].s.Resync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	v, _ = w.src.Get(k)
+	ps, err := w.inst[1].s.Schedule(w.ctx, v)
+	if err != nil {
+		t.Fatalf("Schedule(%s): %v", k.Name, err)
+	}
+	if diff := cmp.Diff(short(placed), short(ps)); diff != "" {
+		t.Errorf("Schedule moved vreplicas that may stay (-committed +decided):\n%s", diff)
+	}
+}
+
+// TestResyncExpiresOnlyWhatAFreshListShowsUnwritten: a decision is written
+// but the scheduler does not see the write (no Observe, and the source
+// lister stopped before it). Once the reservation TTL has passed, a resync
+// from that lister cannot tell a write that never happened from one it has
+// not delivered yet; it must not give the room away on its word (found by
+// TestInvariantUnderLag once resyncs ran from a frozen lister, seed 14:
+// "capacity: adapter-7 holds 5 of 4").
+func TestResyncExpiresOnlyWhatAFreshListShowsUnwritten(t *testing.T) {
+	w := lagPackWorld(t)
+	k := lagKey(0)
+	if _, err := w.src.Create(k, 4); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := w.src.Get(k)
+	ps, err := w.leader().s.Schedule(w.ctx, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), ps); err != nil {
+		t.Fatal(err)
+	}
+	w.c.Clock().Step(lagTTL + time.Second)
+	if err := w.leader().s.Resync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	lagCommit(t, w, w.leader(), lagKey(1), 4)
+	failOnViolations(t, w)
+}
+
+// TestScheduleFromALaggingReadKeepsAnExpiredReservation: a decision was
+// written but not seen (no Observe, the lister stopped before the write);
+// once its TTL has passed, the controller schedules the source again from
+// its lagging cache, at the version the decision was made from. Schedule
+// cannot tell from that read whether the write happened, so it must go on
+// counting the decision, not fall back to the older status and give the
+// room away (found by TestInvariantUnderLag once resyncs ran from a
+// frozen lister, seed 14: "capacity: adapter-3 holds 5 of 4").
+func TestScheduleFromALaggingReadKeepsAnExpiredReservation(t *testing.T) {
+	w := lagPackWorld(t)
+	w.src.ThawList()
+	k := lagKey(0)
+	lagCommit(t, w, w.leader(), k, 2)
+	if _, err := w.src.Update(k, 4); err != nil {
+		t.Fatal(err)
+	}
+	w.src.FreezeList()
+	cached, _ := w.src.Get(k)
+	ps, err := w.leader().s.Schedule(w.ctx, cached)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.src.CommitPlacements(k, cached.GetResourceVersion(), ps); err != nil {
+		t.Fatal(err)
+	}
+	// adapter-0 stops taking vreplicas: a new decision for the source
+	// keeps what it holds there and places the rest elsewhere.
+	pod, err := w.c.Client().CoreV1().Pods(w.c.Namespace()).Get(w.ctx, vsched.PodName(w.c.StatefulSetName(), 0), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Cordon(pod.Spec.NodeName); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Sync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.c.Clock().Step(lagTTL + time.Second)
+	if _, err := w.leader().s.Schedule(w.ctx, cached); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Uncordon(pod.Spec.NodeName); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Sync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	lagCommit(t, w, w.leader(), lagKey(1), 2)
+	failOnViolations(t, w)
+}
+
+// TestLateStatefulSetEventsAfterAShrinkAndAGrowth: this replica's
+// autoscaler grows the StatefulSet, shrinks it by one, and grows it back,
+// while the StatefulSet informer shows none of it yet. When the informer
+// then delivers those events, late and in order, none of them may lower
+// the size the scheduler goes by below what it wrote last: the first (the
+// first growth) raised it, and the second (the shrink) brought it below
+// the size the API server holds, so that Schedule took the vreplicas on
+// the top pod for ones beyond the replicas and moved them (found by
+// TestInvariantUnderLag, seed 85: "moves: src-02 wants 5 and held 3 below
+// the 9 replicas [7:1 8:2]; the write holds 1 [7:1]").
+func TestLateStatefulSetEventsAfterAShrinkAndAGrowth(t *testing.T) {
+	w := lagPackWorld(t)
+	w.src.ThawList()
+	inst := w.leader()
+	lagCommit(t, w, inst, lagKey(0), 1) // loads the term: 4 replicas
+	w.c.Hold(memcluster.KindStatefulSet)
+	defer w.c.Release(memcluster.KindStatefulSet)
+	var events []*appsv1.StatefulSet // what the informer will deliver
+	write := func(from, to int32) string {
+		t.Helper()
+		ok, rv, err := inst.a.writeScale(w.ctx, from, to)
+		if !ok || err != nil {
+			t.Fatalf("writing the size %d -> %d: %v, %v", from, to, ok, err)
+		}
+		set, err := w.c.StatefulSet()
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, set.DeepCopy())
+		return rv
+	}
+	grow := func(from, to int32) {
+		rv := write(from, to)
+		inst.s.grown(to, rv)
+	}
+	grow(4, 6)
+	_, why, prev := inst.s.fenceShrink(6, 5)
+	if why != "" {
+		t.Fatalf("shrink to 5 refused: %s", why)
+	}
+	inst.s.endShrink(prev, 5, write(6, 5), nil)
+	grow(5, 6)
+	if _, err := w.c.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Sync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	k := lagKey(1)
+	if _, err := w.src.Create(k, 2); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := w.src.Get(k)
+	placed := []vsched.Placement{{PodName: vsched.PodName(w.c.StatefulSetName(), 0), VReplicas: 1}, {PodName: vsched.PodName(w.c.StatefulSetName(), 5), VReplicas: 1}}
+	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), placed); err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range events[:2] { // the growth to 6, then the shrink to 5
+		inst.s.setChanged(set)
+	}
+	v, _ = w.src.Get(k)
+	ps, err := inst.s.Schedule(w.ctx, v)
+	if err != nil {
+		t.Fatalf("Schedule(%s): %v", k.Name, err)
+	}
+	if diff := cmp.Diff(short(placed), short(ps)); diff != "" {
+		t.Errorf("Schedule moved vreplicas that may stay on the 6 replicas (-committed +decided):\n%s", diff)
+	}
+}
+
+// TestResyncStartingATermAfterAShrinkItsInformerLags: the previous leader
+// shrank the StatefulSet just before it lost the lease, and this replica's
+// StatefulSet informer does not show it yet. A resync that starts the term
+// must take the size from the API server, as Schedule's first load does;
+// otherwise the next decisions place on the ordinals just removed (found by
+// TestInvariantUnderLag with resyncs concurrent with the workers, seed 9:
+// "size: src-04 holds 1 on adapter-7, at or beyond spec.replicas 7").
+func TestResyncStartingATermAfterAShrinkItsInformerLags(t *testing.T) {
+	w := lagPackWorld(t)
+	w.src.ThawList()
+	w.c.Hold(memcluster.KindStatefulSet)
+	defer w.c.Release(memcluster.KindStatefulSet)
+	sets := w.c.Client().AppsV1().StatefulSets(w.c.Namespace())
+	sc, err := sets.GetScale(w.ctx, w.c.StatefulSetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Spec.Replicas = 2 // the previous leader's shrink
+	if _, err := sets.UpdateScale(w.ctx, w.c.StatefulSetName(), sc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.inst[0].s.Demote(lagBucket)
+	w.promote(1)
+	if err := w.inst[1].s.Resync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	k := lagKey(0)
+	if _, err := w.src.Create(k, 4*lagCapacity); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := w.src.Get(k)
+	ps, _ := w.inst[1].s.Schedule(w.ctx, v)
+	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), ps); err != nil {
+		t.Fatal(err)
+	}
+	failOnViolations(t, w)
 }

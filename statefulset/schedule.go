@@ -104,11 +104,10 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 	if outcome == state.Overridden {
 		log.Infow("vsched: source's status differs from the scheduler's reservation; the status wins", "source", key.String())
 	}
-	if r, ok := s.st.ReservationOf(key); ok && now.Sub(r.At) >= s.cfg.ReservationTTL {
-		// The status write for the last decision never showed up; the
-		// status is the truth again.
-		s.st.ExpireOne(key)
-	}
+	// A reservation still here is based on this very version (a newer one
+	// resolved it just now), however old it is: the read may come from a
+	// cache that has not delivered its write yet, so the decision goes on
+	// from it. Only a resync from a fresh list expires it (Resync).
 	base, _ := s.st.Placements(key)
 
 	// Split what stays from what must move.

@@ -64,8 +64,11 @@ type Config struct {
 	// rather than an informer's cache. A leadership term's first load uses
 	// it instead of Lister: an informer that lags misses the statuses the
 	// previous leader wrote last, and a new leader that loaded from it
-	// could give their room away. It is called once per term, outside the
-	// state lock.
+	// could give their room away. A resync uses it too when some
+	// reservation has outlived ReservationTTL: only a list at least as new
+	// as the decision's status write may show that the write never
+	// happened. It is called once per term, and by such resyncs, outside
+	// the state lock.
 	FreshLister vsched.VPodLister
 	// ListerSynced reports whether Lister shows every source: for a lister
 	// backed by an informer, that informer's HasSynced. Required. A lister
@@ -438,37 +441,48 @@ func (s *Scheduler) notReady() string {
 
 // Resync reconciles the state with the lister: it picks up status writes
 // missed, forgets deleted sources, and expires old reservations. A lister
-// error changes nothing.
+// error changes nothing. It lists from Config.FreshLister, when set, where
+// Lister could mislead it: as a term's first load (before the term's first
+// Schedule), and when some reservation has outlived ReservationTTL.
 func (s *Scheduler) Resync(ctx context.Context) error {
 	if !s.cfg.ListerSynced() {
 		// An unsynced lister lists nothing: taken for the truth it would
 		// forget every source.
 		return fmt.Errorf("%w: the sources' lister has not synced", ErrNotReady)
 	}
-	// What is observed after this point is newer than the list: the
-	// resync must not forget it (State.Resync).
-	s.st.Lock()
-	mark := s.st.Seq()
-	s.st.Unlock()
-	vpods, err := s.cfg.Lister()
+	var ts *termStart
+	if s.hasSynced() {
+		// A resync before the term's first Schedule is the term's first
+		// load, and reads what Schedule's would (readTermStart): from
+		// its informers a new leader would miss the statuses and the
+		// size the previous one wrote last.
+		var err error
+		if ts, err = s.readTermStart(ctx); err != nil {
+			return err
+		}
+	}
+	now := s.cfg.Clock.Now()
+	vpods, mark, err := s.resyncList(ts, now)
 	if err != nil {
 		logging.FromContext(ctx).Warnw("vsched resync: listing sources failed; state kept as it is", "statefulset", s.key.String(), "error", err)
 		return err
 	}
-	now := s.cfg.Clock.Now()
 	s.st.Lock()
-	if !s.loaded.Load() {
-		// The term's first load, as in ensureLoaded.
+	switch {
+	case s.loaded.Load():
+	case ts != nil:
+		ts.vpods, ts.mark, ts.listed = vpods, mark, true
+		if err := s.ensureLoaded(ctx, ts); err != nil {
+			s.st.Unlock()
+			return err
+		}
+	default:
+		// Informers not synced yet: the sources are loaded, but the
+		// term's first load (ensureLoaded) is still to come.
 		s.st.DropReservations()
 	}
 	res := s.st.Resync(vpods, mark, now, s.cfg.ReservationTTL)
 	expired := s.st.ExpireReservations(now, s.cfg.ReservationTTL)
-	// A full list loads the sources, but decisions also need the pods and
-	// nodes: before the informers sync, Schedule must keep answering
-	// ErrNotReady.
-	if s.hasSynced() {
-		s.loaded.Store(true)
-	}
 	s.st.Unlock()
 	log := logging.FromContext(ctx)
 	for _, k := range res.Overridden {
@@ -481,6 +495,29 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 		s.requeuePending()
 	}
 	return nil
+}
+
+// resyncList lists the sources for a resync, outside the state lock, with
+// the state's Seq when it did: the term's fresh list when ts has one, else
+// Lister, or FreshLister when a reservation is due to expire at now.
+func (s *Scheduler) resyncList(ts *termStart, now time.Time) ([]vsched.VPod, uint64, error) {
+	if ts != nil && ts.listed {
+		return ts.vpods, ts.mark, nil
+	}
+	// What is observed after this point is newer than the list: the
+	// resync must not forget it (State.Resync).
+	s.st.Lock()
+	mark := s.st.Seq()
+	lister := s.cfg.Lister
+	if s.cfg.FreshLister != nil && s.st.ReservationsExpireBy(now, s.cfg.ReservationTTL) {
+		// Expiring a reservation frees its room: only a list at least
+		// as new as its status write, if there was one, may say there
+		// was none. A lagging Lister may not show that write yet.
+		lister = s.cfg.FreshLister
+	}
+	s.st.Unlock()
+	vpods, err := lister()
+	return vpods, mark, err
 }
 
 // Run resyncs every ResyncPeriod until ctx is done.

@@ -72,13 +72,26 @@ func (s *Scheduler) endShrink(prev state.Fence, to int32, rv string, err error) 
 	s.requeueSources(above)
 }
 
-// grown ends a fence once this replica has written a larger size: the
-// shrink it guarded is superseded, and the informer showing the new size
-// later must not be needed to let the pods that come back take vreplicas.
-func (s *Scheduler) grown() {
+// grown records that this replica wrote a larger size, to, at resource
+// version rv. It ends a fence: the shrink it guarded is superseded, and the
+// informer showing the new size later must not be needed to let the pods
+// that come back take vreplicas. And the size counts as observed at once,
+// as a shrink's does: the informer may still deliver events from before
+// the write, showing a size already replaced (a shrink this replica wrote
+// and grew back from); taken as news, they would put ordinals that hold
+// vreplicas beyond the replicas, and Schedule would move them.
+func (s *Scheduler) grown(to int32, rv string) {
 	s.st.Lock()
 	s.st.Unfence()
+	before := s.st.Replicas()
+	if rv != "" {
+		s.st.ObserveReplicas(to, rv)
+	}
+	grew := s.st.Replicas() > before
 	s.st.Unlock()
+	if grew {
+		s.requeuePending()
+	}
 }
 
 // observeSize records the StatefulSet's size from an informer event. It
