@@ -428,8 +428,10 @@ func (s *State) Resync(vpods []vsched.VPod, listedAt uint64, now time.Time, ttl 
 			listRV = max(listRV, n)
 		}
 		seen[v.GetKey()] = true
-		if t, ok := s.deleted[v.GetKey()]; ok && t.seq <= listedAt {
-			// Listed after it was forgotten: created again.
+		if t, ok := s.deleted[v.GetKey()]; ok && t.seq <= listedAt && (t.rv == 0 || !s.deletedVersion(v.GetKey(), v.GetResourceVersion())) {
+			// Listed after it was forgotten, at a version the tombstone
+			// does not cover (or one it cannot judge): created again. A
+			// list that lags shows the old object at its old version.
 			delete(s.deleted, v.GetKey())
 		}
 		switch s.Observe(v, now) {

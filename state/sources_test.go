@@ -655,3 +655,22 @@ func TestResyncKeepsSourcesNewerThanTheList(t *testing.T) {
 		t.Fatalf("a list newer than new's version: forgotten (-want +got):\n%s; Used(1) = %d", diff, s.Used(1))
 	}
 }
+
+// A list taken after Forget but lagging still shows the deleted source at
+// its old version: that does not lift the tombstone (issue 10, found by
+// TestInvariantUnderLag's engineer); a newer version does.
+func TestResyncFromALaggingListKeepsTheTombstone(t *testing.T) {
+	s := newState(t, 10)
+	cluster(s, [][2]string{{"n0", "z"}}, []string{"n0"})
+	old := src("gone", "5", 3, p(0, 3))
+	s.Observe(old, t0)
+	s.Forget(key("gone"), t0)
+	s.Resync([]vsched.VPod{old}, s.Seq(), t0, time.Minute)
+	if s.Knows(key("gone")) || s.Used(0) != 0 {
+		t.Fatalf("a lagging list brought back a deleted source: Used(0) = %d", s.Used(0))
+	}
+	s.Resync([]vsched.VPod{src("gone", "9", 1, p(0, 1))}, s.Seq(), t0, time.Minute)
+	if !s.Knows(key("gone")) || s.Used(0) != 1 {
+		t.Fatalf("a source created again was not taken in: Used(0) = %d", s.Used(0))
+	}
+}
