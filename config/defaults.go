@@ -31,7 +31,7 @@ import (
 // exceeds the weights below it times 100 together (10*91 > (4+2+1)*100,
 // 4*91 > (2+1)*100, 2*91 > 1*100), whatever the counts and the cluster's
 // shape. Packing takes the fullest pod in use, else the lowest ordinal, so
-// the highest ordinals stay free for the autoscaler to remove. README.md
+// the highest ordinals stay free for the autoscaler to remove. docs/scheduling.md
 // explains the choice.
 //
 // Each call returns a new value the caller may modify.

@@ -51,6 +51,6 @@
 // added in front of the predicates when they do not list it.
 //
 // The registry is a parameter so that embedders can add out-of-tree plugins;
-// nil means the in-tree plugins. README.md documents the format, every
+// nil means the in-tree plugins. docs/scheduling.md documents the format, every
 // validation rule and the reasons for the default policy.
 package config

@@ -12,7 +12,7 @@ import (
 // holds the state lock within the documented bounds: one source at
 // vsched.MaxVReplicas placed from nothing, then shrunk to one, on W2's
 // 6,000 pods. The whole call runs under the lock, so ns/op is the figure
-// to read against the README's "a few milliseconds". A call's cost grows
+// to read against docs/embedding.md's "a few milliseconds". A call's cost grows
 // about as the square of the vreplicas it places on a cluster this large
 // (measured with the default profile: 2.7 ms for 128, 10 ms for 256,
 // 540 ms for 1,000), which is what MaxVReplicas is chosen against. Run

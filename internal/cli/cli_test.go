@@ -129,7 +129,7 @@ func TestUsage(t *testing.T) {
 }
 
 // TestSimulateBuiltin is `vsched simulate` with no arguments: the built-in
-// scenario as a table, as the README shows it.
+// scenario as a table, as docs/cli.md shows it.
 func TestSimulateBuiltin(t *testing.T) {
 	code, out, errOut := run(t, map[string]string{}, "simulate")
 	if code != ExitOK || errOut != "" {
@@ -375,10 +375,10 @@ func TestInternalErrorIsOneLine(t *testing.T) {
 	}
 }
 
-// TestReadmeSection keeps the README honest: it shows the built-in
-// scenario's output as it is, and its scenarios are valid.
+// TestReadmeSection keeps the command's reference honest: it shows the
+// built-in scenario's output as it is, and its scenarios are valid.
 func TestReadmeSection(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ func TestReadmeSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(doc, table) {
-		t.Error("README.md does not show the built-in scenario's current output (internal/sim/testdata/golden/builtin.txt)")
+		t.Error("docs/cli.md does not show the built-in scenario's current output (internal/sim/testdata/golden/builtin.txt)")
 	}
 	for i, block := range strings.Split(string(doc), "```yaml\n")[1:] {
 		block = block[:strings.Index(block, "```")]
@@ -396,7 +396,7 @@ func TestReadmeSection(t *testing.T) {
 		}
 		code, out, _ := run(t, map[string]string{"doc.yaml": block}, "validate", "doc.yaml")
 		if code != ExitOK {
-			t.Errorf("scenario %d of README.md is invalid:\n%s", i+1, out)
+			t.Errorf("scenario %d of docs/cli.md is invalid:\n%s", i+1, out)
 		}
 	}
 }

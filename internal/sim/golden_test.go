@@ -145,7 +145,7 @@ func TestGoldenConfigMaps(t *testing.T) {
 	}
 }
 
-// TestGoldenTable pins the table of the built-in scenario, which the README
+// TestGoldenTable pins the table of the built-in scenario, which docs/cli.md
 // shows.
 func TestGoldenTable(t *testing.T) {
 	s, ps := ParseScenario("built-in:"+examples.BuiltinName, examples.Builtin())
