@@ -184,9 +184,9 @@ func (s *State) recount(src *source) {
 // issues increasing integers; when both parse, the comparison protects a
 // reservation from a lagging lister. Otherwise only equality is known.
 func olderRV(a, b string) bool {
-	x, err1 := strconv.ParseUint(a, 10, 64)
-	y, err2 := strconv.ParseUint(b, 10, 64)
-	return err1 == nil && err2 == nil && x < y
+	x, ok1 := parseRV(a)
+	y, ok2 := parseRV(b)
+	return ok1 && ok2 && x < y
 }
 
 // tombstone remembers a forgotten source: rv is the newest version the state
@@ -428,10 +428,11 @@ func (s *State) Resync(vpods []vsched.VPod, listedAt uint64, now time.Time, ttl 
 			listRV = max(listRV, n)
 		}
 		seen[v.GetKey()] = true
-		if t, ok := s.deleted[v.GetKey()]; ok && t.seq <= listedAt && (t.rv == 0 || !s.deletedVersion(v.GetKey(), v.GetResourceVersion())) {
-			// Listed after it was forgotten, at a version the tombstone
-			// does not cover (or one it cannot judge): created again. A
-			// list that lags shows the old object at its old version.
+		if t, ok := s.deleted[v.GetKey()]; ok && t.rv == 0 && t.seq <= listedAt {
+			// Listed after it was forgotten, and no version to judge it
+			// by: created again. A tombstone with a version is judged by
+			// Observe (deletedVersion): a list that lags shows the old
+			// object at its old version.
 			delete(s.deleted, v.GetKey())
 		}
 		switch s.Observe(v, now) {

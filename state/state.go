@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -328,9 +327,9 @@ func newerRV(rv, written, from string) bool {
 	if rv == "" || written == "" {
 		return false
 	}
-	a, errA := strconv.ParseUint(rv, 10, 64)
-	b, errB := strconv.ParseUint(written, 10, 64)
-	if errA == nil && errB == nil {
+	a, okA := parseRV(rv)
+	b, okB := parseRV(written)
+	if okA && okB {
 		return a > b
 	}
 	return rv != written && rv != from

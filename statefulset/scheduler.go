@@ -468,20 +468,23 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 		return err
 	}
 	s.st.Lock()
+	var res state.ResyncResult
 	switch {
-	case s.loaded.Load():
-	case ts != nil:
+	case !s.loaded.Load() && ts != nil:
+		// The term's first load resyncs from this very list.
 		ts.vpods, ts.mark, ts.listed = vpods, mark, true
-		if err := s.ensureLoaded(ctx, ts); err != nil {
+		if res, err = s.loadTerm(ctx, ts); err != nil {
 			s.st.Unlock()
 			return err
 		}
-	default:
+	case !s.loaded.Load():
 		// Informers not synced yet: the sources are loaded, but the
 		// term's first load (ensureLoaded) is still to come.
 		s.st.DropReservations()
+		fallthrough
+	default:
+		res = s.st.Resync(vpods, mark, now, s.cfg.ReservationTTL)
 	}
-	res := s.st.Resync(vpods, mark, now, s.cfg.ReservationTTL)
 	expired := s.st.ExpireReservations(now, s.cfg.ReservationTTL)
 	s.st.Unlock()
 	log := logging.FromContext(ctx)

@@ -8,6 +8,7 @@ import (
 	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/state"
 )
 
 // termStart is what a leadership term's first load reads from the API
@@ -60,8 +61,15 @@ func (s *Scheduler) ensureLoaded(ctx context.Context, ts *termStart) error {
 	if s.loaded.Load() {
 		return nil
 	}
+	_, err := s.loadTerm(ctx, ts)
+	return err
+}
+
+// loadTerm is a term's first load (see ensureLoaded); it returns what the
+// resync of the term's list changed. Called with the state locked.
+func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncResult, error) {
 	if why := s.notReady(); why != "" {
-		return fmt.Errorf("%w: %s", ErrNotReady, why)
+		return state.ResyncResult{}, fmt.Errorf("%w: %s", ErrNotReady, why)
 	}
 	if ts == nil {
 		ts = &termStart{}
@@ -69,7 +77,7 @@ func (s *Scheduler) ensureLoaded(ctx context.Context, ts *termStart) error {
 	if !ts.listed {
 		vpods, err := s.cfg.Lister()
 		if err != nil {
-			return fmt.Errorf("%w: listing sources: %v", ErrNotReady, err)
+			return state.ResyncResult{}, fmt.Errorf("%w: listing sources: %v", ErrNotReady, err)
 		}
 		ts.vpods, ts.mark = vpods, s.st.Seq()
 	}
@@ -86,5 +94,5 @@ func (s *Scheduler) ensureLoaded(ctx context.Context, ts *termStart) error {
 	s.loaded.Store(true)
 	logging.FromContext(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(ts.vpods),
 		"fresh", ts.listed, "replicas", s.st.Replicas(), "forgotten", len(res.Forgotten), "droppedReservations", dropped)
-	return nil
+	return res, nil
 }
