@@ -1,46 +1,22 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vsched/vsched/internal/cmdtest"
 )
 
-// TestMain lets the test binary stand in for vsched: with VSCHED_RUN_MAIN
-// set it runs main with the arguments after "--".
-func TestMain(m *testing.M) {
-	if os.Getenv("VSCHED_RUN_MAIN") == "1" {
-		for i, a := range os.Args {
-			if a == "--" {
-				os.Args = append([]string{"vsched"}, os.Args[i+1:]...)
-				break
-			}
-		}
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
+// TestMain lets the test binary stand in for vsched (internal/cmdtest).
+func TestMain(m *testing.M) { cmdtest.Main(m, "VSCHED_RUN_MAIN", "vsched", main) }
 
 // vsched runs the command as a process and returns its exit code, stdout
 // and stderr.
 func vsched(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
-	cmd.Env = append(os.Environ(), "VSCHED_RUN_MAIN=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, stdout.String(), stderr.String()
+	return cmdtest.Run(t, "VSCHED_RUN_MAIN", args...)
 }
 
 func TestSimulateBuiltin(t *testing.T) {

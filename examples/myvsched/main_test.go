@@ -1,46 +1,22 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/vsched/vsched/internal/cmdtest"
 )
 
-// TestMain lets the test binary stand in for myvsched: with
-// MYVSCHED_RUN_MAIN set it runs main with the arguments after "--".
-func TestMain(m *testing.M) {
-	if os.Getenv("MYVSCHED_RUN_MAIN") == "1" {
-		for i, a := range os.Args {
-			if a == "--" {
-				os.Args = append([]string{"myvsched"}, os.Args[i+1:]...)
-				break
-			}
-		}
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
+// TestMain lets the test binary stand in for myvsched (internal/cmdtest).
+func TestMain(m *testing.M) { cmdtest.Main(m, "MYVSCHED_RUN_MAIN", "myvsched", main) }
 
 func myvsched(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
-	cmd.Env = append(os.Environ(), "MYVSCHED_RUN_MAIN=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, stdout.String(), stderr.String()
+	return cmdtest.Run(t, "MYVSCHED_RUN_MAIN", args...)
 }
 
 // TestTeamPluginRuns: the team's vsched knows AvoidPods; it validates the
