@@ -1,6 +1,7 @@
 package statefulset
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -47,6 +48,39 @@ func lagPackWorld(t *testing.T) *lagWorld {
 	return w
 }
 
+// lagCommitPartial is lagCommit for a source that may be left with
+// vreplicas pending: the partial placements are written, as a controller
+// does.
+func lagCommitPartial(t *testing.T, w *lagWorld, inst *lagInstance, k types.NamespacedName, n int32) {
+	t.Helper()
+	if _, err := w.src.Create(k, n); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := w.src.Get(k)
+	ps, err := inst.s.Schedule(w.ctx, v)
+	if err != nil && !errors.Is(err, vsched.ErrNotEnoughReplicas) {
+		t.Fatalf("Schedule(%s) on %s: %v", k.Name, inst.name, err)
+	}
+	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), ps); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lagWriteScale sets spec.replicas through the scale subresource, as an
+// autoscaler (this one or the previous leader's) does.
+func lagWriteScale(t *testing.T, w *lagWorld, n int32) {
+	t.Helper()
+	sets := w.c.Client().AppsV1().StatefulSets(w.c.Namespace())
+	sc, err := sets.GetScale(w.ctx, w.c.StatefulSetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Spec.Replicas = n
+	if _, err := sets.UpdateScale(w.ctx, w.c.StatefulSetName(), sc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func failOnViolations(t *testing.T, w *lagWorld) {
 	t.Helper()
 	w.checkCommitted()
@@ -91,26 +125,11 @@ func TestPromotionWhileTheStatefulSetViewLags(t *testing.T) {
 	w := lagPackWorld(t)
 	w.src.ThawList()
 	w.c.Hold(memcluster.KindStatefulSet)
-	sets := w.c.Client().AppsV1().StatefulSets(w.c.Namespace())
-	sc, err := sets.GetScale(w.ctx, w.c.StatefulSetName(), metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Spec.Replicas = 2 // A's shrink, written just before it lost the lease
-	if _, err := sets.UpdateScale(w.ctx, w.c.StatefulSetName(), sc, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	lagWriteScale(t, w, 2) // A's shrink, written just before it lost the lease
 	w.inst[0].s.Demote(lagBucket)
 	w.promote(1)
-	k := lagKey(0)
-	if _, err := w.src.Create(k, 4*lagCapacity); err != nil {
-		t.Fatal(err)
-	}
-	v, _ := w.src.Get(k)
-	ps, _ := w.inst[1].s.Schedule(w.ctx, v)
-	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), ps); err != nil {
-		t.Fatal(err)
-	}
+	// More than the pods can hold: what is placed, pending left, is written.
+	lagCommitPartial(t, w, w.inst[1], lagKey(0), 4*lagCapacity)
 	failOnViolations(t, w)
 	w.c.Release(memcluster.KindStatefulSet)
 }
@@ -147,15 +166,7 @@ func TestResyncStartingATermReadsTheSize(t *testing.T) {
 	w.src.ThawList()
 	w.c.Hold(memcluster.KindStatefulSet)
 	defer w.c.Release(memcluster.KindStatefulSet)
-	sets := w.c.Client().AppsV1().StatefulSets(w.c.Namespace())
-	sc, err := sets.GetScale(w.ctx, w.c.StatefulSetName(), metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Spec.Replicas = 6 // the previous leader's growth
-	if _, err := sets.UpdateScale(w.ctx, w.c.StatefulSetName(), sc, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	lagWriteScale(t, w, 6) // the previous leader's growth
 	if _, err := w.c.Settle(); err != nil {
 		t.Fatal(err)
 	}
@@ -348,28 +359,13 @@ func TestResyncStartingATermAfterAShrinkItsInformerLags(t *testing.T) {
 	w.src.ThawList()
 	w.c.Hold(memcluster.KindStatefulSet)
 	defer w.c.Release(memcluster.KindStatefulSet)
-	sets := w.c.Client().AppsV1().StatefulSets(w.c.Namespace())
-	sc, err := sets.GetScale(w.ctx, w.c.StatefulSetName(), metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Spec.Replicas = 2 // the previous leader's shrink
-	if _, err := sets.UpdateScale(w.ctx, w.c.StatefulSetName(), sc, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	lagWriteScale(t, w, 2) // the previous leader's shrink
 	w.inst[0].s.Demote(lagBucket)
 	w.promote(1)
 	if err := w.inst[1].s.Resync(w.ctx); err != nil {
 		t.Fatal(err)
 	}
-	k := lagKey(0)
-	if _, err := w.src.Create(k, 4*lagCapacity); err != nil {
-		t.Fatal(err)
-	}
-	v, _ := w.src.Get(k)
-	ps, _ := w.inst[1].s.Schedule(w.ctx, v)
-	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), ps); err != nil {
-		t.Fatal(err)
-	}
+	// More than the pods can hold: what is placed, pending left, is written.
+	lagCommitPartial(t, w, w.inst[1], lagKey(0), 4*lagCapacity)
 	failOnViolations(t, w)
 }
