@@ -29,6 +29,7 @@ import (
 	"knative.dev/pkg/system"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 
@@ -185,11 +186,13 @@ func Run(ctx context.Context, o Options) error {
 		return slices.ContainsFunc(sched.Pods(), func(p statefulset.PodView) bool { return !p.Exists || p.Node == "" })
 	}
 
-	auto, err := statefulset.NewAutoscaler(ctx, statefulset.AutoscalerConfig{
-		Scheduler: sched,
-		Client:    o.Kube,
-		Recorder:  recorder,
-		Config:    astore.Config,
+	auto, err := autoscaler.New(ctx, autoscaler.Options{
+		Scheduler:    sched,
+		Client:       o.Kube,
+		Recorder:     recorder,
+		Config:       astore.Config,
+		Pods:         kubeFactory.Core().V1().Pods().Lister(),
+		StatefulSets: kubeFactory.Apps().V1().StatefulSets().Lister(),
 		// The drain protocol: requeue the source and return; its next
 		// Schedule moves its vreplicas off the draining pods and the
 		// reconciler writes the result in one status update.

@@ -1,4 +1,4 @@
-package statefulset
+package autoscaler
 
 import (
 	"context"
@@ -26,6 +26,7 @@ import (
 	"github.com/vsched/vsched/plugins/core/lowestordinalpriority"
 	"github.com/vsched/vsched/plugins/core/podfitsresources"
 	"github.com/vsched/vsched/state"
+	"github.com/vsched/vsched/statefulset"
 )
 
 func (e *asEnv) nodeOf(ord int32) string {
@@ -206,7 +207,7 @@ func TestAutoscalerInvalidConfigMapKeepsLastGood(t *testing.T) {
 	// Through config's live-reload store, as a controller wires it.
 	var rejected atomic.Int32
 	store := config.NewAutoscalerStore(quiet(), "", func(*corev1.ConfigMap, error) { rejected.Add(1) })
-	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t), autoscaler: func(c *AutoscalerConfig) { c.Config = store.Config }})
+	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t), autoscaler: func(c *Options) { c.Config = store.Config }})
 	apply := func(data map[string]string) {
 		store.OnConfigChanged(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultAutoscalerConfigMapName}, Data: data})
 	}
@@ -377,12 +378,12 @@ func TestAutoscalerCountsMinimumSpreadPlacements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, err := DefaultProfiles(context.Background())
+	def, err := statefulset.DefaultProfiles(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps := Profiles{Place: place, Remove: def().Remove}
-	e := newEnv(t, envOpts{replicas: 2, profiles: func() Profiles { return ps }})
+	ps := statefulset.Profiles{Place: place, Remove: def().Remove}
+	e := newEnv(t, envOpts{replicas: 2, profiles: func() statefulset.Profiles { return ps }})
 	// 4 vreplicas would fit one pod of 10, but the profile spreads them
 	// over 4 pods: the autoscaler must ask for 4, not 1.
 	e.create("a", 4)
@@ -412,12 +413,12 @@ func TestAutoscalerHoldsWhenBlind(t *testing.T) {
 
 	// A scheduler whose informers never synced.
 	factory := informers.NewSharedInformerFactoryWithOptions(e.c.Client(), 0, informers.WithNamespace(e.c.Namespace()))
-	s, err := New(e.ctx, Config{Namespace: e.c.Namespace(), Name: e.c.StatefulSetName(), Capacity: 10, Lister: e.src.List, ListerSynced: e.src.HasSynced,
+	s, err := statefulset.New(e.ctx, statefulset.Config{Namespace: e.c.Namespace(), Name: e.c.StatefulSetName(), Capacity: 10, Lister: e.src.List, ListerSynced: e.src.HasSynced,
 		InformerFactory: factory, Profiles: packProfiles(t), AlwaysLeader: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := NewAutoscaler(e.ctx, AutoscalerConfig{Scheduler: s, Client: e.c.Client()})
+	a, err := New(e.ctx, withListers(factory, Options{Scheduler: s, Client: e.c.Client()}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,7 +521,7 @@ func TestAutoscalerUtilizationPolicy(t *testing.T) {
 func TestAutoscalerExportsMetrics(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t), autoscaler: func(c *AutoscalerConfig) { c.MeterProvider = provider }})
+	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t), autoscaler: func(c *Options) { c.MeterProvider = provider }})
 	e.create("a", 25)
 	e.reconcile()
 	var rm metricdata.ResourceMetrics

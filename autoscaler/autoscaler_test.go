@@ -1,4 +1,4 @@
-package statefulset
+package autoscaler
 
 import (
 	"context"
@@ -13,17 +13,18 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/state"
+	"github.com/vsched/vsched/statefulset"
 )
 
 // packProfiles is a scheduler profile that does not spread over zones:
 // capacity, then lowest ordinal first.
-func packProfiles(t testing.TB) ProfileSource {
+func packProfiles(t testing.TB) statefulset.ProfileSource {
 	t.Helper()
 	sched := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultSchedulerConfigMapName}, Data: map[string]string{
 		"predicates": `[{"Name": "PodFitsResources"}]`,
 		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
 	}}
-	ps, err := ProfilesFromConfigMaps(context.Background(), nil, sched, nil)
+	ps, err := statefulset.ProfilesFromConfigMaps(context.Background(), nil, sched, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,15 +39,37 @@ var asKafkaHA = map[string]string{
 }
 
 // asProfiles builds profiles from config-scheduler data.
-func asProfiles(t testing.TB, sched map[string]string) ProfileSource {
+func asProfiles(t testing.TB, sched map[string]string) statefulset.ProfileSource {
 	t.Helper()
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultSchedulerConfigMapName}, Data: sched}
-	ps, err := ProfilesFromConfigMaps(context.Background(), nil, cm, nil)
+	return profilesFromData(t, sched, nil)
+}
+
+// profilesFromData builds profiles from config-scheduler and
+// config-descheduler data; nil means the default policy.
+func profilesFromData(t testing.TB, sched, desched map[string]string) statefulset.ProfileSource {
+	t.Helper()
+	sc, dc := config.DefaultSchedulerConfig(), config.DefaultDeschedulerConfig()
+	var err error
+	if sched != nil {
+		if sc, err = config.ParseSchedulerConfigMapFromData(sched); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if desched != nil {
+		if dc, err = config.ParseDeschedulerConfigMapFromData(desched); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ps, err := config.BuildProfiles(context.Background(), nil, sc, dc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ps
+	return statefulset.ProfilesFrom(ps)
 }
+
+// designDescheduler is the descheduler profile of the design document.
+var designDescheduler = map[string]string{"priorities": `[{"Name": "RemoveWithEvenPodSpreadPriority", "Weight": 10, "Args": {"MaxSkew": 2}},
+	{"Name": "RemoveWithAvailabilityZonePriority", "Weight": 10, "Args": {"MaxSkew": 2}}, {"Name": "RemoveWithHighestOrdinalPriority", "Weight": 2}]`}
 
 func TestAutoscalerBurstScalesUpOnceToExactSize(t *testing.T) {
 	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t)})
