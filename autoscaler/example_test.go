@@ -1,0 +1,51 @@
+package autoscaler_test
+
+import (
+	"context"
+	"fmt"
+
+	"go.uber.org/zap"
+	"k8s.io/apimachinery/pkg/types"
+	"knative.dev/pkg/logging"
+
+	"github.com/vsched/vsched/autoscaler"
+	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/statefulset"
+)
+
+// The autoscaler is built over a running scheduler and shares its
+// informers; here a cluster in memory stands in for Kubernetes.
+func ExampleNew() {
+	ctx := logging.WithLogger(context.Background(), zap.NewNop().Sugar())
+	c, _ := memcluster.New(ctx, memcluster.Options{Replicas: 1, Capacity: 10})
+	defer c.Shutdown()
+	sources := memcluster.NewSources()
+	profiles, _ := statefulset.DefaultProfiles(ctx)
+	sched, _ := statefulset.New(ctx, statefulset.Config{
+		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: 10,
+		Lister: sources.List, ListerSynced: sources.HasSynced,
+		InformerFactory: c.InformerFactory(), Profiles: profiles, AlwaysLeader: true,
+	})
+	f := c.InformerFactory()
+	auto, err := autoscaler.New(ctx, autoscaler.Options{
+		Scheduler:    sched,
+		Client:       c.Client(),
+		Config:       config.DefaultAutoscalerConfig,
+		Pods:         f.Core().V1().Pods().Lister(),
+		StatefulSets: f.Apps().V1().StatefulSets().Lister(),
+	})
+	if err != nil {
+		panic(err)
+	}
+	_ = c.Start(ctx)
+
+	// A source wants 25 vreplicas; one pod holds 10 of them.
+	key := types.NamespacedName{Namespace: "sources", Name: "orders"}
+	_, _ = sources.Create(key, 25)
+	_, _ = sources.Reconcile(ctx, sched, key)
+
+	d, _ := auto.Reconcile(ctx)
+	fmt.Println(d.Action, d.Current, "->", d.Target, "written:", d.Written)
+	// Output: ScaleUp 1 -> 3 written: true
+}
