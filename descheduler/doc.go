@@ -1,11 +1,11 @@
 // Package descheduler decides what should leave where: which of a source's
-// placements stay and which must move (Split, used by the scheduler's
-// Schedule and by the autoscaler's fit simulation alike), which pods to
-// drain for lost nodes and lowered capacity (Drains) and for compaction
-// (CompactionDrains), in what order and within which limits the drained
-// pods' sources are requeued (PlanRequeues, LimitDrainMoves), and which
-// sources a rebalancing filter wants moved once a zone is back
-// (RebalanceMoves).
+// placements stay and which must move (SplitPlacements, used by the
+// scheduler's Schedule and by the autoscaler's fit simulation alike), which
+// pods to drain for lost nodes and lowered capacity (Drains) and for
+// compaction (LowestSize, CompactionDrains), in what order and within which
+// limits the drained pods' sources are requeued (PlanDrainMoves, PlanMoves)
+// and moved (LimitDrainMoves), and which sources a rebalancing filter wants
+// moved once a zone is back (RebalanceMoves, RebalanceTrigger).
 //
 // It decides only. Marking pods draining and requeueing sources is package
 // evictor's drain protocol; choosing where a moved vreplica goes is the

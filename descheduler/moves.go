@@ -26,12 +26,12 @@ var drainRank = map[string]int{evictor.ReasonUnavailable: 0, evictor.ReasonOverC
 // from wants), then compaction, highest ordinals first within each.
 // Drained pods beyond the replicas, or holding nothing, need no move.
 func PlanDrainMoves(base *state.State, marks map[int32]string, wants map[int32]Drain, maxPerCycle, maxPerSource int32) []evictor.Move {
-	targets := make([]evictor.Target, 0, len(marks))
+	targets := make([]Target, 0, len(marks))
 	for ord, reason := range marks {
 		if ord >= base.Replicas() || base.Used(ord) <= 0 {
 			continue
 		}
-		t := evictor.Target{Ordinal: ord}
+		t := Target{Ordinal: ord}
 		if reason == evictor.ReasonOverCapacity {
 			t.Excess = wants[ord].Excess
 		}
@@ -52,7 +52,7 @@ func PlanDrainMoves(base *state.State, marks map[int32]string, wants map[int32]D
 		on[t.Ordinal] = true
 	}
 	holdings := base.HoldingsOn(func(ord int32) bool { return on[ord] })
-	return evictor.PlanMoves(holdings, targets, maxPerCycle, maxPerSource)
+	return PlanMoves(holdings, targets, maxPerCycle, maxPerSource)
 }
 
 // RebalanceTrigger renders what a source's compliance with a Rebalancer's
