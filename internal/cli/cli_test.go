@@ -283,7 +283,7 @@ func TestValidate(t *testing.T) {
 	want := "s.yaml: valid (scenario)\n" +
 		`bad.yaml:7: step 1 "first": schedule.vreplicas: must not be negative, not -3` + "\n" +
 		`bad.yaml:9: step 3: fail.zone: unknown zone "zone-q" (did you mean "zone-a"?); the zones are zone-a, zone-b` + "\n" +
-		`bad-cm.yaml:6: config-scheduler: data.priorities[0].Name: Unsupported value: "LowestOrdinal": supported values: "AvailabilityNodePriority", "AvailabilityZonePriority", "BalancedZonePriority", "EvenPodSpread", "LowestOrdinalPriority"` + "\n"
+		`bad-cm.yaml:6: config-scheduler: data.priorities[0].Name: Unsupported value: "LowestOrdinal": supported values: "AvailabilityNodePriority", "AvailabilityZonePriority", "BalancedZonePriority", "EvenPodSpread", "InUsePodPriority", "LowestOrdinalPriority"` + "\n"
 	if code != ExitInvalid || out != want {
 		t.Errorf("invalid files: exit %d, stdout\n%s\nwant\n%s", code, out, want)
 	}
