@@ -296,7 +296,7 @@ func TestExplain(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{`Most recent decision about default/b: step 2 "schedule default/b=4", placed 4 of 4 vreplica(s) asked, 0 pending.`,
-		"default/b: place decision", "vreplica 1 -> adapter-", "AvailabilityZonePriority", "LowestOrdinalPriority 100 x1"} {
+		"default/b: place decision", "vreplica 1 -> adapter-", "AvailabilityZonePriority", "InUsePodPriority 100 x2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explanation lacks %q:\n%s", want, out)
 		}
