@@ -20,7 +20,11 @@
 // A node then opens a pod only when its pods in use are full, so while a
 // cluster is only placed onto every node has at most one partly filled pod
 // and the pods used are at most ceil(vreplicas / capacity) plus the number
-// of nodes. Pod spread still decides among a node's pods in use with room:
+// of nodes. That holds as long as no filter rejects a node's pod in use
+// while it admits an empty one there: the default policy's only filter is
+// capacity, and a zone rule (EvenZoneSpread) treats a node's pods alike;
+// a pod rule (EvenPodSpread as a predicate, NoMaxResourceCount) may open
+// more. Pod spread still decides among a node's pods in use with room:
 // every empty pod holds none of the source and scores the same there.
 //
 // The plugin is equivalence-aware under the runtime's class order (least
