@@ -363,6 +363,7 @@ func (s *State) drop(key types.NamespacedName) bool {
 	src.committed, src.reservation = nil, nil
 	s.recount(src)
 	delete(s.sources, key)
+	delete(s.pendingSet, key)
 	return true
 }
 
@@ -473,8 +474,15 @@ func newerThanList(src *source, listRV uint64) bool {
 
 // SetPending records how many of the source's vreplicas could not be placed.
 func (s *State) SetPending(key types.NamespacedName, n int32) {
-	if src := s.sources[key]; src != nil {
-		src.pending = n
+	src := s.sources[key]
+	if src == nil {
+		return
+	}
+	src.pending = n
+	if n > 0 {
+		s.pendingSet[key] = struct{}{}
+	} else {
+		delete(s.pendingSet, key)
 	}
 }
 
@@ -486,17 +494,28 @@ func (s *State) PendingOf(key types.NamespacedName) int32 {
 	return 0
 }
 
-// Pending returns every source with pending vreplicas and their sum.
+// Pending returns every source with pending vreplicas and their sum. It
+// costs what the pending sources are, however many sources are known.
 func (s *State) Pending() (map[types.NamespacedName]int32, int64) {
-	out := map[types.NamespacedName]int32{}
+	out := make(map[types.NamespacedName]int32, len(s.pendingSet))
 	var total int64
-	for k, src := range s.sources {
-		if src.pending > 0 {
-			out[k] = src.pending
-			total += int64(src.pending)
-		}
+	for k := range s.pendingSet {
+		n := s.sources[k].pending
+		out[k] = n
+		total += int64(n)
 	}
 	return out, total
+}
+
+// PendingKeys lists, sorted, the sources with pending vreplicas, at the
+// cost of those alone.
+func (s *State) PendingKeys() []types.NamespacedName {
+	out := make([]types.NamespacedName, 0, len(s.pendingSet))
+	for k := range s.pendingSet {
+		out = append(out, k)
+	}
+	SortKeys(out)
+	return out
 }
 
 // Sources lists every known source, sorted.

@@ -136,6 +136,11 @@ type State struct {
 	zones     []string
 	zoneIdx   map[string]int32
 	sources   map[types.NamespacedName]*source
+	// pendingSet indexes the sources whose last decision left vreplicas
+	// pending (source.pending > 0), so that requeueing them after every
+	// write that frees room costs what they are, not every source known.
+	// SetPending and drop keep it; nothing else changes source.pending.
+	pendingSet map[types.NamespacedName]struct{}
 	// drainMemory keeps pods draining that the scheduler itself marked,
 	// so a pod recreated without the annotation stays draining.
 	drainMemory map[int32]bool
@@ -190,6 +195,7 @@ func New(opts Options) (*State, error) {
 		nodeIdx:     map[string]int32{},
 		zoneIdx:     map[string]int32{},
 		sources:     map[types.NamespacedName]*source{},
+		pendingSet:  map[types.NamespacedName]struct{}{},
 		drainMemory: map[int32]bool{},
 		strays:      map[int32]podState{},
 		dirty:       true,

@@ -112,7 +112,14 @@ func benchCluster(b testing.TB, w workload) *memcluster.Cluster {
 // and waits until its informer handlers have seen every pod.
 func startBenchScheduler(b testing.TB, c *memcluster.Cluster, w workload, profiles ProfileSource, vpods *[]*benchVPod) *Scheduler {
 	b.Helper()
-	s, err := New(benchCtx(), Config{
+	return startBenchSchedulerWith(b, c, w, profiles, vpods, nil)
+}
+
+// startBenchSchedulerWith is startBenchScheduler with the config changed by
+// edit (nil: none).
+func startBenchSchedulerWith(b testing.TB, c *memcluster.Cluster, w workload, profiles ProfileSource, vpods *[]*benchVPod, edit func(*Config)) *Scheduler {
+	b.Helper()
+	cfg := Config{
 		Namespace: "ns", Name: "adapter", Capacity: benchCapacity,
 		Lister: func() ([]vsched.VPod, error) {
 			out := make([]vsched.VPod, len(*vpods))
@@ -125,7 +132,11 @@ func startBenchScheduler(b testing.TB, c *memcluster.Cluster, w workload, profil
 		InformerFactory: c.InformerFactory(),
 		Profiles:        profiles,
 		AlwaysLeader:    true,
-	})
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	s, err := New(benchCtx(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
