@@ -509,19 +509,14 @@ func (s *State) Pending() (map[types.NamespacedName]int32, int64) {
 
 // PendingKeys lists, sorted, the sources with pending vreplicas, at the
 // cost of those alone.
-func (s *State) PendingKeys() []types.NamespacedName {
-	out := make([]types.NamespacedName, 0, len(s.pendingSet))
-	for k := range s.pendingSet {
-		out = append(out, k)
-	}
-	SortKeys(out)
-	return out
-}
+func (s *State) PendingKeys() []types.NamespacedName { return sortedKeys(s.pendingSet) }
 
 // Sources lists every known source, sorted.
-func (s *State) Sources() []types.NamespacedName {
-	out := make([]types.NamespacedName, 0, len(s.sources))
-	for k := range s.sources {
+func (s *State) Sources() []types.NamespacedName { return sortedKeys(s.sources) }
+
+func sortedKeys[V any](m map[types.NamespacedName]V) []types.NamespacedName {
+	out := make([]types.NamespacedName, 0, len(m))
+	for k := range m {
 		out = append(out, k)
 	}
 	SortKeys(out)
