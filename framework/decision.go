@@ -47,6 +47,9 @@ type Decision struct {
 	state               map[StateKey]any
 	changes             int32
 	room                room
+	// quiet is set while the runtime filters candidates only to pick a
+	// winner: the reasons of a rejection are then dropped unread.
+	quiet bool
 }
 
 // NewDecision starts a decision for vpod against cluster, from the source's
@@ -165,6 +168,14 @@ func (d *Decision) Holders() []int32 {
 func (d *Decision) Free(ordinal int32) int32 {
 	return d.cluster.Free(ordinal) - d.delta[ordinal]
 }
+
+// ReasonsWanted reports whether a Filter's rejection reasons will be read.
+// The runtime calls the filters far more often to pick a winner, when it
+// drops the reasons, than to explain a decision or say why nothing fit; a
+// filter whose reasons cost allocations (formatted messages) may then
+// return a preallocated Status without reasons. It is true outside the
+// runtime, so a plugin's own tests see the reasons.
+func (d *Decision) ReasonsWanted() bool { return !d.quiet }
 
 // Changed is how many vreplicas this decision has placed or removed so far.
 func (d *Decision) Changed() int32 { return d.changes }

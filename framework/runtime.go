@@ -361,6 +361,8 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 	d := r.d
 	feasible := r.feasible[:0]
 	var rows []int // index into step.Candidates per feasible pod
+	d.quiet = step == nil
+	defer func() { d.quiet = false }()
 	for _, ord := range cands {
 		var rejected *Status
 		var rejectedBy string

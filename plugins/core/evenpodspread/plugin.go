@@ -60,12 +60,18 @@ func (*Plugin) Name() string { return Name }
 // about a pod.
 func (*Plugin) EquivalentWithinClass() bool { return true }
 
+// skewed is the rejection when its reasons will not be read.
+var skewed = framework.NewStatus(framework.Unschedulable)
+
 // Filter implements framework.FilterPlugin.
 func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *framework.Status {
 	stats := podStats(d)
 	c := d.OnPod(ordinal)
 	if spread.Allowed(stats, c, pl.maxSkew) {
 		return nil
+	}
+	if !d.ReasonsWanted() {
+		return skewed
 	}
 	// The runtime only asks about candidates, but the source may still
 	// hold vreplicas on a pod that no longer exists.

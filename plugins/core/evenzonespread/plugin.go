@@ -60,6 +60,9 @@ func (*Plugin) EquivalentWithinClass() bool { return true }
 // SpreadsOverZones implements framework.ZoneSpreader.
 func (*Plugin) SpreadsOverZones() bool { return true }
 
+// skewed is the rejection when its reasons will not be read.
+var skewed = framework.NewStatus(framework.Unschedulable)
+
 // Filter implements framework.FilterPlugin.
 func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *framework.Status {
 	stats := d.ZoneSpreadStats()
@@ -68,6 +71,12 @@ func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32
 	}
 	c := d.Cluster()
 	info, ok := c.Pod(ordinal)
+	if ok && info.ZoneIndex >= 0 && spread.Allowed(stats, d.OnZone(info.ZoneIndex), pl.maxSkew) {
+		return nil
+	}
+	if !d.ReasonsWanted() {
+		return skewed
+	}
 	if !ok {
 		return framework.NewStatus(framework.Unschedulable, fmt.Sprintf("pod with ordinal %d does not exist", ordinal))
 	}
@@ -76,9 +85,6 @@ func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32
 			"pod %s is on node %q, which has no zone label; the source is spread over %d zones", info.Name, info.Node, stats.Domains))
 	}
 	on := d.OnZone(info.ZoneIndex)
-	if spread.Allowed(stats, on, pl.maxSkew) {
-		return nil
-	}
 	return framework.NewStatus(framework.Unschedulable, fmt.Sprintf(
 		"zone %s holds %d of the source's vreplicas; one more would make the skew across zones %d, above MaxSkew %d (%s)",
 		info.Zone, on, stats.SkewAfterAdd(on), pl.maxSkew, leastLoaded(d, stats)))

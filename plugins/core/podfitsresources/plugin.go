@@ -40,12 +40,18 @@ func (*Plugin) EnforcesCapacity() bool { return true }
 // class all have free capacity, so all pass.
 func (*Plugin) EquivalentWithinClass() bool { return true }
 
+// full is the rejection when its reasons will not be read.
+var full = framework.NewStatus(framework.UnschedulableAndUnresolvable)
+
 // Filter implements framework.FilterPlugin. The rejection is unresolvable
 // because placing only ever lowers free capacity within a decision.
 func (*Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *framework.Status {
 	free := d.Free(ordinal)
 	if free >= 1 {
 		return nil
+	}
+	if !d.ReasonsWanted() {
+		return full
 	}
 	c := d.Cluster()
 	info, ok := c.Pod(ordinal)

@@ -86,6 +86,9 @@ func (pl *Plugin) Prepare(_ context.Context, d *framework.Decision) *framework.S
 	return nil
 }
 
+// atLimit is the rejection when its reasons will not be read.
+var atLimit = framework.NewStatus(framework.UnschedulableAndUnresolvable)
+
 // Filter implements framework.FilterPlugin. The rejection is unresolvable
 // because placing never lowers the number of pods the source spans.
 func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *framework.Status {
@@ -95,6 +98,9 @@ func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32
 	n, from, ok := pl.limit(d)
 	if !ok || int64(d.PodsHeld()) < int64(n) {
 		return nil
+	}
+	if !d.ReasonsWanted() {
+		return atLimit
 	}
 	return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf(
 		"the source already spans %d pod(s), the limit set by %s (%d); only pods holding it may take more",
