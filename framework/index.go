@@ -23,3 +23,24 @@ type UsedPrefix interface {
 	// vreplica (committed or reserved), -1 when none does.
 	HighestUsedOrdinal() int32
 }
+
+// ZoneFreeIndex is implemented by a Cluster that keeps each zone's candidates
+// with free capacity in class order (see ZoneEquivalenceAware), so that the
+// runtime finds a zone's best pod on the nodes a source does not use without
+// visiting every node.
+type ZoneFreeIndex interface {
+	// FirstFreeInZone returns, of the zone's candidate pods whose Free is
+	// > 0, the one with the smallest ClassKey at least from, with its node
+	// and key; ok is false when there is none. Zone -1 holds the pods on
+	// nodes without a zone. It must not change what the Cluster reports.
+	FirstFreeInZone(zone int32, from int64) (ordinal, node int32, key int64, ok bool)
+	// NodesInZone lists the nodes of the zone (-1: without a zone) that
+	// host a candidate. The runtime keeps per-node classes in a zone of a
+	// few nodes, where the source soon uses most of them and a walk of
+	// the zone's pods would mostly skip.
+	NodesInZone(zone int32) []int32
+}
+
+// ClassKey orders the pods of a class: less free capacity first, then the
+// lower ordinal. free and ordinal must not be negative.
+func ClassKey(free, ordinal int32) int64 { return int64(free)<<32 | int64(ordinal) }

@@ -100,6 +100,7 @@ func (s *State) cloneTopology() *State {
 		newestRV:    s.newestRV,
 		deleted:     maps.Clone(s.deleted),
 		pendingSet:  map[types.NamespacedName]struct{}{},
+		zoneFree:    s.cloneZoneIndex(),
 		// The derived indexes are rebuilt on first use: sharing their
 		// backing arrays would let the clone overwrite the original's.
 		dirty: true,

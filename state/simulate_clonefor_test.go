@@ -42,6 +42,8 @@ func TestCloneCoversEveryField(t *testing.T) {
 		"zones": true, "zoneIdx": true, "sources": true, "drainMemory": true, "outside": true, "strays": true, "beyond": true, "highWater": true,
 		"dirty": true, "candidates": true, "freeCands": true, "schedNodes": true, "schedZones": true, "growZones": true,
 		"totalUsed": true, "nodeCands": true, "firstFree": true, "seq": true, "newestRV": true, "deleted": true, "pendingSet": true,
+		// The zone index is cloned copy-on-write; seekFn is made per State.
+		"zoneFree": true, "zoneNodes": true, "seekFn": true, "seekKey": true, "seekOK": true,
 		// A clone takes the fenced size as its plain size (observed) and
 		// drops the fence, so a simulation resizes it freely.
 		"observed": true, "observedRV": true, "fenced": true, "fence": true, "fenceRV": true, "fenceFromRV": true,

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/btree"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
@@ -50,6 +51,10 @@ type podState struct {
 	candidate bool
 	reason    string
 	nodePos   int32 // index in nodeCands[node] while a candidate
+	// ikey and islot say where the zone index holds the pod (ikey 0:
+	// nowhere); see zoneindex.go.
+	ikey  int64
+	islot int32
 }
 
 // free is the room left on the pod; negative when it holds more than the
@@ -169,11 +174,21 @@ type State struct {
 	// walking the full ones again and again.
 	nodeCands [][]int32
 	firstFree []int32
+	// zoneFree is the zone index (zoneindex.go): per zone slot (0: no
+	// zone, z+1: zone z), the free candidates by framework.ClassKey.
+	// seekFn, seekKey and seekOK are FirstFreeInZone's scratch.
+	zoneFree []*btree.BTreeG[int64]
+	// zoneNodes lists, per zone slot, the nodes in schedNodes.
+	zoneNodes [][]int32
+	seekFn    func(int64) bool
+	seekKey   int64
+	seekOK    bool
 }
 
 var (
 	_ framework.Cluster            = &State{}
 	_ framework.FreeCandidateIndex = &State{}
+	_ framework.ZoneFreeIndex      = &State{}
 )
 
 // New returns an empty State.
@@ -417,6 +432,7 @@ func (s *State) ensure() {
 	for i := range s.pods {
 		p := &s.pods[i]
 		p.candidate, p.reason = s.judge(int32(i))
+		s.reindex(int32(i))
 		if !p.candidate {
 			continue
 		}
@@ -437,6 +453,7 @@ func (s *State) ensure() {
 			s.schedNodes = append(s.schedNodes, int32(i))
 		}
 	}
+	s.listZoneNodes()
 	s.schedZones = s.schedZones[:0]
 	for i, ok := range zoneHas {
 		if ok {
@@ -659,6 +676,9 @@ func (s *State) addUsed(ord int32, delta int32) {
 	wasFree := p.free(s.opts.Capacity) > 0
 	p.used += int64(delta)
 	s.totalUsed += int64(delta)
+	if !s.dirty {
+		s.reindex(ord)
+	}
 	if !s.dirty && p.candidate {
 		isFree := p.free(s.opts.Capacity) > 0
 		if wasFree && !isFree {

@@ -20,10 +20,11 @@ var Spec = framework.Spec[framework.NoArgs]{
 type Plugin struct{}
 
 var (
-	_ framework.ScorePlugin      = &Plugin{}
-	_ framework.PreparePlugin    = &Plugin{}
-	_ framework.ChangeObserver   = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
+	_ framework.ScorePlugin          = &Plugin{}
+	_ framework.PreparePlugin        = &Plugin{}
+	_ framework.ChangeObserver       = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
 )
 
 // New returns the plugin.
@@ -35,6 +36,12 @@ func (*Plugin) Name() string { return Name }
 // EquivalentWithinClass implements framework.EquivalenceAware: the score
 // depends only on the pod's zone.
 func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: on the
+// nodes the source does not use, what the plugin reads of a pod is its zone's
+// and the source's counts, and of the pod itself what EquivalentWithinClass
+// already orders.
+func (*Plugin) EquivalentWithinZone() bool { return true }
 
 const stateKey framework.StateKey = Name + "/zone-free"
 

@@ -32,9 +32,10 @@ type Plugin struct {
 }
 
 var (
-	_ framework.FilterPlugin     = &Plugin{}
-	_ framework.ScorePlugin      = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
+	_ framework.FilterPlugin         = &Plugin{}
+	_ framework.ScorePlugin          = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
 )
 
 // New builds the plugin from args (nil means all defaults), defaulting and
@@ -59,6 +60,12 @@ func (*Plugin) Name() string { return Name }
 // class all hold none of the source, and the plugin looks at nothing else
 // about a pod.
 func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: on the
+// nodes the source does not use, what the plugin reads of a pod is its zone's
+// and the source's counts, and of the pod itself what EquivalentWithinClass
+// already orders.
+func (*Plugin) EquivalentWithinZone() bool { return true }
 
 // skewed is the rejection when its reasons will not be read.
 var skewed = framework.NewStatus(framework.Unschedulable)

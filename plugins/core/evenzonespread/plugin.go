@@ -31,10 +31,11 @@ type Plugin struct {
 }
 
 var (
-	_ framework.FilterPlugin     = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
-	_ framework.ZoneSpreader     = &Plugin{}
-	_ framework.Rebalancer       = &Plugin{}
+	_ framework.FilterPlugin         = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
+	_ framework.ZoneSpreader         = &Plugin{}
+	_ framework.Rebalancer           = &Plugin{}
 )
 
 // New builds the plugin; nil args mean the defaults.
@@ -56,6 +57,12 @@ func (*Plugin) Name() string { return Name }
 // EquivalentWithinClass implements framework.EquivalenceAware: the verdict
 // depends only on the pod's zone.
 func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: on the
+// nodes the source does not use, what the plugin reads of a pod is its zone's
+// and the source's counts, and of the pod itself what EquivalentWithinClass
+// already orders.
+func (*Plugin) EquivalentWithinZone() bool { return true }
 
 // SpreadsOverZones implements framework.ZoneSpreader.
 func (*Plugin) SpreadsOverZones() bool { return true }

@@ -22,9 +22,10 @@ var Spec = framework.Spec[framework.NoArgs]{
 type Plugin struct{}
 
 var (
-	_ framework.FilterPlugin     = &Plugin{}
-	_ framework.CapacityEnforcer = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
+	_ framework.FilterPlugin         = &Plugin{}
+	_ framework.CapacityEnforcer     = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
 )
 
 // New returns the plugin.
@@ -39,6 +40,12 @@ func (*Plugin) EnforcesCapacity() bool { return true }
 // EquivalentWithinClass implements framework.EquivalenceAware: pods of one
 // class all have free capacity, so all pass.
 func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: on the
+// nodes the source does not use, what the plugin reads of a pod is its zone's
+// and the source's counts, and of the pod itself what EquivalentWithinClass
+// already orders.
+func (*Plugin) EquivalentWithinZone() bool { return true }
 
 // full is the rejection when its reasons will not be read.
 var full = framework.NewStatus(framework.UnschedulableAndUnresolvable)

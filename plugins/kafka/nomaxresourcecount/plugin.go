@@ -31,9 +31,10 @@ type Plugin struct {
 }
 
 var (
-	_ framework.FilterPlugin     = &Plugin{}
-	_ framework.PreparePlugin    = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
+	_ framework.FilterPlugin         = &Plugin{}
+	_ framework.PreparePlugin        = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
 )
 
 // New builds the plugin from args (nil means none), validating them again so
@@ -60,6 +61,12 @@ func (*Plugin) Name() string { return Name }
 // class all hold none of the source, and the plugin looks at nothing else
 // about a pod.
 func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: on the
+// nodes the source does not use, what the plugin reads of a pod is its zone's
+// and the source's counts, and of the pod itself what EquivalentWithinClass
+// already orders.
+func (*Plugin) EquivalentWithinZone() bool { return true }
 
 // limit returns the most pods the source may span and where that number
 // comes from; ok is false when the source is not limited.
