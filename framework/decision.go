@@ -316,6 +316,10 @@ func (d *Decision) PodStats() DomainStats {
 // NodeStats summarises the source's vreplicas over Cluster.SchedulableNodes.
 func (d *Decision) NodeStats() DomainStats {
 	if d.nodeGen != d.gen {
+		if ri, ok := d.cluster.(RoomIndex); ok {
+			d.nodeStats, d.nodeGen = d.nodeStatsFromIndex(ri), d.gen
+			return d.nodeStats
+		}
 		var acc statsAcc
 		for _, n := range d.cluster.SchedulableNodes() {
 			acc.addN(d.OnNode(n), 1)

@@ -44,3 +44,17 @@ type ZoneFreeIndex interface {
 // ClassKey orders the pods of a class: less free capacity first, then the
 // lower ordinal. free and ordinal must not be negative.
 func ClassKey(free, ordinal int32) int64 { return int64(free)<<32 | int64(ordinal) }
+
+// RoomIndex is implemented by a Cluster that counts the nodes with room, so
+// that the spread summaries (NodeStats, NodeRoomStats, ZoneRoomStats) cost
+// what the nodes a decision touches are, not every node: every other node
+// holds none of the source and has, under the decision, the room the
+// cluster says.
+type RoomIndex interface {
+	// NodesWithRoom is how many nodes of the zone (-1: without a zone)
+	// host a candidate whose Free is > 0.
+	NodesWithRoom(zone int32) int
+	// NodeRoom is the node's zone (-1: none), whether it hosts a
+	// candidate, and whether one of them has Free > 0.
+	NodeRoom(node int32) (zone int32, candidate, room bool)
+}

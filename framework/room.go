@@ -24,9 +24,19 @@ type room struct {
 	scanFn        func(int32) bool
 	scanNonHolder bool
 	scanHit       int32
+	// On a RoomIndex cluster (roomindex.go): per zone, its nodes with room
+	// the decision does not touch; the touched nodes, per generation.
+	zeros      []int
+	touched    []int32
+	touchedGen uint64
+	touchedOK  bool
 }
 
-const noRoom int32 = -2
+const (
+	noRoom int32 = -2
+	// unknownRoom: not looked up yet (RoomIndex clusters only).
+	unknownRoom int32 = -3
+)
 
 // NodeRoomStats summarises the source's vreplicas over the counted nodes
 // (Cluster.SchedulableNodes) that have room for one more vreplica. A full
@@ -59,12 +69,16 @@ func (d *Decision) ZoneHasRoom(zone int32) bool {
 // capacity.
 func (d *Decision) NodeHasRoom(node int32) bool {
 	r := d.roomNow()
-	return node >= 0 && int(node) < len(r.nodeZone) && r.nodeZone[node] != noRoom
+	return node >= 0 && int(node) < len(r.nodeZone) && d.nodeZoneOf(node) != noRoom
 }
 
 func (d *Decision) roomNow() *room {
 	r := &d.room
 	if r.found && r.gen == d.gen {
+		return r
+	}
+	if ri, ok := d.cluster.(RoomIndex); ok {
+		d.roomFromIndex(ri)
 		return r
 	}
 	c := d.cluster
@@ -116,6 +130,8 @@ func (d *Decision) noteFree(info PodInfo, freeBefore int32) {
 	}
 	free := d.Free(info.Ordinal)
 	switch {
+	case r.nodeZone[info.NodeIndex] == unknownRoom:
+		// Looked up when first asked.
 	case free > 0 && freeBefore <= 0:
 		r.nodeZone[info.NodeIndex] = info.ZoneIndex
 	case free <= 0 && freeBefore > 0:

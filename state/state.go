@@ -178,8 +178,12 @@ type State struct {
 	// zone, z+1: zone z), the free candidates by framework.ClassKey.
 	// seekFn, seekKey and seekOK are FirstFreeInZone's scratch.
 	zoneFree []*btree.BTreeG[int64]
-	// zoneNodes lists, per zone slot, the nodes in schedNodes.
+	// zoneNodes lists, per zone slot, the nodes in schedNodes; nodeFree
+	// counts each node's candidates with free capacity, and zoneRoom,
+	// per zone slot, the nodes where that count is above 0.
 	zoneNodes [][]int32
+	nodeFree  []int32
+	zoneRoom  []int
 	seekFn    func(int64) bool
 	seekKey   int64
 	seekOK    bool
@@ -454,6 +458,7 @@ func (s *State) ensure() {
 		}
 	}
 	s.listZoneNodes()
+	s.countRoom()
 	s.schedZones = s.schedZones[:0]
 	for i, ok := range zoneHas {
 		if ok {
@@ -683,8 +688,10 @@ func (s *State) addUsed(ord int32, delta int32) {
 		isFree := p.free(s.opts.Capacity) > 0
 		if wasFree && !isFree {
 			s.freeCands--
+			s.noteNodeFree(p.node, -1)
 		} else if !wasFree && isFree {
 			s.freeCands++
+			s.noteNodeFree(p.node, 1)
 			if p.nodePos < s.firstFree[p.node] {
 				s.firstFree[p.node] = p.nodePos
 			}

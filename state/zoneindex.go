@@ -104,3 +104,46 @@ func (s *State) listZoneNodes() {
 		s.zoneNodes[slot] = append(s.zoneNodes[slot], n)
 	}
 }
+
+// countRoom recomputes nodeFree and zoneRoom (ensure).
+func (s *State) countRoom() {
+	s.nodeFree = append(s.nodeFree[:0], make([]int32, len(s.nodes))...)
+	s.zoneRoom = append(s.zoneRoom[:0], make([]int, len(s.zones)+1)...)
+	for _, ord := range s.candidates {
+		if p := &s.pods[ord]; p.free(s.opts.Capacity) > 0 {
+			s.noteNodeFree(p.node, 1)
+		}
+	}
+}
+
+// noteNodeFree counts one more (delta 1) or one fewer (-1) candidate with
+// free capacity on the node.
+func (s *State) noteNodeFree(node, delta int32) {
+	before := s.nodeFree[node]
+	s.nodeFree[node] += delta
+	slot := s.nodes[node].zone + 1
+	switch after := s.nodeFree[node]; {
+	case before == 0 && after > 0:
+		s.zoneRoom[slot]++
+	case before > 0 && after == 0:
+		s.zoneRoom[slot]--
+	}
+}
+
+// NodesWithRoom implements framework.RoomIndex.
+func (s *State) NodesWithRoom(zone int32) int {
+	s.ensure()
+	if slot := int(zone) + 1; slot >= 0 && slot < len(s.zoneRoom) {
+		return s.zoneRoom[slot]
+	}
+	return 0
+}
+
+// NodeRoom implements framework.RoomIndex.
+func (s *State) NodeRoom(node int32) (zone int32, candidate, room bool) {
+	s.ensure()
+	if node < 0 || int(node) >= len(s.nodes) {
+		return -1, false, false
+	}
+	return s.nodes[node].zone, len(s.nodeCands[node]) > 0, s.nodeFree[node] > 0
+}

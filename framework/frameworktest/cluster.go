@@ -292,7 +292,31 @@ var (
 	_ framework.FreeCandidateIndex = Indexed{}
 	_ framework.UsedPrefix         = Indexed{}
 	_ framework.ZoneFreeIndex      = Indexed{}
+	_ framework.RoomIndex          = Indexed{}
 )
+
+// NodesWithRoom implements framework.RoomIndex.
+func (x Indexed) NodesWithRoom(zone int32) int {
+	n := 0
+	for node := range int32(len(x.nodes)) {
+		if z, _, room := x.NodeRoom(node); room && z == zone {
+			n++
+		}
+	}
+	return n
+}
+
+// NodeRoom implements framework.RoomIndex.
+func (x Indexed) NodeRoom(node int32) (zone int32, candidate, room bool) {
+	zone = -1
+	for _, ord := range x.Candidates() {
+		if info, _ := x.Pod(ord); info.NodeIndex == node {
+			zone, candidate = info.ZoneIndex, true
+			room = room || x.Free(ord) > 0
+		}
+	}
+	return zone, candidate, room
+}
 
 // NodesInZone implements framework.ZoneFreeIndex.
 func (x Indexed) NodesInZone(zone int32) []int32 {
