@@ -58,3 +58,28 @@ type RoomIndex interface {
 	// candidate, and whether one of them has Free > 0.
 	NodeRoom(node int32) (zone int32, candidate, room bool)
 }
+
+// ZoneCapacityIndex is implemented by a Cluster that sums, per zone, the
+// free capacity of its candidates (pods over capacity count 0), so that
+// Decision.ZoneFree costs nothing per pod.
+type ZoneCapacityIndex interface {
+	ZoneFreeCapacity(zone int32) int64
+}
+
+// ZoneFree is the free capacity of the zone's candidate pods under this
+// decision's changes, pods over capacity counting 0; ok is false when the
+// cluster is no ZoneCapacityIndex, and the caller must sum the candidates
+// itself.
+func (d *Decision) ZoneFree(zone int32) (free int64, ok bool) {
+	zi, ok := d.cluster.(ZoneCapacityIndex)
+	if !ok {
+		return 0, false
+	}
+	free = zi.ZoneFreeCapacity(zone)
+	for ord, delta := range d.delta {
+		if p := d.place(ord); delta != 0 && p.candidate && p.zone == zone {
+			free += int64(max(0, d.Free(ord)) - max(0, d.cluster.Free(ord)))
+		}
+	}
+	return free, true
+}

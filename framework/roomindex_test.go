@@ -20,6 +20,7 @@ type probed struct {
 	Node, NodeRoom, ZoneRoom, PodStats framework.DomainStats
 	InZone                             []framework.DomainStats
 	ZoneRoomy, NodeRoomy               []bool
+	ZoneFree                           []int64
 }
 
 func (statsProbe) Name() string { return "StatsProbe" }
@@ -29,6 +30,17 @@ func (p statsProbe) Score(_ context.Context, d *framework.Decision, ord int32) (
 	for z := int32(-1); z <= int32(c.NumZones()); z++ {
 		e.InZone = append(e.InZone, d.NodeRoomStatsInZone(z))
 		e.ZoneRoomy = append(e.ZoneRoomy, d.ZoneHasRoom(z))
+	}
+	for z := int32(0); z < int32(c.NumZones()); z++ {
+		free, ok := d.ZoneFree(z)
+		if !ok {
+			for _, o := range c.Candidates() {
+				if info, _ := c.Pod(o); info.ZoneIndex == z {
+					free += int64(max(0, d.Free(o)))
+				}
+			}
+		}
+		e.ZoneFree = append(e.ZoneFree, free)
 	}
 	for n := int32(-1); n <= int32(c.NumNodes()); n++ {
 		e.NodeRoomy = append(e.NodeRoomy, d.NodeHasRoom(n))

@@ -101,6 +101,7 @@ func (s *State) cloneTopology() *State {
 		deleted:     maps.Clone(s.deleted),
 		pendingSet:  map[types.NamespacedName]struct{}{},
 		zoneFree:    s.cloneZoneIndex(),
+		zoneFreeSum: slices.Clone(s.zoneFreeSum),
 		// The derived indexes are rebuilt on first use: sharing their
 		// backing arrays would let the clone overwrite the original's.
 		dirty: true,

@@ -177,7 +177,8 @@ type State struct {
 	// zoneFree is the zone index (zoneindex.go): per zone slot (0: no
 	// zone, z+1: zone z), the free candidates by framework.ClassKey.
 	// seekFn, seekKey and seekOK are FirstFreeInZone's scratch.
-	zoneFree []*btree.BTreeG[int64]
+	zoneFree    []*btree.BTreeG[int64]
+	zoneFreeSum []int64 // per zone slot: the free capacity its tree holds
 	// zoneNodes lists, per zone slot, the nodes in schedNodes; nodeFree
 	// counts each node's candidates with free capacity, and zoneRoom,
 	// per zone slot, the nodes where that count is above 0.
@@ -193,6 +194,8 @@ var (
 	_ framework.Cluster            = &State{}
 	_ framework.FreeCandidateIndex = &State{}
 	_ framework.ZoneFreeIndex      = &State{}
+	_ framework.RoomIndex          = &State{}
+	_ framework.ZoneCapacityIndex  = &State{}
 )
 
 // New returns an empty State.

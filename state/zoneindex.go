@@ -37,12 +37,15 @@ func (s *State) reindex(ord int32) {
 	}
 	if p.ikey != 0 {
 		s.zoneFree[p.islot].Delete(p.ikey)
+		s.zoneFreeSum[p.islot] -= p.ikey >> 32
 	}
 	if key != 0 {
 		for int(slot) >= len(s.zoneFree) {
 			s.zoneFree = append(s.zoneFree, btree.NewG(zoneIndexDegree, func(a, b int64) bool { return a < b }))
+			s.zoneFreeSum = append(s.zoneFreeSum, 0)
 		}
 		s.zoneFree[slot].ReplaceOrInsert(key)
+		s.zoneFreeSum[slot] += key >> 32
 	}
 	p.ikey, p.islot = key, slot
 }
@@ -146,4 +149,14 @@ func (s *State) NodeRoom(node int32) (zone int32, candidate, room bool) {
 		return -1, false, false
 	}
 	return s.nodes[node].zone, len(s.nodeCands[node]) > 0, s.nodeFree[node] > 0
+}
+
+// ZoneFreeCapacity implements framework.ZoneCapacityIndex: the sum of the
+// free capacity the zone index holds.
+func (s *State) ZoneFreeCapacity(zone int32) int64 {
+	s.ensure()
+	if slot := int(zone) + 1; slot >= 0 && slot < len(s.zoneFreeSum) {
+		return s.zoneFreeSum[slot]
+	}
+	return 0
 }

@@ -14,11 +14,13 @@ func checkZoneIndex(t *testing.T, s *State, what string) {
 	t.Helper()
 	wantKeys := map[int32][]int64{}
 	wantFree := map[int32]int{}
+	wantCap := map[int32]int64{}
 	for _, ord := range s.Candidates() {
 		info, _ := s.Pod(ord)
 		if f := s.Free(ord); f > 0 {
 			wantKeys[info.ZoneIndex] = append(wantKeys[info.ZoneIndex], framework.ClassKey(f, ord))
 			wantFree[info.NodeIndex]++
+			wantCap[info.ZoneIndex] += int64(f)
 		}
 	}
 	for z := int32(-1); z < int32(s.NumZones()); z++ {
@@ -42,6 +44,9 @@ func checkZoneIndex(t *testing.T, s *State, what string) {
 			if zone, _, room := s.NodeRoom(n); room && zone == z {
 				rooms++
 			}
+		}
+		if got := s.ZoneFreeCapacity(z); got != wantCap[z] {
+			t.Fatalf("%s: ZoneFreeCapacity(%d) = %d, recount %d", what, z, got, wantCap[z])
 		}
 		if got := s.NodesWithRoom(z); got != rooms {
 			t.Fatalf("%s: NodesWithRoom(%d) = %d, recount %d", what, z, got, rooms)

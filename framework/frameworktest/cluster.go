@@ -293,7 +293,19 @@ var (
 	_ framework.UsedPrefix         = Indexed{}
 	_ framework.ZoneFreeIndex      = Indexed{}
 	_ framework.RoomIndex          = Indexed{}
+	_ framework.ZoneCapacityIndex  = Indexed{}
 )
+
+// ZoneFreeCapacity implements framework.ZoneCapacityIndex.
+func (x Indexed) ZoneFreeCapacity(zone int32) int64 {
+	var n int64
+	for _, ord := range x.Candidates() {
+		if info, _ := x.Pod(ord); info.ZoneIndex == zone {
+			n += int64(max(0, x.Free(ord)))
+		}
+	}
+	return n
+}
 
 // NodesWithRoom implements framework.RoomIndex.
 func (x Indexed) NodesWithRoom(zone int32) int {

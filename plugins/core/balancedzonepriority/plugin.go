@@ -56,6 +56,14 @@ type zoneFree struct {
 func (*Plugin) Prepare(_ context.Context, d *framework.Decision) *framework.Status {
 	c := d.Cluster()
 	zf := &zoneFree{free: make([]int64, c.NumZones())}
+	if _, ok := d.ZoneFree(0); ok || len(zf.free) == 0 {
+		// The cluster keeps the sums: no pass over the candidates.
+		for z := range zf.free {
+			zf.free[z], _ = d.ZoneFree(int32(z))
+		}
+		d.Store(stateKey, zf)
+		return nil
+	}
 	for _, ord := range c.Candidates() {
 		info, ok := c.Pod(ord)
 		if !ok || info.ZoneIndex < 0 || int(info.ZoneIndex) >= len(zf.free) {
