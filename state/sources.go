@@ -139,8 +139,14 @@ func (s *State) entries(ps []vsched.Placement) ([]entry, bool) {
 // a pod frees that room only once its status shows it. Otherwise another
 // source could be given the room while the old vreplicas still run there.
 func (s *State) recount(src *source) {
+	// The zone index moves each pod once, after its net change: taking
+	// every entry off and putting it back would move most of them twice
+	// for nothing.
+	s.holdIndex = true
+	touched := s.touchBuf[:0]
 	for _, e := range src.effective {
 		s.addUsed(e.ord, -e.n)
+		touched = append(touched, e.ord)
 	}
 	wasBeyond := src.beyond
 	src.effective, src.beyond = s.entries(src.committed)
@@ -170,7 +176,15 @@ func (s *State) recount(src *source) {
 	}
 	for _, e := range src.effective {
 		s.addUsed(e.ord, e.n)
+		touched = append(touched, e.ord)
 	}
+	s.holdIndex = false
+	if !s.dirty {
+		for _, ord := range touched {
+			s.reindex(ord)
+		}
+	}
+	s.touchBuf = touched
 	switch {
 	case src.beyond && !wasBeyond:
 		s.beyond++

@@ -185,6 +185,10 @@ type State struct {
 	zoneNodes [][]int32
 	nodeFree  []int32
 	zoneRoom  []int
+	// holdIndex defers reindexing to the end of a recount, whose pods
+	// touchBuf collects.
+	holdIndex bool
+	touchBuf  []int32
 	seekFn    func(int64) bool
 	seekKey   int64
 	seekOK    bool
@@ -684,7 +688,7 @@ func (s *State) addUsed(ord int32, delta int32) {
 	wasFree := p.free(s.opts.Capacity) > 0
 	p.used += int64(delta)
 	s.totalUsed += int64(delta)
-	if !s.dirty {
+	if !s.dirty && !s.holdIndex {
 		s.reindex(ord)
 	}
 	if !s.dirty && p.candidate {
