@@ -28,6 +28,12 @@ func runOnce(t *testing.T, p *framework.Profile, c framework.Cluster, sc ft.Scen
 	if err != nil {
 		t.Fatalf("NewDecision: %v", err)
 	}
+	return runOn(t, p, d, sc, ex, rec)
+}
+
+// runOn is runOnce on a decision already made.
+func runOn(t *testing.T, p *framework.Profile, d *framework.Decision, sc ft.Scenario, ex *framework.Explanation, rec *ft.Recorder) outcome {
+	t.Helper()
 	if rec != nil {
 		rec.Reset()
 	}
@@ -107,6 +113,7 @@ func randomProfile(t *testing.T, rng *rand.Rand, mode framework.Mode) (grouped, 
 func TestGroupedMatchesExplained(t *testing.T) {
 	const seeds = 1000
 	var placed, early, groupedRuns, zoneRuns int
+	reused := &framework.Decision{}
 	for seed := int64(1); seed <= seeds; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		sc := ft.RandomScenario(rng)
@@ -133,11 +140,17 @@ func TestGroupedMatchesExplained(t *testing.T) {
 			walked := runOnce(t, grouped, sc.Cluster.Indexed(), sc, mode, nil, rec)
 			undo()
 			slow := runOnce(t, podByPod, sc.Cluster, sc, mode, nil, rec)
+			// A decision Reset after deciding for another scenario (the
+			// last seed's, of another size) decides as a new one.
+			if err := reused.Reset(mode, sc.Cluster.Indexed(), ft.NewVPod("ns", "src", 0), sc.Base); err != nil {
+				t.Fatalf("Reset: %v", err)
+			}
+			reset := runOn(t, grouped, reused, sc, nil, rec)
 			failed := false
 			for _, other := range []struct {
 				name string
 				o    outcome
-			}{{"grouped", fast}, {"grouped with index", indexed}, {"grouped, zones walked", walked}, {"pod by pod", slow}} {
+			}{{"grouped", fast}, {"grouped with index", indexed}, {"grouped, zones walked", walked}, {"pod by pod", slow}, {"reset", reset}} {
 				if diff := cmp.Diff(explained, other.o); diff != "" {
 					t.Errorf("seed %d, %s, profile %s, n=%d: %s run differs from explained (-explained +%s):\n%s",
 						seed, mode, desc, sc.N, other.name, other.name, diff)
