@@ -116,31 +116,8 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 		return Result{}, nil
 	}
 	r := run{p: p, d: d, filters: p.filters, scores: p.scores}
-	for _, pp := range p.preparers {
-		st := pp.Prepare(ctx, d)
-		switch {
-		case st.Code() == Skip:
-			if r.skipped == nil {
-				r.skipped = map[string]bool{}
-			}
-			r.skipped[pp.Name()] = true
-		case !st.IsSuccess():
-			return Result{}, st.WithPlugin(pp.Name()).AsError()
-		}
-	}
-	if r.skipped != nil {
-		r.filters = nil
-		for _, f := range p.filters {
-			if !r.skipped[f.Name()] {
-				r.filters = append(r.filters, f)
-			}
-		}
-		r.scores = nil
-		for _, s := range p.scores {
-			if !r.skipped[s.plugin.Name()] {
-				r.scores = append(r.scores, s)
-			}
-		}
+	if err := r.prepare(ctx); err != nil {
+		return Result{}, err
 	}
 	if ex != nil {
 		ex.Mode = p.mode
@@ -208,6 +185,39 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 		res.Changed++
 	}
 	return res, nil
+}
+
+// prepare runs the profile's PreparePlugins and leaves out of the run the
+// plugins that asked to be skipped.
+func (r *run) prepare(ctx context.Context) error {
+	for _, pp := range r.p.preparers {
+		st := pp.Prepare(ctx, r.d)
+		switch {
+		case st.Code() == Skip:
+			if r.skipped == nil {
+				r.skipped = map[string]bool{}
+			}
+			r.skipped[pp.Name()] = true
+		case !st.IsSuccess():
+			return st.WithPlugin(pp.Name()).AsError()
+		}
+	}
+	if r.skipped == nil {
+		return nil
+	}
+	r.filters = nil
+	for _, f := range r.p.filters {
+		if !r.skipped[f.Name()] {
+			r.filters = append(r.filters, f)
+		}
+	}
+	r.scores = nil
+	for _, s := range r.p.scores {
+		if !r.skipped[s.plugin.Name()] {
+			r.scores = append(r.scores, s)
+		}
+	}
+	return nil
 }
 
 // capacityEnforced reports whether a filter still rejects full pods after
@@ -401,23 +411,10 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 	d := r.d
 	feasible := r.feasible[:0]
 	var rows []int // index into step.Candidates per feasible pod
-	d.quiet = step == nil
-	defer func() { d.quiet = false }()
 	for _, ord := range cands {
-		var rejected *Status
-		var rejectedBy string
-		for _, f := range r.filters {
-			st := f.Filter(ctx, d, ord)
-			if st.IsSuccess() {
-				continue
-			}
-			if !st.IsRejected() {
-				return -1, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(f.Name()).AsError())
-			}
-			// Naming the plugin through WithPlugin would copy the status
-			// for every rejected pod; the name is all that is needed.
-			rejected, rejectedBy = st, f.Name()
-			break
+		rejected, rejectedBy, err := r.filter(ctx, ord, step == nil)
+		if err != nil {
+			return -1, err
 		}
 		if step != nil {
 			c := CandidateExplanation{Ordinal: ord, Pod: podName(d, ord)}
@@ -482,6 +479,28 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 		}
 	}
 	return feasible[best], nil
+}
+
+// filter runs the filters on the pod and returns the first rejection and
+// its plugin, nil when the pod passes. quiet tells the filters their
+// reasons will not be read (Decision.ReasonsWanted).
+func (r *run) filter(ctx context.Context, ord int32, quiet bool) (*Status, string, error) {
+	d := r.d
+	d.quiet = quiet
+	defer func() { d.quiet = false }()
+	for _, f := range r.filters {
+		st := f.Filter(ctx, d, ord)
+		if st.IsSuccess() {
+			continue
+		}
+		if !st.IsRejected() {
+			return nil, "", fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(f.Name()).AsError())
+		}
+		// Naming the plugin through WithPlugin would copy the status for
+		// every rejected pod; the name is all that is needed.
+		return st, f.Name(), nil
+	}
+	return nil, "", nil
 }
 
 // score runs one score plugin (and its normalizer) over the feasible pods and
