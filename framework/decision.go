@@ -364,7 +364,7 @@ func (d *Decision) PodStats() DomainStats {
 // NodeStats summarises the source's vreplicas over Cluster.SchedulableNodes.
 func (d *Decision) NodeStats() DomainStats {
 	if d.nodeGen != d.gen {
-		if ri, ok := d.cluster.(RoomIndex); ok {
+		if ri, ok := d.roomIndex(); ok {
 			d.nodeStats, d.nodeGen = d.nodeStatsFromIndex(ri), d.gen
 			return d.nodeStats
 		}

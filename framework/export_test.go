@@ -7,3 +7,11 @@ func SetZoneWalkMin(n int) func() {
 	zoneWalkMin = n
 	return func() { zoneWalkMin = old }
 }
+
+// SetRoomIndexMin sets the fewest nodes for which the spread summaries read
+// a RoomIndex; it returns the undo.
+func SetRoomIndexMin(n int) func() {
+	old := roomIndexMin
+	roomIndexMin = n
+	return func() { roomIndexMin = old }
+}

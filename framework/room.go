@@ -80,7 +80,7 @@ func (d *Decision) roomNow() *room {
 	if r.found && r.gen == d.gen {
 		return r
 	}
-	if ri, ok := d.cluster.(RoomIndex); ok {
+	if ri, ok := d.roomIndex(); ok {
 		d.roomFromIndex(ri)
 		return r
 	}

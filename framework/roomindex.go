@@ -9,6 +9,19 @@ import "slices"
 // the cluster's nodes with room. A summary costs what the touched nodes and
 // the zones are, however many nodes the cluster has.
 
+// roomIndexMin is the fewest nodes for which the summaries read the
+// cluster's RoomIndex: on fewer, walking every node costs less than the
+// bookkeeping of the touched ones.
+var roomIndexMin = 32
+
+// roomIndex returns the cluster's RoomIndex when the summaries should use
+// it. It depends only on the cluster, so it answers the same for the whole
+// decision.
+func (d *Decision) roomIndex() (RoomIndex, bool) {
+	ri, ok := d.cluster.(RoomIndex)
+	return ri, ok && d.cluster.NumNodes() >= roomIndexMin
+}
+
 // roomFromIndex is roomNow on a RoomIndex cluster.
 func (d *Decision) roomFromIndex(ri RoomIndex) {
 	r := &d.room

@@ -242,7 +242,7 @@ func (r *run) startFast(n int32) {
 	r.collect = r.collectKey
 	zi, okZ := r.d.cluster.(ZoneFreeIndex)
 	ni, okN := r.d.cluster.(FreeCandidateIndex)
-	if r.p.zoned && okZ && okN {
+	if r.p.zoned && okZ && okN && walksZones(zi, r.d.cluster.NumZones()) {
 		r.zoned, r.zoneIdx, r.nodeIdx = true, zi, ni
 		r.buildZoneQueues(n)
 		return

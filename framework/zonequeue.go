@@ -25,6 +25,17 @@ type zoneQueue struct {
 // per node costs less than a walk that skips the used nodes' pods.
 var zoneWalkMin = 8
 
+// walksZones reports whether some zone is large enough to be walked; when
+// none is, the per-node path does the same work with less bookkeeping.
+func walksZones(zi ZoneFreeIndex, zones int) bool {
+	for z := range int32(zones) {
+		if len(zi.NodesInZone(z)) >= zoneWalkMin {
+			return true
+		}
+	}
+	return false
+}
+
 // buildZoneQueues starts the zone-grouped path: queues for the nodes the
 // source uses, for the nodes without a zone, whose pods no zone class holds,
 // and for every node of the zones too small to walk.
