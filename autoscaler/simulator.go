@@ -86,6 +86,7 @@ func (m *simulator) run(r int32) (simResult, error) {
 		c.SetReplicas(r)
 	}
 	kept := make([]vsched.Placement, 0, 8)
+	d := &framework.Decision{} // Reset per source
 	for _, s := range srcs {
 		// What Schedule would keep; the rest is placed again.
 		kept = descheduler.SplitPlacements(c, s.placements, kept).Kept
@@ -93,8 +94,7 @@ func (m *simulator) run(r int32) (simResult, error) {
 		if n <= 0 {
 			continue
 		}
-		d, err := framework.NewDecision(framework.Place, c, s.vpod, kept)
-		if err != nil {
+		if err := d.Reset(framework.Place, c, s.vpod, kept); err != nil {
 			return res, err
 		}
 		out, err := m.profile.Run(m.ctx, d, n, nil)
