@@ -45,6 +45,45 @@ type Reconciler struct {
 	startingMu    sync.Mutex
 	startingSince time.Time
 	now           func() time.Time
+
+	// pendingSince is when each source, nothing placed for it yet, was
+	// first found pending (see deferPendingWrite).
+	pendingMu    sync.Mutex
+	pendingSince map[types.NamespacedName]time.Time
+}
+
+// deferPendingWrite returns how long to wait before writing the pending
+// status of a source whose decision placed nothing new, or 0 to write it
+// now. When the controller starts on sources its StatefulSet has no room
+// for (from 0 pods), every source is pending until the autoscaler's pods
+// come, seconds later: writing "pending" and then the placements would be
+// two status writes per source. The scheduler requeues a pending source as
+// soon as room appears, so the write waits, up to bindWait from the
+// source's first pending decision; after that its status says why.
+// Placements that changed are progress and are written at once.
+func (r *Reconciler) deferPendingWrite(key types.NamespacedName, before, placements []vsched.Placement) time.Duration {
+	if r.bindWait <= 0 || r.now == nil || !apiequality.Semantic.DeepEqual(before, placements) {
+		return 0
+	}
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	now := r.now()
+	since, ok := r.pendingSince[key]
+	if !ok {
+		if r.pendingSince == nil {
+			r.pendingSince = map[types.NamespacedName]time.Time{}
+		}
+		since = now
+		r.pendingSince[key] = now
+	}
+	return max(0, since.Add(r.bindWait).Sub(now))
+}
+
+// placedInFull ends the source's pending window.
+func (r *Reconciler) placedInFull(key types.NamespacedName) {
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	delete(r.pendingSince, key)
 }
 
 // waitForStartingPods returns how long to wait before scheduling new
@@ -116,6 +155,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 	obj, err := r.lister.ByNamespace(ns).Get(name)
 	if apierrs.IsNotFound(err) {
 		r.sched.Forget(key)
+		r.placedInFull(key)
 		return nil
 	} else if err != nil {
 		return err
@@ -149,9 +189,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 		// brings the newer version, or the deletion, shortly.
 		return kcontroller.NewRequeueAfter(100 * time.Millisecond)
 	case err == nil:
+		r.placedInFull(key)
 		setStatus(src, placements, metav1.ConditionTrue, v1alpha1.ReasonAllPlaced,
 			fmt.Sprintf("%d vreplica(s) placed on %d pod(s)", vsched.TotalVReplicas(placements), vsched.PodCount(placements)))
 	case errors.Is(err, vsched.ErrNotEnoughReplicas):
+		if d := r.deferPendingWrite(key, before.Placements, placements); d > 0 {
+			return kcontroller.NewRequeueAfter(d)
+		}
 		// The partial placements are valid: store them. The scheduler
 		// requeues the source when room appears, and the autoscaler was
 		// triggered by the Schedule call.

@@ -812,3 +812,46 @@ func TestReconcileDemotedWhileDecidingWritesNothing(t *testing.T) {
 		t.Errorf("a replica demoted while deciding sent %d update request(s)", n)
 	}
 }
+
+// TestReconcileDefersPendingWrite: issue 15, the scale run. A source that
+// nothing can be placed for yet (no pod, as when the controller starts on
+// sources its StatefulSet of 0 pods must grow for) used to have its pending
+// status written at once and its placements written again a few seconds
+// later, when the autoscaler's pods came: 2 status writes per source. The
+// pending status now waits up to bindWait from the source's first pending
+// decision (the scheduler requeues the source as soon as room appears);
+// partial placements are progress and are written at once.
+func TestReconcileDefersPendingWrite(t *testing.T) {
+	t.Run("nothing placed: no write within bindWait, the pending status after it", func(t *testing.T) {
+		e := newEnv(t, envOpts{replicas: 0, capacity: 10})
+		e.r.bindWait = 10 * time.Second
+		e.r.now = e.cluster.Clock().Now
+		key := e.create(v1alpha1.New(srcNS, "src", 5)).GetKey()
+		if err := e.reconcile(key); !isRequeue(err) {
+			t.Fatalf("Reconcile() = %v, want a requeue", err)
+		}
+		if n := len(e.api.statusWrites(key)); n != 0 {
+			t.Fatalf("%d status writes within bindWait, want 0", n)
+		}
+		e.cluster.Clock().Step(10 * time.Second)
+		if err := e.reconcile(key); err != nil {
+			t.Fatalf("Reconcile() after bindWait = %v", err)
+		}
+		got := e.api.get(t, key)
+		if c := got.Condition(v1alpha1.ConditionScheduled); c == nil || c.Reason != v1alpha1.ReasonNotEnoughCapacity {
+			t.Errorf("after bindWait: %s, want the NotEnoughCapacity condition written", describe(got))
+		}
+	})
+	t.Run("partial placements are written at once", func(t *testing.T) {
+		e := newEnv(t, envOpts{replicas: 3, capacity: 1})
+		e.r.bindWait = 10 * time.Second
+		e.r.now = e.cluster.Clock().Now
+		key := e.create(v1alpha1.New(srcNS, "src", 5)).GetKey()
+		if err := e.reconcile(key); err != nil {
+			t.Fatalf("Reconcile() = %v", err)
+		}
+		if got := e.api.get(t, key); got.Status.PlacedVReplicas != 3 {
+			t.Errorf("partial placements not written: %s", describe(got))
+		}
+	})
+}
