@@ -194,6 +194,7 @@ func (e *env) scaleRestart(cfg scaleConfig, w *statusWatch, rep *scaleReport) {
 	srcs, vrs := moved(placementsOf(before), placementsOf(after))
 	rep.add("restart: resync status writes (probe excluded)", fmt.Sprint(w.sourceWrites(mark)), "0")
 	rep.add("restart: resync moves (sources / vreplicas)", fmt.Sprintf("%d / %d", srcs, vrs), "0")
+	rep.add("controller peak memory (VmHWM), restarted, after the resync", peakMemory(c.Pid()), "")
 }
 
 // scaleZoneFailure fails zone-c's nodes and times until every vreplica
