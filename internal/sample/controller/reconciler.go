@@ -47,9 +47,11 @@ type Reconciler struct {
 	now           func() time.Time
 
 	// pendingSince is when each source, nothing placed for it yet, was
-	// first found pending (see deferPendingWrite).
+	// first found pending (see deferPendingWrite); pruned is when windows
+	// of sources never reconciled again (deleted) were last dropped.
 	pendingMu    sync.Mutex
 	pendingSince map[types.NamespacedName]time.Time
+	pruned       time.Time
 }
 
 // deferPendingWrite returns how long to wait before writing the pending
@@ -60,14 +62,19 @@ type Reconciler struct {
 // two status writes per source. The scheduler requeues a pending source as
 // soon as room appears, so the write waits, up to bindWait from the
 // source's first pending decision; after that its status says why.
-// Placements that changed are progress and are written at once.
-func (r *Reconciler) deferPendingWrite(key types.NamespacedName, before, placements []vsched.Placement) time.Duration {
-	if r.bindWait <= 0 || r.now == nil || !apiequality.Semantic.DeepEqual(before, placements) {
+// Placements that changed are progress, and a status that already says
+// pending is kept current: both are written at once.
+func (r *Reconciler) deferPendingWrite(key types.NamespacedName, before *v1alpha1.SampleSourceStatus, placements []vsched.Placement) time.Duration {
+	if r.bindWait <= 0 || r.now == nil || !apiequality.Semantic.DeepEqual(before.Placements, placements) {
+		return 0
+	}
+	if c := meta.FindStatusCondition(before.Conditions, v1alpha1.ConditionScheduled); c != nil && c.Reason == v1alpha1.ReasonNotEnoughCapacity {
 		return 0
 	}
 	r.pendingMu.Lock()
 	defer r.pendingMu.Unlock()
 	now := r.now()
+	r.prunePendingLocked(now)
 	since, ok := r.pendingSince[key]
 	if !ok {
 		if r.pendingSince == nil {
@@ -76,7 +83,26 @@ func (r *Reconciler) deferPendingWrite(key types.NamespacedName, before, placeme
 		since = now
 		r.pendingSince[key] = now
 	}
-	return max(0, since.Add(r.bindWait).Sub(now))
+	if d := since.Add(r.bindWait).Sub(now); d > 0 {
+		return d
+	}
+	delete(r.pendingSince, key) // the window ends with this write
+	return 0
+}
+
+// prunePendingLocked drops, at most once per bindWait, the windows opened
+// over two bindWaits ago: their source was deleted, or its requeue is long
+// overdue. r.pendingMu is held.
+func (r *Reconciler) prunePendingLocked(now time.Time) {
+	if now.Sub(r.pruned) < r.bindWait {
+		return
+	}
+	r.pruned = now
+	for k, since := range r.pendingSince {
+		if now.Sub(since) >= 2*r.bindWait {
+			delete(r.pendingSince, k)
+		}
+	}
 }
 
 // placedInFull ends the source's pending window.
@@ -193,7 +219,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 		setStatus(src, placements, metav1.ConditionTrue, v1alpha1.ReasonAllPlaced,
 			fmt.Sprintf("%d vreplica(s) placed on %d pod(s)", vsched.TotalVReplicas(placements), vsched.PodCount(placements)))
 	case errors.Is(err, vsched.ErrNotEnoughReplicas):
-		if d := r.deferPendingWrite(key, before.Placements, placements); d > 0 {
+		if d := r.deferPendingWrite(key, &before, placements); d > 0 {
 			return kcontroller.NewRequeueAfter(d)
 		}
 		// The partial placements are valid: store them. The scheduler
