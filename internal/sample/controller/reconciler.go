@@ -105,6 +105,19 @@ func (r *Reconciler) prunePendingLocked(now time.Time) {
 	}
 }
 
+// holdPendingWrite returns, for a Schedule result, how long to wait before
+// writing it (deferPendingWrite), or 0; a source placed in full ends its
+// pending window.
+func (r *Reconciler) holdPendingWrite(key types.NamespacedName, before *v1alpha1.SampleSourceStatus, placements []vsched.Placement, err error) time.Duration {
+	switch {
+	case err == nil:
+		r.placedInFull(key)
+	case errors.Is(err, vsched.ErrNotEnoughReplicas):
+		return r.deferPendingWrite(key, before, placements)
+	}
+	return 0
+}
+
 // placedInFull ends the source's pending window.
 func (r *Reconciler) placedInFull(key types.NamespacedName) {
 	r.pendingMu.Lock()
@@ -203,6 +216,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 		}
 	}
 	placements, err := r.sched.Schedule(ctx, src)
+	if d := r.holdPendingWrite(key, &before, placements, err); d > 0 {
+		return kcontroller.NewRequeueAfter(d)
+	}
 	var retErr error
 	switch {
 	case errors.Is(err, vsched.ErrNotLeader):
@@ -215,13 +231,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 		// brings the newer version, or the deletion, shortly.
 		return kcontroller.NewRequeueAfter(100 * time.Millisecond)
 	case err == nil:
-		r.placedInFull(key)
 		setStatus(src, placements, metav1.ConditionTrue, v1alpha1.ReasonAllPlaced,
 			fmt.Sprintf("%d vreplica(s) placed on %d pod(s)", vsched.TotalVReplicas(placements), vsched.PodCount(placements)))
 	case errors.Is(err, vsched.ErrNotEnoughReplicas):
-		if d := r.deferPendingWrite(key, &before, placements); d > 0 {
-			return kcontroller.NewRequeueAfter(d)
-		}
 		// The partial placements are valid: store them. The scheduler
 		// requeues the source when room appears, and the autoscaler was
 		// triggered by the Schedule call.
