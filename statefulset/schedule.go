@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"go.uber.org/zap/zapcore"
-	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
@@ -52,7 +51,7 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		return nil, fmt.Errorf("%s: vreplicas must be at most %d (vsched.MaxVReplicas), got %d", key, vsched.MaxVReplicas, desired)
 	}
 	ex, _ := ctx.Value(explainKey{}).(*framework.Explanation)
-	log := logging.FromContext(ctx)
+	log := s.logger(ctx)
 	profiles := s.cfg.Profiles()
 	if profiles.Place == nil || profiles.Remove == nil {
 		return nil, fmt.Errorf("%s: no scheduling profile configured", key)
@@ -203,7 +202,7 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		}
 		if res.Moved > 0 {
 			placements = d.Placements()
-			log.Infow("vsched: moved vreplicas to restore a rebalancing filter's rule", "source", key.String(),
+			log.Debugw("vsched: moved vreplicas to restore a rebalancing filter's rule", "source", key.String(),
 				"plugin", res.Plugin, "moved", res.Moved, "limit", limit)
 		}
 		if res.Stuck != "" {

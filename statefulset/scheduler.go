@@ -8,17 +8,19 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
+	"go.uber.org/zap"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
-	"knative.dev/pkg/logging"
 	"knative.dev/pkg/reconciler"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/internal/vlog"
 	"github.com/vsched/vsched/state"
 )
 
@@ -107,6 +109,10 @@ type Config struct {
 	AlwaysLeader bool
 	// Clock defaults to the real clock.
 	Clock clock.PassiveClock
+	// Logger receives the scheduler's logs when set. Otherwise they go to
+	// knative.dev/pkg's logger in the context, else to a logr.Logger in
+	// the context, else nowhere. Decisions log at Debug (logr's V(1)).
+	Logger logr.Logger
 }
 
 // Scheduler places sources' vreplicas on one StatefulSet's pods.
@@ -134,6 +140,9 @@ type Scheduler struct {
 
 	bucketsMu sync.Mutex
 	buckets   map[string]bool
+
+	// log is Config.Logger's, nil when none was given (see logger).
+	log *zap.SugaredLogger
 
 	// seen is what the informer handlers last reported about the nodes
 	// and the StatefulSet's size (see seen.go).
@@ -185,15 +194,22 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 	}
 	s := &Scheduler{cfg: cfg, key: types.NamespacedName{Namespace: cfg.Namespace, Name: cfg.Name}, st: st, buckets: map[string]bool{}}
 	s.leader.Store(cfg.AlwaysLeader)
-	s.seen.log = logging.FromContext(ctx).With("statefulset", s.key.String())
+	if vlog.Given(cfg.Logger) {
+		s.log = vlog.FromLogr(cfg.Logger)
+	}
+	s.seen.log = s.logger(ctx).With("statefulset", s.key.String())
 	if cfg.InformerFactory != nil {
 		if err := s.watch(cfg.InformerFactory); err != nil {
 			return nil, err
 		}
 	}
-	logging.FromContext(ctx).Infow("vsched scheduler created", "statefulset", s.key.String(), "capacity", cfg.Capacity, "alwaysLeader", cfg.AlwaysLeader)
+	s.logger(ctx).Infow("vsched scheduler created", "statefulset", s.key.String(), "capacity", cfg.Capacity, "alwaysLeader", cfg.AlwaysLeader)
 	return s, nil
 }
+
+// logger is Config.Logger when given, else the context's (see package
+// internal/vlog).
+func (s *Scheduler) logger(ctx context.Context) *zap.SugaredLogger { return vlog.Pick(ctx, s.log) }
 
 // State runs f with the scheduler's state locked, for the autoscaler, the
 // evictor and tests. f must not keep the pointer.
@@ -464,7 +480,7 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	now := s.cfg.Clock.Now()
 	vpods, mark, err := s.resyncList(ts, now)
 	if err != nil {
-		logging.FromContext(ctx).Warnw("vsched resync: listing sources failed; state kept as it is", "statefulset", s.key.String(), "error", err)
+		s.logger(ctx).Warnw("vsched resync: listing sources failed; state kept as it is", "statefulset", s.key.String(), "error", err)
 		return err
 	}
 	s.st.Lock()
@@ -487,7 +503,7 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	}
 	expired := s.st.ExpireReservations(now, s.cfg.ReservationTTL)
 	s.st.Unlock()
-	log := logging.FromContext(ctx)
+	log := s.logger(ctx)
 	for _, k := range res.Overridden {
 		log.Infow("vsched resync: source's status differs from the reservation; the status wins", "source", k.String())
 	}
