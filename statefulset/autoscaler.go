@@ -22,10 +22,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	appslisters "k8s.io/client-go/listers/apps/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
@@ -194,7 +192,7 @@ type Autoscaler struct {
 	key     types.NamespacedName
 	clock   clock.Clock
 	drainer *evictor.Drainer
-	sets    appslisters.StatefulSetLister
+	getSet  func(namespace, name string) (*appsv1.StatefulSet, error)
 	metrics *autoscalerMetrics
 	wake    chan struct{}
 	log     *zap.SugaredLogger // nil: the context's (logger)
@@ -261,12 +259,11 @@ func NewAutoscaler(ctx context.Context, cfg AutoscalerConfig) (*Autoscaler, erro
 		State:       s.State,
 		Evict:       cfg.Evictor,
 	}
-	if f := s.cfg.InformerFactory; f != nil {
-		pods := f.Core().V1().Pods().Lister()
+	if list := s.cfg.Informers.ListPods; list != nil {
 		ns := s.key.Namespace
-		dcfg.Pods = func() ([]*corev1.Pod, error) { return pods.Pods(ns).List(labels.Everything()) }
-		a.sets = f.Apps().V1().StatefulSets().Lister()
+		dcfg.Pods = func() ([]*corev1.Pod, error) { return list(ns) }
 	}
+	a.getSet = s.cfg.Informers.GetStatefulSet
 	d, err := evictor.New(dcfg)
 	if err != nil {
 		return nil, err
@@ -384,8 +381,8 @@ func (a *Autoscaler) policy(cfg *config.AutoscalerConfig) Policy {
 
 // statefulSet reads the StatefulSet, from the informer when there is one.
 func (a *Autoscaler) statefulSet(ctx context.Context) (*appsv1.StatefulSet, error) {
-	if a.sets != nil {
-		return a.sets.StatefulSets(a.key.Namespace).Get(a.key.Name)
+	if a.getSet != nil {
+		return a.getSet(a.key.Namespace, a.key.Name)
 	}
 	return a.cfg.Client.AppsV1().StatefulSets(a.key.Namespace).Get(ctx, a.key.Name, metav1.GetOptions{})
 }

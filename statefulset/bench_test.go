@@ -121,10 +121,10 @@ func startBenchScheduler(b testing.TB, c *memcluster.Cluster, w workload, profil
 			}
 			return out, nil
 		},
-		ListerSynced:    func() bool { return true }, // the slice is the whole truth
-		InformerFactory: c.InformerFactory(),
-		Profiles:        profiles,
-		AlwaysLeader:    true,
+		ListerSynced: func() bool { return true }, // the slice is the whole truth
+		Informers:    InformersFromFactory(c.InformerFactory()),
+		Profiles:     profiles,
+		AlwaysLeader: true,
 	})
 	if err != nil {
 		b.Fatal(err)

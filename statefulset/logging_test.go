@@ -35,7 +35,7 @@ func logScenario(t *testing.T, l logr.Logger) {
 	}
 	sched, err := statefulset.New(ctx, statefulset.Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
-		Lister: sources.List, ListerSynced: sources.HasSynced, InformerFactory: c.InformerFactory(),
+		Lister: sources.List, ListerSynced: sources.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()),
 		Profiles: profiles, AlwaysLeader: true, Clock: c.Clock(), Logger: l,
 	})
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 	"knative.dev/pkg/reconciler"
@@ -80,11 +79,11 @@ type Config struct {
 	// would shrink a StatefulSet that is in use. Until it reports true,
 	// Schedule answers ErrNotReady and the autoscaler holds.
 	ListerSynced func() bool
-	// InformerFactory provides the pod, node and StatefulSet informers.
-	// The scheduler registers its handlers; the caller starts the factory.
-	// A factory limited to the StatefulSet's namespace is enough (nodes are
-	// cluster-scoped either way).
-	InformerFactory informers.SharedInformerFactory
+	// Informers provide the pods, nodes and StatefulSet: the scheduler
+	// registers its handlers; the caller starts them. Required (all three
+	// or none, for tests that feed the state directly);
+	// InformersFromFactory builds them from a SharedInformerFactory.
+	Informers Informers
 	// Profiles supplies the profiles. Required (see ProfilesFrom).
 	Profiles ProfileSource
 	// Requeue is called, outside any lock, for each source with pending
@@ -169,6 +168,8 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 		return nil, fmt.Errorf("statefulset scheduler: ListerSynced is required (the sources' informer HasSynced)")
 	case cfg.Profiles == nil:
 		return nil, fmt.Errorf("statefulset scheduler: Profiles is required")
+	case !cfg.Informers.empty() && (cfg.Informers.Pods == nil || cfg.Informers.Nodes == nil || cfg.Informers.StatefulSets == nil):
+		return nil, fmt.Errorf("statefulset scheduler: Informers needs Pods, Nodes and StatefulSets (or none)")
 	case cfg.ResyncPeriod < 0:
 		return nil, fmt.Errorf("statefulset scheduler: ResyncPeriod must not be negative, got %v", cfg.ResyncPeriod)
 	case cfg.ReservationTTL < 0:
@@ -198,8 +199,8 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 		s.log = vlog.FromLogr(cfg.Logger)
 	}
 	s.seen.log = s.logger(ctx).With("statefulset", s.key.String())
-	if cfg.InformerFactory != nil {
-		if err := s.watch(cfg.InformerFactory); err != nil {
+	if !cfg.Informers.empty() {
+		if err := s.watch(cfg.Informers); err != nil {
 			return nil, err
 		}
 	}
@@ -222,22 +223,22 @@ func (s *Scheduler) State(f func(*state.State)) {
 // StatefulSet is the StatefulSet's key.
 func (s *Scheduler) StatefulSet() types.NamespacedName { return s.key }
 
-func (s *Scheduler) watch(f informers.SharedInformerFactory) error {
+func (s *Scheduler) watch(inf Informers) error {
 	handlers := []struct {
-		informer cache.SharedIndexInformer
+		informer Informer
 		funcs    cache.ResourceEventHandlerFuncs
 	}{
-		{f.Core().V1().Pods().Informer(), cache.ResourceEventHandlerFuncs{
+		{inf.Pods, cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { s.podChanged(obj) },
 			UpdateFunc: func(_, obj any) { s.podChanged(obj) },
 			DeleteFunc: s.podDeleted,
 		}},
-		{f.Core().V1().Nodes().Informer(), cache.ResourceEventHandlerFuncs{
+		{inf.Nodes, cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { s.nodeChanged(obj) },
 			UpdateFunc: func(_, obj any) { s.nodeChanged(obj) },
 			DeleteFunc: s.nodeDeleted,
 		}},
-		{f.Apps().V1().StatefulSets().Informer(), cache.ResourceEventHandlerFuncs{
+		{inf.StatefulSets, cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { s.setChanged(obj) },
 			UpdateFunc: func(_, obj any) { s.setChanged(obj) },
 			DeleteFunc: func(obj any) { s.setDeleted(obj) },
@@ -259,7 +260,7 @@ func (s *Scheduler) watch(f informers.SharedInformerFactory) error {
 }
 
 type handlerReg struct {
-	informer cache.SharedIndexInformer
+	informer Informer
 	reg      cache.ResourceEventHandlerRegistration
 }
 

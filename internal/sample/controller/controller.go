@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
@@ -29,7 +29,7 @@ import (
 	"knative.dev/pkg/system"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/embed"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 
 	"github.com/vsched/vsched/statefulset"
@@ -133,13 +133,10 @@ func Run(ctx context.Context, o Options) error {
 	// Live configuration: config-scheduler, config-descheduler,
 	// config-autoscaler (a rejected edit is an Event; the last good stays).
 	cmw := informer.NewInformedWatcher(o.Kube, o.Namespace)
-	store, err := config.NewStore(ctx, nil, config.Names{}, config.RecordRejections(recorder))
+	live, err := embed.WatchConfigMaps(ctx, cmw, o.Namespace, nil, recorder)
 	if err != nil {
 		return err
 	}
-	store.WatchConfigs(cmw, o.Namespace)
-	astore := config.NewAutoscalerStore(ctx, "", config.RecordRejections(recorder))
-	astore.WatchConfigs(cmw, o.Namespace)
 
 	// Sources, through the dynamic client.
 	dynFactory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(o.Dynamic, o.ResyncPeriod, o.SourceNamespace, nil)
@@ -160,17 +157,23 @@ func Run(ctx context.Context, o Options) error {
 	}
 
 	kubeFactory := informers.NewSharedInformerFactoryWithOptions(o.Kube, o.ResyncPeriod, informers.WithNamespace(o.Namespace))
-	sched, err := statefulset.New(ctx, statefulset.Config{
-		Namespace:       o.Namespace,
-		Name:            o.StatefulSet,
-		Capacity:        o.Capacity,
-		Lister:          listSources(lister),
-		ListerSynced:    srcInformer.Informer().HasSynced,
-		FreshLister:     freshSources(ctx, o.Dynamic.Resource(v1alpha1.GroupVersionResource).Namespace(o.SourceNamespace)),
-		InformerFactory: kubeFactory,
-		Profiles:        statefulset.ProfilesFromStore(store),
-		Requeue:         impl.EnqueueKey,
-		ResyncPeriod:    o.ResyncPeriod,
+	sched, err := embed.New(ctx, embed.Options{
+		Namespace:    o.Namespace,
+		StatefulSet:  o.StatefulSet,
+		Capacity:     o.Capacity,
+		Informers:    statefulset.InformersFromFactory(kubeFactory),
+		Lister:       listSources(lister),
+		ListerSynced: srcInformer.Informer().HasSynced,
+		FreshLister:  freshSources(ctx, o.Dynamic.Resource(v1alpha1.GroupVersionResource).Namespace(o.SourceNamespace)),
+		Profiles:     live.Profiles,
+		Requeue:      impl.EnqueueKey,
+		Client:       o.Kube,
+		// Compaction: a source that must leave a draining pod is
+		// requeued; its next Schedule moves it and the reconciler writes
+		// the result in one status update.
+		AutoscalerConfig: live.Autoscaler,
+		Recorder:         recorder,
+		ResyncPeriod:     o.ResyncPeriod,
 	})
 	if err != nil {
 		return err
@@ -184,39 +187,7 @@ func Run(ctx context.Context, o Options) error {
 	r.podsStarting = func() bool {
 		return slices.ContainsFunc(sched.Pods(), func(p statefulset.PodView) bool { return !p.Exists || p.Node == "" })
 	}
-
-	auto, err := statefulset.NewAutoscaler(ctx, statefulset.AutoscalerConfig{
-		Scheduler: sched,
-		Client:    o.Kube,
-		Recorder:  recorder,
-		Config:    astore.Config,
-		// The drain protocol: requeue the source and return; its next
-		// Schedule moves its vreplicas off the draining pods and the
-		// reconciler writes the result in one status update.
-		Evictor: func(_ context.Context, src types.NamespacedName) error {
-			impl.EnqueueKey(src)
-			return nil
-		},
-	})
-	if err != nil {
-		return err
-	}
-
-	if _, err := srcInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { observe(sched, obj); impl.Enqueue(obj) },
-		UpdateFunc: func(_, obj any) {
-			observe(sched, obj)
-			impl.Enqueue(obj)
-		},
-		DeleteFunc: func(obj any) {
-			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = t.Obj
-			}
-			if u, ok := obj.(*unstructured.Unstructured); ok {
-				sched.Forget(types.NamespacedName{Namespace: u.GetNamespace(), Name: u.GetName()})
-			}
-		},
-	}); err != nil {
+	if _, err := srcInformer.Informer().AddEventHandler(sched.SourceHandler(toVPod, impl.Enqueue)); err != nil {
 		return err
 	}
 
@@ -250,7 +221,6 @@ func Run(ctx context.Context, o Options) error {
 		log.Info("informers synced; starting")
 	}
 	go sched.Run(ctx)
-	go auto.Run(ctx)
 	return impl.RunContext(ctx, o.Threadiness)
 }
 
@@ -287,33 +257,22 @@ func startSourcesLate(ctx context.Context, f dynamicinformer.DynamicSharedInform
 	}
 }
 
-func observe(sched *statefulset.Scheduler, obj any) {
+// toVPod converts a source informer's object for the scheduler.
+func toVPod(obj any) (vsched.VPod, bool) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
-		return
+		return nil, false
 	}
-	if s, err := v1alpha1.FromUnstructured(u); err == nil {
-		sched.Observe(s)
-	}
+	s, err := v1alpha1.FromUnstructured(u)
+	return s, err == nil
 }
 
 // listSources lists the sources the informer holds, for the scheduler.
 func listSources(l cache.GenericLister) vsched.VPodLister {
-	return func() ([]vsched.VPod, error) {
-		objs, err := l.List(labels.Everything())
-		if err != nil {
-			return nil, err
-		}
-		out := make([]vsched.VPod, 0, len(objs))
-		for _, obj := range objs {
-			s, err := v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, s)
-		}
-		return out, nil
-	}
+	return embed.Lister(func() ([]runtime.Object, error) { return l.List(labels.Everything()) },
+		func(obj runtime.Object) (vsched.VPod, error) {
+			return v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
+		})
 }
 
 // freshSources lists the sources from the API server, a page at a time, for

@@ -25,6 +25,7 @@ import (
 	logtesting "knative.dev/pkg/logging/testing"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/embed"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/state"
@@ -343,8 +344,8 @@ func newEnv(t *testing.T, o envOpts) *env {
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
 		Lister: listSources(lister),
 		// The test fills the indexer itself: it is complete from the start.
-		ListerSynced:    func() bool { return true },
-		InformerFactory: c.InformerFactory(),
+		ListerSynced: func() bool { return true },
+		Informers:    statefulset.InformersFromFactory(c.InformerFactory()),
 		Profiles: func() statefulset.Profiles {
 			e.mu.Lock()
 			f := e.duringSchedule
@@ -367,7 +368,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	}
 	t.Cleanup(e.sched.Close)
 	e.r = &Reconciler{
-		sched:  e.sched,
+		sched:  &embed.Scheduler{Scheduler: e.sched},
 		lister: lister,
 		client: e.api.client.Resource(gvr),
 		enqueueAll: func() {
