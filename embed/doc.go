@@ -8,10 +8,7 @@
 //     protocol: the next Schedule of the source moves its vreplicas off the
 //     draining pods, and the controller writes the result in one status
 //     update).
-//   - Scheduler.Run runs the periodic resync and the autoscaler;
-//     Scheduler.Lead does the same for a replica that leads by other means
-//     than knative's buckets (a controller-runtime leader-election
-//     runnable).
+//   - Scheduler.Run runs the periodic resync and the autoscaler.
 //   - Scheduler.SourceHandler forwards the sources' informer events:
 //     Observe on add and update, Forget on delete.
 //   - Lister turns a list of your source objects into a vsched.VPodLister.

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
-	"knative.dev/pkg/reconciler"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
@@ -49,8 +48,9 @@ type Options struct {
 	Recorder record.EventRecorder
 	// ResyncPeriod: 0 means statefulset.DefaultResyncPeriod.
 	ResyncPeriod time.Duration
-	// AlwaysLeader: see statefulset.Config. Lead promotes the scheduler
-	// without it.
+	// AlwaysLeader: see statefulset.Config. Set it where the controller
+	// runs only while elected and stops when it loses the election
+	// (controller-runtime's manager).
 	AlwaysLeader bool
 	// Logger receives the scheduler's and autoscaler's logs (see
 	// statefulset.Config.Logger).
@@ -67,7 +67,7 @@ type Scheduler struct {
 }
 
 // New builds the scheduler, registers its informer handlers, and builds its
-// autoscaler when o.Client is set. Start the informers, then Run (or Lead).
+// autoscaler when o.Client is set. Start the informers, then Run.
 func New(ctx context.Context, o Options) (*Scheduler, error) {
 	if o.Requeue == nil {
 		return nil, fmt.Errorf("embed: Requeue is required")
@@ -108,18 +108,4 @@ func (s *Scheduler) Run(ctx context.Context) {
 		go s.Autoscaler.Run(ctx)
 	}
 	s.Scheduler.Run(ctx)
-}
-
-// Lead makes the scheduler lead until ctx is done, running it as Run does,
-// then demotes it: for a replica elected by other means than knative's
-// buckets, such as a controller-runtime runnable that needs leader
-// election. It returns nil, as such a runnable does when stopped.
-func (s *Scheduler) Lead(ctx context.Context) error {
-	b := reconciler.UniversalBucket()
-	if err := s.Promote(b, nil); err != nil {
-		return err
-	}
-	defer s.Demote(b)
-	s.Run(ctx)
-	return nil
 }

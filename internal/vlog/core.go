@@ -14,6 +14,10 @@ type core struct {
 	fields []zapcore.Field
 }
 
+// callDepth is how many frames zap puts between a SugaredLogger call (as
+// vsched logs) and Write.
+const callDepth = 4
+
 func newCore(l logr.Logger) zapcore.Core { return &core{l: l} }
 
 func (c *core) sink(lvl zapcore.Level) logr.Logger {
@@ -42,7 +46,8 @@ func (c *core) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.Checked
 func (c *core) Write(e zapcore.Entry, fields []zapcore.Field) error {
 	err, fields := takeError(e.Level, fields)
 	kv := keysAndValues(c.fields, fields)
-	l := c.sink(e.Level)
+	// The caller is vsched's code, past zap's frames.
+	l := c.sink(e.Level).WithCallDepth(callDepth)
 	if e.LoggerName != "" {
 		l = l.WithValues("logger", e.LoggerName)
 	}

@@ -3,6 +3,7 @@ package vlog
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -71,5 +72,16 @@ func TestFromContext(t *testing.T) {
 	Resolve(knative, l).Info("explicit")
 	if observed.Len() != 1 || len(*lines) != 2 {
 		t.Errorf("explicit logger: knative got %d, logr got %d lines; want 1 and 2", observed.Len(), len(*lines))
+	}
+}
+
+// TestCaller: a logr sink that reports callers sees vsched's call, not
+// this package's forwarding.
+func TestCaller(t *testing.T) {
+	var line string
+	l := funcr.New(func(_, args string) { line = args }, funcr.Options{LogCaller: funcr.All})
+	FromLogr(l).Infow("here")
+	if !strings.Contains(line, `"file"="vlog_test.go"`) {
+		t.Errorf("caller of %s; want vlog_test.go", line)
 	}
 }
