@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.uber.org/zap/zapcore"
 
@@ -33,6 +34,15 @@ import (
 // retryable. The decision counts against capacity (as a reservation) from
 // the moment Schedule returns.
 func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Placement, error) {
+	start := time.Now()
+	var moves moveCounts
+	placements, err := s.schedule(ctx, vpod, &moves)
+	s.metrics.record(ctx, time.Since(start), err, &moves)
+	return placements, err
+}
+
+// schedule is Schedule, adding the vreplicas it moved to moves by reason.
+func (s *Scheduler) schedule(ctx context.Context, vpod vsched.VPod, moves *moveCounts) ([]vsched.Placement, error) {
 	if vpod == nil {
 		return nil, fmt.Errorf("statefulset scheduler: nil source")
 	}
@@ -202,6 +212,7 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		}
 		if res.Moved > 0 {
 			placements = d.Placements()
+			moves.add(MoveRebalance, int64(res.Moved))
 			log.Debugw("vsched: moved vreplicas to restore a rebalancing filter's rule", "source", key.String(),
 				"plugin", res.Plugin, "moved", res.Moved, "limit", limit)
 		}
@@ -226,6 +237,7 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 	}
 	s.st.SetPending(key, pending)
 	if lost > 0 || len(fromDraining) > 0 {
+		s.countMoves(base, placements, moves)
 		log.Debugw("vsched: moved vreplicas off pods that are draining or beyond the StatefulSet's replicas", "source", key.String(), "beyondReplicas", lost, "drainingPods", len(fromDraining))
 	}
 	out := make([]vsched.Placement, len(placements))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -108,6 +109,9 @@ type Config struct {
 	AlwaysLeader bool
 	// Clock defaults to the real clock.
 	Clock clock.PassiveClock
+	// MeterProvider receives the scheduler's metrics (Metric*); it
+	// defaults to OpenTelemetry's global provider.
+	MeterProvider metric.MeterProvider
 	// Logger receives the scheduler's logs when set. Otherwise they go to
 	// knative.dev/pkg's logger in the context, else to a logr.Logger in
 	// the context, else nowhere. Decisions log at Debug (logr's V(1)).
@@ -141,7 +145,9 @@ type Scheduler struct {
 	buckets   map[string]bool
 
 	// log is Config.Logger's, nil when none was given (see logger).
-	log *zap.SugaredLogger
+	log     *zap.SugaredLogger
+	metrics *schedulerMetrics
+	drains  drainReasons
 
 	// seen is what the informer handlers last reported about the nodes
 	// and the StatefulSet's size (see seen.go).
@@ -197,6 +203,13 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 	s.leader.Store(cfg.AlwaysLeader)
 	if vlog.Given(cfg.Logger) {
 		s.log = vlog.FromLogr(cfg.Logger)
+	}
+	mp := cfg.MeterProvider
+	if mp == nil {
+		mp = otelMeterProvider()
+	}
+	if s.metrics, err = newSchedulerMetrics(s, mp); err != nil {
+		return nil, err
 	}
 	s.seen.log = s.logger(ctx).With("statefulset", s.key.String())
 	if !cfg.Informers.empty() {
@@ -269,6 +282,9 @@ type handlerReg struct {
 // scheduler would keep receiving events, and stay in memory, for as long as
 // the informers live.
 func (s *Scheduler) Close() {
+	if s.metrics != nil && s.metrics.reg != nil {
+		_ = s.metrics.reg.Unregister()
+	}
 	for _, h := range s.handlers {
 		_ = h.informer.RemoveEventHandler(h.reg)
 	}
@@ -287,6 +303,7 @@ func (s *Scheduler) podChanged(obj any) {
 	if !ok || pod.Namespace != s.cfg.Namespace {
 		return
 	}
+	s.drains.observe(pod, s.st.Options().DrainingAnnotation)
 	s.st.Lock()
 	grew := s.st.UpsertPod(pod)
 	s.st.Unlock()
