@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,11 +51,15 @@ type Decision struct {
 	// Err is Schedule's error when it is not retryable by waiting: return
 	// it (after writing the Condition) so the controller backs off.
 	Err error
+	// Moved are the vreplicas this decision moved between pods, by reason
+	// (statefulset.Move*); see MovedEvent.
+	Moved statefulset.Moves
 }
 
 // Decide schedules vpod and returns what to do with the result.
 func (s *Scheduler) Decide(ctx context.Context, vpod vsched.VPod) Decision {
-	placements, err := s.Schedule(ctx, vpod)
+	moved := statefulset.Moves{}
+	placements, err := s.Schedule(statefulset.WithMoves(ctx, moved), vpod)
 	switch {
 	case errors.Is(err, vsched.ErrNotLeader):
 		return Decision{}
@@ -65,7 +70,7 @@ func (s *Scheduler) Decide(ctx context.Context, vpod vsched.VPod) Decision {
 	case err == nil || errors.Is(err, vsched.ErrNotEnoughReplicas):
 		// Partial placements are valid: the scheduler requeues the
 		// source when room appears.
-		return Decision{Write: true, Placements: placements, Condition: Condition(placements, err)}
+		return Decision{Write: true, Placements: placements, Condition: Condition(placements, err), Moved: moved}
 	}
 	return Decision{Condition: Condition(placements, err), Err: err}
 }
@@ -91,4 +96,26 @@ func Condition(placements []vsched.Placement, err error) metav1.Condition {
 		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonScheduleFailed, err.Error()
 	}
 	return c
+}
+
+// ReasonVReplicasMoved is the reason of MovedEvent's Event.
+const ReasonVReplicasMoved = "VReplicasMoved"
+
+// MovedEvent returns the message of the Event to record on the source
+// (type Normal, reason ReasonVReplicasMoved) once d's placements are
+// written, when d moved vreplicas off pods that were drained or whose node
+// was lost: the moves an operator asks about. Rebalancing and capacity
+// moves are left to the metrics. ok is false when there is nothing to say.
+func MovedEvent(d Decision) (msg string, ok bool) {
+	var parts []string
+	if n := d.Moved[statefulset.MoveLostNode]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d vreplica(s) off pods whose node was lost", n))
+	}
+	if n := d.Moved[statefulset.MoveDrain]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d vreplica(s) off drained pods", n))
+	}
+	if len(parts) == 0 {
+		return "", false
+	}
+	return "moved " + strings.Join(parts, " and ") + " to other pods", true
 }

@@ -55,7 +55,8 @@ type Options struct {
 	// Logger receives the scheduler's and autoscaler's logs (see
 	// statefulset.Config.Logger).
 	Logger logr.Logger
-	// MeterProvider defaults to OpenTelemetry's global provider.
+	// MeterProvider receives the scheduler's and the autoscaler's metrics;
+	// it defaults to OpenTelemetry's global provider.
 	MeterProvider metric.MeterProvider
 }
 
@@ -77,6 +78,7 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 		Lister: o.Lister, ListerSynced: o.ListerSynced, FreshLister: o.FreshLister,
 		Informers: o.Informers, Profiles: o.Profiles, Requeue: o.Requeue,
 		ResyncPeriod: o.ResyncPeriod, AlwaysLeader: o.AlwaysLeader, Logger: o.Logger,
+		MeterProvider: o.MeterProvider,
 	})
 	if err != nil {
 		return nil, err

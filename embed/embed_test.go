@@ -49,7 +49,7 @@ func TestCondition(t *testing.T) {
 // 2, with its autoscaler, configured by ConfigMaps through
 // WatchConfigMaps: the lowest ordinals first, at most 3 replicas. It
 // returns it with the sources and the requeued keys.
-func start(t *testing.T, alwaysLeader bool) (*embed.Scheduler, *memcluster.Sources, func() []types.NamespacedName) {
+func start(t *testing.T, alwaysLeader bool) (*embed.Scheduler, *memcluster.Cluster, *memcluster.Sources, func() []types.NamespacedName) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	cm := func(name string, data map[string]string) *corev1.ConfigMap {
@@ -93,7 +93,7 @@ func start(t *testing.T, alwaysLeader bool) (*embed.Scheduler, *memcluster.Sourc
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return s, sources, func() []types.NamespacedName {
+	return s, c, sources, func() []types.NamespacedName {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]types.NamespacedName(nil), requeued...)
@@ -101,7 +101,7 @@ func start(t *testing.T, alwaysLeader bool) (*embed.Scheduler, *memcluster.Sourc
 }
 
 func TestDecide(t *testing.T) {
-	s, sources, _ := start(t, true)
+	s, _, sources, _ := start(t, true)
 	key := types.NamespacedName{Namespace: "ns", Name: "src"}
 	src, err := sources.Create(key, 5)
 	if err != nil {
@@ -127,8 +127,48 @@ func TestDecide(t *testing.T) {
 	}
 }
 
+// TestDecideMovedEvent: a decision that moves vreplicas off a pod whose
+// node was lost says so, for the Event on the source.
+func TestDecideMovedEvent(t *testing.T) {
+	s, c, sources, _ := start(t, true)
+	ctx := context.Background()
+	key := types.NamespacedName{Namespace: "ns", Name: "src"}
+	if _, err := sources.Create(key, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sources.Reconcile(ctx, s, key); err != nil { // adapter-0
+		t.Fatal(err)
+	}
+	if _, ok := embed.MovedEvent(s.Decide(ctx, mustGet(t, sources, key))); ok {
+		t.Error("an Event for a decision that moved nothing")
+	}
+	if err := c.AnnotatePod(0, c.DrainingAnnotation(), "unavailable"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d := s.Decide(ctx, mustGet(t, sources, key))
+	if diff := cmp.Diff(statefulset.Moves{statefulset.MoveLostNode: 2}, d.Moved); diff != "" {
+		t.Errorf("Moved (-want +got):\n%s", diff)
+	}
+	msg, ok := embed.MovedEvent(d)
+	if want := "moved 2 vreplica(s) off pods whose node was lost to other pods"; !ok || msg != want {
+		t.Errorf("MovedEvent = %q, %v; want %q", msg, ok, want)
+	}
+}
+
+func mustGet(t *testing.T, sources *memcluster.Sources, key types.NamespacedName) vsched.VPod {
+	t.Helper()
+	v, err := sources.Get(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func TestDecideNotLeader(t *testing.T) {
-	s, sources, _ := start(t, false)
+	s, _, sources, _ := start(t, false)
 	src, err := sources.Create(types.NamespacedName{Namespace: "ns", Name: "src"}, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +179,7 @@ func TestDecideNotLeader(t *testing.T) {
 }
 
 func TestSourceHandler(t *testing.T) {
-	s, sources, requeued := start(t, true)
+	s, _, sources, requeued := start(t, true)
 	key := types.NamespacedName{Namespace: "ns", Name: "src"}
 	src, err := sources.Create(key, 2)
 	if err != nil {

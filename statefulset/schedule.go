@@ -38,6 +38,7 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 	var moves moveCounts
 	placements, err := s.schedule(ctx, vpod, &moves)
 	s.metrics.record(ctx, time.Since(start), err, &moves)
+	moves.report(ctx)
 	return placements, err
 }
 

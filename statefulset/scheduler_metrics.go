@@ -53,6 +53,30 @@ const (
 	MoveCapacity  = "capacity"  // off a pod over capacity, or beyond the StatefulSet's replicas
 )
 
+// Moves are the vreplicas one Schedule call moved, by reason (Move*).
+type Moves map[string]int32
+
+type movesKey struct{}
+
+// WithMoves asks Schedule to add the vreplicas it moves, by reason, to m:
+// what a controller reports on the source (embed.Decide does).
+func WithMoves(ctx context.Context, m Moves) context.Context {
+	return context.WithValue(ctx, movesKey{}, m)
+}
+
+// report adds the counts to the Moves in ctx, if any.
+func (m *moveCounts) report(ctx context.Context) {
+	out, ok := ctx.Value(movesKey{}).(Moves)
+	if !ok {
+		return
+	}
+	for i, n := range m {
+		if n > 0 {
+			out[moveReasons[i]] += int32(n)
+		}
+	}
+}
+
 // moveReasons are the reasons of moves, indexed as moveCounts.
 var moveReasons = [...]string{MoveDrain, MoveLostNode, MoveRebalance, MoveCapacity}
 

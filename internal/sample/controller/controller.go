@@ -69,6 +69,9 @@ type Options struct {
 	// that window must not act on the empty source list. 0 (the default)
 	// starts it with the others and waits for it.
 	SourceSyncDelay time.Duration
+	// MetricsAddr is where the Prometheus endpoint (/metrics) and the
+	// probes (/healthz, /readyz) listen; "" means nowhere.
+	MetricsAddr string
 
 	Kube    kubernetes.Interface
 	Dynamic dynamic.Interface
@@ -130,6 +133,16 @@ func Run(ctx context.Context, o Options) error {
 	defer broadcaster.Shutdown()
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Component})
 
+	metrics, err := newMetricsServer()
+	if err != nil {
+		return err
+	}
+	if o.MetricsAddr != "" {
+		if err := metrics.serve(ctx, o.MetricsAddr); err != nil {
+			return fmt.Errorf("metrics listener: %w", err)
+		}
+	}
+
 	// Live configuration: config-scheduler, config-descheduler,
 	// config-autoscaler (a rejected edit is an Event; the last good stays).
 	cmw := informer.NewInformedWatcher(o.Kube, o.Namespace)
@@ -142,7 +155,7 @@ func Run(ctx context.Context, o Options) error {
 	dynFactory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(o.Dynamic, o.ResyncPeriod, o.SourceNamespace, nil)
 	srcInformer := dynFactory.ForResource(v1alpha1.GroupVersionResource)
 	lister := srcInformer.Lister()
-	r := &Reconciler{lister: lister, client: o.Dynamic.Resource(v1alpha1.GroupVersionResource)}
+	r := &Reconciler{lister: lister, client: o.Dynamic.Resource(v1alpha1.GroupVersionResource), recorder: recorder}
 	impl := kcontroller.NewContext(ctx, r, kcontroller.ControllerOptions{
 		WorkQueueName: "SampleSources", Logger: log, Concurrency: o.Threadiness,
 	})
@@ -174,12 +187,15 @@ func Run(ctx context.Context, o Options) error {
 		AutoscalerConfig: live.Autoscaler,
 		Recorder:         recorder,
 		ResyncPeriod:     o.ResyncPeriod,
+		MeterProvider:    metrics.meterProvider(),
 	})
 	if err != nil {
 		return err
 	}
 	defer sched.Close()
 	r.sched = sched
+	ready := sched.HasSynced
+	metrics.ready.Store(&ready)
 	r.bindWait, r.now = o.BindWait, time.Now
 	// Read from the scheduler's own state, not the listers: a lister is
 	// updated before the scheduler's handlers run, so it could show a pod

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrs "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	kcontroller "knative.dev/pkg/controller"
 	"knative.dev/pkg/logging"
 	"knative.dev/pkg/reconciler"
@@ -32,6 +34,9 @@ type Reconciler struct {
 	sched  *embed.Scheduler
 	lister cache.GenericLister
 	client dynamic.NamespaceableResourceInterface
+	// recorder receives an Event on a source whose vreplicas moved off a
+	// drained pod or a lost node (embed.MovedEvent); may be nil.
+	recorder record.EventRecorder
 	// enqueueAll enqueues every source; set once the controller exists.
 	enqueueAll func()
 
@@ -179,6 +184,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 	}
 	if fresh, err := v1alpha1.FromUnstructured(updated); err == nil {
 		r.sched.Observe(fresh)
+	}
+	if msg, ok := embed.MovedEvent(d); ok && r.recorder != nil {
+		// Written: the adapter moves them now.
+		r.recorder.Event(updated, corev1.EventTypeNormal, embed.ReasonVReplicasMoved, msg)
 	}
 	return retErr
 }
