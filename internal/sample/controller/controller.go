@@ -127,117 +127,166 @@ func Run(ctx context.Context, o Options) error {
 	log := logging.FromContext(ctx).With(zap.String("statefulset", o.Namespace+"/"+o.StatefulSet))
 	ctx = logging.WithLogger(ctx, log)
 
-	// Events: rejected ConfigMaps, autoscaler decisions.
+	// Events: rejected ConfigMaps, autoscaler decisions, moved sources.
 	broadcaster := record.NewBroadcaster()
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: o.Kube.CoreV1().Events(o.Namespace)})
 	defer broadcaster.Shutdown()
-	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Component})
-
-	metrics, err := newMetricsServer()
+	w := &wiring{log: log, recorder: broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Component})}
+	if err := w.observability(ctx, o); err != nil {
+		return err
+	}
+	w.controller(ctx, o)
+	if err := w.scheduler(ctx, o); err != nil {
+		return err
+	}
+	defer w.sched.Close()
+	ctx, err := w.leaderElection(ctx, o)
 	if err != nil {
+		return err
+	}
+	if err := w.start(ctx, o); err != nil {
+		return err
+	}
+	go w.sched.Run(ctx)
+	return w.impl.RunContext(ctx, o.Threadiness)
+}
+
+// wiring is what Run builds before it starts anything.
+type wiring struct {
+	log         *zap.SugaredLogger
+	recorder    record.EventRecorder
+	metrics     *metricsServer
+	cmw         *informer.InformedWatcher
+	live        embed.LiveConfig
+	dynFactory  dynamicinformer.DynamicSharedInformerFactory
+	srcInformer informers.GenericInformer
+	kubeFactory informers.SharedInformerFactory
+	r           *Reconciler
+	impl        *kcontroller.Impl
+	sched       *embed.Scheduler
+}
+
+// observability starts the metrics listener and watches the live
+// configuration: config-scheduler, config-descheduler, config-autoscaler (a
+// rejected edit is an Event; the last good stays).
+func (w *wiring) observability(ctx context.Context, o Options) error {
+	var err error
+	if w.metrics, err = newMetricsServer(); err != nil {
 		return err
 	}
 	if o.MetricsAddr != "" {
-		if err := metrics.serve(ctx, o.MetricsAddr); err != nil {
+		if err := w.metrics.serve(ctx, o.MetricsAddr); err != nil {
 			return fmt.Errorf("metrics listener: %w", err)
 		}
 	}
+	w.cmw = informer.NewInformedWatcher(o.Kube, o.Namespace)
+	w.live, err = embed.WatchConfigMaps(ctx, w.cmw, o.Namespace, nil, w.recorder)
+	return err
+}
 
-	// Live configuration: config-scheduler, config-descheduler,
-	// config-autoscaler (a rejected edit is an Event; the last good stays).
-	cmw := informer.NewInformedWatcher(o.Kube, o.Namespace)
-	live, err := embed.WatchConfigMaps(ctx, cmw, o.Namespace, nil, recorder)
-	if err != nil {
-		return err
-	}
-
-	// Sources, through the dynamic client.
-	dynFactory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(o.Dynamic, o.ResyncPeriod, o.SourceNamespace, nil)
-	srcInformer := dynFactory.ForResource(v1alpha1.GroupVersionResource)
-	lister := srcInformer.Lister()
-	r := &Reconciler{lister: lister, client: o.Dynamic.Resource(v1alpha1.GroupVersionResource), recorder: recorder}
-	impl := kcontroller.NewContext(ctx, r, kcontroller.ControllerOptions{
-		WorkQueueName: "SampleSources", Logger: log, Concurrency: o.Threadiness,
+// controller builds the sources' informer, through the dynamic client, and
+// the reconciler's controller.
+func (w *wiring) controller(ctx context.Context, o Options) {
+	w.dynFactory = dynamicinformer.NewFilteredDynamicSharedInformerFactory(o.Dynamic, o.ResyncPeriod, o.SourceNamespace, nil)
+	w.srcInformer = w.dynFactory.ForResource(v1alpha1.GroupVersionResource)
+	lister := w.srcInformer.Lister()
+	w.r = &Reconciler{lister: lister, client: o.Dynamic.Resource(v1alpha1.GroupVersionResource), recorder: w.recorder}
+	w.impl = kcontroller.NewContext(ctx, w.r, kcontroller.ControllerOptions{
+		WorkQueueName: "SampleSources", Logger: w.log, Concurrency: o.Threadiness,
 	})
-	r.enqueueAll = func() {
+	w.r.enqueueAll = func() {
 		objs, err := lister.List(labels.Everything())
 		if err != nil {
 			return
 		}
 		for _, obj := range objs {
-			impl.Enqueue(obj)
+			w.impl.Enqueue(obj)
 		}
 	}
+}
 
-	kubeFactory := informers.NewSharedInformerFactoryWithOptions(o.Kube, o.ResyncPeriod, informers.WithNamespace(o.Namespace))
+// scheduler builds the scheduler and its autoscaler and hands it to the
+// reconciler.
+func (w *wiring) scheduler(ctx context.Context, o Options) error {
+	w.kubeFactory = informers.NewSharedInformerFactoryWithOptions(o.Kube, o.ResyncPeriod, informers.WithNamespace(o.Namespace))
 	sched, err := embed.New(ctx, embed.Options{
 		Namespace:    o.Namespace,
 		StatefulSet:  o.StatefulSet,
 		Capacity:     o.Capacity,
-		Informers:    statefulset.InformersFromFactory(kubeFactory),
-		Lister:       listSources(lister),
-		ListerSynced: srcInformer.Informer().HasSynced,
+		Informers:    statefulset.InformersFromFactory(w.kubeFactory),
+		Lister:       listSources(w.srcInformer.Lister()),
+		ListerSynced: w.srcInformer.Informer().HasSynced,
 		FreshLister:  freshSources(ctx, o.Dynamic.Resource(v1alpha1.GroupVersionResource).Namespace(o.SourceNamespace)),
-		Profiles:     live.Profiles,
-		Requeue:      impl.EnqueueKey,
-		Client:       o.Kube,
+		Profiles:     w.live.Profiles,
 		// Compaction: a source that must leave a draining pod is
 		// requeued; its next Schedule moves it and the reconciler writes
 		// the result in one status update.
-		AutoscalerConfig: live.Autoscaler,
-		Recorder:         recorder,
+		Requeue:          w.impl.EnqueueKey,
+		Client:           o.Kube,
+		AutoscalerConfig: w.live.Autoscaler,
+		Recorder:         w.recorder,
 		ResyncPeriod:     o.ResyncPeriod,
-		MeterProvider:    metrics.meterProvider(),
+		MeterProvider:    w.metrics.meterProvider(),
 	})
 	if err != nil {
 		return err
 	}
-	defer sched.Close()
-	r.sched = sched
+	w.sched, w.r.sched = sched, sched
 	ready := sched.HasSynced
-	metrics.ready.Store(&ready)
-	r.bindWait, r.now = o.BindWait, time.Now
+	w.metrics.ready.Store(&ready)
+	w.r.bindWait, w.r.now = o.BindWait, time.Now
 	// Read from the scheduler's own state, not the listers: a lister is
 	// updated before the scheduler's handlers run, so it could show a pod
 	// bound that Schedule does not know about yet.
-	r.podsStarting = func() bool {
+	w.r.podsStarting = func() bool {
 		return slices.ContainsFunc(sched.Pods(), func(p statefulset.PodView) bool { return !p.Exists || p.Node == "" })
 	}
-	if _, err := srcInformer.Informer().AddEventHandler(sched.SourceHandler(toVPod, impl.Enqueue)); err != nil {
+	if _, err := w.srcInformer.Informer().AddEventHandler(sched.SourceHandler(toVPod, w.impl.Enqueue)); err != nil {
+		sched.Close()
 		return err
 	}
+	return nil
+}
 
-	if o.LeaderElect {
-		lecfg, err := leaderElectionConfig(ctx, o.Kube, o.Namespace)
-		if err != nil {
-			return err
-		}
-		cc := lecfg.GetComponentConfig(Component)
-		cc.Identity = o.Identity
-		ctx = kle.WithStandardLeaderElectorBuilder(ctx, o.Kube, cc)
-		log.Infow("leader election enabled", "leaseDuration", cc.LeaseDuration.String(),
-			"renewDeadline", cc.RenewDeadline.String(), "retryPeriod", cc.RetryPeriod.String(), "buckets", cc.Buckets)
+// leaderElection returns ctx with knative's leader elector when
+// Options.LeaderElect is set.
+func (w *wiring) leaderElection(ctx context.Context, o Options) (context.Context, error) {
+	if !o.LeaderElect {
+		return ctx, nil
 	}
+	lecfg, err := leaderElectionConfig(ctx, o.Kube, o.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	cc := lecfg.GetComponentConfig(Component)
+	cc.Identity = o.Identity
+	w.log.Infow("leader election enabled", "leaseDuration", cc.LeaseDuration.String(),
+		"renewDeadline", cc.RenewDeadline.String(), "retryPeriod", cc.RetryPeriod.String(), "buckets", cc.Buckets)
+	return kle.WithStandardLeaderElectorBuilder(ctx, o.Kube, cc), nil
+}
 
-	if err := cmw.Start(ctx.Done()); err != nil {
+// start starts the ConfigMap watcher and the informers, and waits for them
+// (for the sources' unless Options.SourceSyncDelay holds them back).
+func (w *wiring) start(ctx context.Context, o Options) error {
+	if err := w.cmw.Start(ctx.Done()); err != nil {
 		return fmt.Errorf("watching ConfigMaps: %w", err)
 	}
-	kubeFactory.Start(ctx.Done())
-	for typ, ok := range kubeFactory.WaitForCacheSync(ctx.Done()) {
+	w.kubeFactory.Start(ctx.Done())
+	for typ, ok := range w.kubeFactory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return fmt.Errorf("informer for %v did not sync", typ)
 		}
 	}
 	if o.SourceSyncDelay > 0 {
-		go startSourcesLate(ctx, dynFactory, o.SourceSyncDelay)
-		log.Info("pod, node and StatefulSet informers synced; starting before the sources")
-	} else if err := startSources(ctx, dynFactory); err != nil {
-		return err
-	} else {
-		log.Info("informers synced; starting")
+		go startSourcesLate(ctx, w.dynFactory, o.SourceSyncDelay)
+		w.log.Info("pod, node and StatefulSet informers synced; starting before the sources")
+		return nil
 	}
-	go sched.Run(ctx)
-	return impl.RunContext(ctx, o.Threadiness)
+	if err := startSources(ctx, w.dynFactory); err != nil {
+		return err
+	}
+	w.log.Info("informers synced; starting")
+	return nil
 }
 
 // Log messages of the source informer's start.
