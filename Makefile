@@ -3,6 +3,9 @@
 # make check: the same without the end-to-end suite.
 GO ?= go
 PKGS ?= ./...
+# Example modules of their own (their dependencies stay out of vsched's
+# go.mod); the root module's ./... does not descend into them.
+EXAMPLE_MODULES ?= examples/controllerruntime
 
 .PHONY: test check fmt-check vet unit cover bench fuzz soak
 
@@ -16,9 +19,11 @@ fmt-check:
 
 vet:
 	$(GO) vet $(PKGS)
+	for m in $(EXAMPLE_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 unit:
 	$(GO) test -race -count=1 $(PKGS)
+	for m in $(EXAMPLE_MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
 
 cover:
 	$(GO) test -cover ./framework/... ./plugins/... ./config/...

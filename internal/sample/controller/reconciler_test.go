@@ -399,16 +399,25 @@ func TestReconcileMovesOffDrainingPods(t *testing.T) {
 		before    []vsched.Placement // as first placed
 		act       func(e *env) error
 		want      []vsched.Placement
+		events    []string // on the source, after the move
 	}{{
 		name: "draining pod emptied", capacity: 10, vreplicas: 7,
 		before: []vsched.Placement{pl(0, 3), pl(1, 2), pl(2, 2)},
 		act:    func(e *env) error { return e.cluster.SetDraining(2, true) },
 		want:   []vsched.Placement{pl(0, 4), pl(1, 3)},
+		events: []string{"Normal VReplicasMoved moved 2 vreplica(s) off drained pods to other pods"},
 	}, {
 		name: "draining pod keeps what finds no room", capacity: 4, vreplicas: 9,
 		before: []vsched.Placement{pl(0, 3), pl(1, 3), pl(2, 3)},
 		act:    func(e *env) error { return e.cluster.SetDraining(2, true) },
 		want:   []vsched.Placement{pl(0, 4), pl(1, 4), pl(2, 1)},
+		events: []string{"Normal VReplicasMoved moved 2 vreplica(s) off drained pods to other pods"},
+	}, {
+		name: "lost node", capacity: 10, vreplicas: 7,
+		before: []vsched.Placement{pl(0, 3), pl(1, 2), pl(2, 2)},
+		act:    func(e *env) error { return e.cluster.AnnotatePod(2, e.cluster.DrainingAnnotation(), "unavailable") },
+		want:   []vsched.Placement{pl(0, 4), pl(1, 3)},
+		events: []string{"Normal VReplicasMoved moved 2 vreplica(s) off pods whose node was lost to other pods"},
 	}, {
 		name: "pod removed by a scale-down", capacity: 10, vreplicas: 7,
 		before: []vsched.Placement{pl(0, 3), pl(1, 2), pl(2, 2)},
@@ -455,6 +464,9 @@ func TestReconcileMovesOffDrainingPods(t *testing.T) {
 			}
 			if diff := diffUsed(e, got); diff != "" {
 				t.Errorf("scheduler's usage differs from the written status (-status +scheduler):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.events, e.recorded()); diff != "" {
+				t.Errorf("Events (-want +got):\n%s", diff)
 			}
 		})
 	}
