@@ -48,6 +48,85 @@ type Reconciler struct {
 	startingMu    sync.Mutex
 	startingSince time.Time
 	now           func() time.Time
+
+	// pendingSince is when each source, nothing placed for it yet, was
+	// first found pending (see deferPendingWrite); pruned is when windows
+	// of sources never reconciled again (deleted) were last dropped.
+	pendingMu    sync.Mutex
+	pendingSince map[types.NamespacedName]time.Time
+	pruned       time.Time
+}
+
+// deferPendingWrite returns how long to wait before writing the pending
+// status of a source whose decision placed nothing new, or 0 to write it
+// now. When the controller starts on sources its StatefulSet has no room
+// for (from 0 pods), every source is pending until the autoscaler's pods
+// come, seconds later: writing "pending" and then the placements would be
+// two status writes per source. The scheduler requeues a pending source as
+// soon as room appears, so the write waits, up to bindWait from the
+// source's first pending decision; after that its status says why.
+// Placements that changed are progress, and a status that already says
+// pending is kept current: both are written at once.
+func (r *Reconciler) deferPendingWrite(key types.NamespacedName, before *v1alpha1.SampleSourceStatus, placements []vsched.Placement) time.Duration {
+	if r.bindWait <= 0 || r.now == nil || !apiequality.Semantic.DeepEqual(before.Placements, placements) {
+		return 0
+	}
+	if c := meta.FindStatusCondition(before.Conditions, v1alpha1.ConditionScheduled); c != nil && c.Reason == v1alpha1.ReasonNotEnoughCapacity {
+		return 0
+	}
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	now := r.now()
+	r.prunePendingLocked(now)
+	since, ok := r.pendingSince[key]
+	if !ok {
+		if r.pendingSince == nil {
+			r.pendingSince = map[types.NamespacedName]time.Time{}
+		}
+		since = now
+		r.pendingSince[key] = now
+	}
+	if d := since.Add(r.bindWait).Sub(now); d > 0 {
+		return d
+	}
+	delete(r.pendingSince, key) // the window ends with this write
+	return 0
+}
+
+// prunePendingLocked drops, at most once per bindWait, the windows opened
+// over two bindWaits ago: their source was deleted, or its requeue is long
+// overdue. r.pendingMu is held.
+func (r *Reconciler) prunePendingLocked(now time.Time) {
+	if now.Sub(r.pruned) < r.bindWait {
+		return
+	}
+	r.pruned = now
+	for k, since := range r.pendingSince {
+		if now.Sub(since) >= 2*r.bindWait {
+			delete(r.pendingSince, k)
+		}
+	}
+}
+
+// holdPendingWrite returns, for a decision, how long to wait before
+// writing it (deferPendingWrite), or 0; a source placed in full ends its
+// pending window.
+func (r *Reconciler) holdPendingWrite(key types.NamespacedName, before *v1alpha1.SampleSourceStatus, d embed.Decision) time.Duration {
+	switch {
+	case !d.Write:
+	case d.Condition.Status == metav1.ConditionTrue:
+		r.placedInFull(key)
+	case d.Condition.Reason == embed.ReasonNotEnoughCapacity:
+		return r.deferPendingWrite(key, before, d.Placements)
+	}
+	return 0
+}
+
+// placedInFull ends the source's pending window.
+func (r *Reconciler) placedInFull(key types.NamespacedName) {
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	delete(r.pendingSince, key)
 }
 
 // waitForStartingPods returns how long to wait before scheduling new
@@ -105,6 +184,27 @@ func (r *Reconciler) Demote(b reconciler.Bucket) {
 	r.sched.Demote(b)
 }
 
+// read returns the source to schedule from the lister, or nil when there
+// is none (deleted, or being deleted).
+func (r *Reconciler) read(key types.NamespacedName) (*v1alpha1.SampleSource, error) {
+	obj, err := r.lister.ByNamespace(key.Namespace).Get(key.Name)
+	if apierrs.IsNotFound(err) {
+		r.sched.Forget(key)
+		r.placedInFull(key)
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	src, err := v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
+	if err != nil {
+		return nil, kcontroller.NewPermanentError(err)
+	}
+	if src.DeletionTimestamp != nil {
+		return nil, nil
+	}
+	return src, nil
+}
+
 // Reconcile implements knative.dev/pkg/controller.Reconciler.
 func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 	ns, name, err := cache.SplitMetaNamespaceKey(keyStr)
@@ -116,19 +216,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 		// The leader reconciles; it enqueues every source when promoted.
 		return nil
 	}
-	obj, err := r.lister.ByNamespace(ns).Get(name)
-	if apierrs.IsNotFound(err) {
-		r.sched.Forget(key)
-		return nil
-	} else if err != nil {
+	src, err := r.read(key)
+	if src == nil || err != nil {
 		return err
-	}
-	src, err := v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
-	if err != nil {
-		return kcontroller.NewPermanentError(err)
-	}
-	if src.DeletionTimestamp != nil {
-		return nil
 	}
 	before := src.Status
 	before.Placements = append([]vsched.Placement(nil), before.Placements...)
@@ -140,6 +230,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 		}
 	}
 	d := r.sched.Decide(ctx, src)
+	if wait := r.holdPendingWrite(key, &before, d); wait > 0 {
+		return kcontroller.NewRequeueAfter(wait)
+	}
 	switch {
 	case d.RequeueAfter > 0:
 		return kcontroller.NewRequeueAfter(d.RequeueAfter)
