@@ -1,11 +1,8 @@
 package framework
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -62,6 +59,10 @@ type Registration struct {
 	DecodeArgs func(raw []byte, path *field.Path) (any, field.ErrorList)
 	// New builds the plugin from args returned by DecodeArgs.
 	New func(ctx context.Context, args any) (Plugin, error)
+
+	// sample returns a plugin of the registered type, or nil when there is
+	// none to check (see Spec.Type).
+	sample func() Plugin
 }
 
 // NoArgs is the args type of a plugin without arguments.
@@ -75,7 +76,20 @@ type Spec[A any] struct {
 	Aliases []string
 	Kinds   Kind
 	Modes   Modes
-	// Defaults fills unset fields of args. Optional.
+	// Type is a value of the plugin's type, typically a nil pointer such as
+	// (*Plugin)(nil), for Register to check that it implements every kind
+	// in Kinds. Optional: without it Register builds the plugin once from
+	// its default args (Defaults, Validate, then New with a cancelled
+	// context) and checks what New returns. A plugin whose default args do
+	// not validate, or whose New fails or panics then, is checked only when
+	// a profile is built; set Type for it, and for a New that is costly or
+	// must not run at registration.
+	Type Plugin
+	// Defaults fills unset fields of args. Optional. It runs on decoded
+	// args, where an absent field and one given as its zero value look
+	// alike: a field whose zero value is meaningful ({"Max": 0}) must be a
+	// pointer for Defaults to tell them apart, or an explicit 0 is
+	// silently replaced by the default.
 	Defaults func(args *A)
 	// Validate checks defaulted args, reporting under path (the field path
 	// of the Args value). Optional.
@@ -108,6 +122,7 @@ func (s Spec[A]) Registration() Registration {
 			}
 			return args, nil
 		},
+		sample: s.sample,
 		New: func(ctx context.Context, args any) (Plugin, error) {
 			if s.New == nil {
 				return nil, fmt.Errorf("plugin %s: Spec has no New", s.Name)
@@ -121,71 +136,54 @@ func (s Spec[A]) Registration() Registration {
 	}
 }
 
-// DecodeStrict decodes the JSON object in raw into out, rejecting unknown
-// fields (the error names the field) and anything after the object. Empty or
-// all-blank input, and JSON null, leave out untouched. Field names match
-// case-insensitively, as encoding/json does, so "MaxSkew" and "maxSkew" both
-// work. Errors give positions as 1-based line and column in raw.
-func DecodeStrict(raw []byte, out any) error {
-	body := trimJSON(raw)
-	if len(body) == 0 || bytes.Equal(body, []byte("null")) {
+// sample is Type, or else the plugin built from default args, or nil.
+func (s Spec[A]) sample() (pl Plugin) {
+	if s.Type != nil || s.New == nil {
+		return s.Type
+	}
+	args := new(A)
+	if s.Defaults != nil {
+		s.Defaults(args)
+	}
+	if s.Validate != nil && len(s.Validate(args, field.NewPath("Args"))) > 0 {
 		return nil
 	}
-	// Offsets below are into body; lead maps them back to raw.
-	lead := int64(len(raw) - len(bytes.TrimLeft(raw, " \t\r\n")))
-	if body[0] != '{' {
-		return fmt.Errorf("must be a JSON object")
+	// A New that panics on default args is the configuration's problem,
+	// reported when a profile builds it, not the registering program's.
+	defer func() {
+		if recover() != nil {
+			pl = nil
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	pl, err := s.New(ctx, args)
+	if err != nil {
+		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(out); err != nil {
-		return describeJSONError(raw, lead, err)
+	return pl
+}
+
+// checkKinds reports a kind reg declares that its plugin type does not
+// implement.
+func checkKinds(reg Registration) error {
+	if reg.sample == nil {
+		return nil
 	}
-	// body ends in non-blank, so anything after the object is data.
-	if end := dec.InputOffset(); end < int64(len(body)) {
-		next := end + int64(len(body[end:])-len(bytes.TrimLeft(body[end:], " \t\r\n")))
-		line, col := position(raw, lead+next)
-		return fmt.Errorf("unexpected data after the JSON object at line %d, column %d", line, col)
+	pl := reg.sample()
+	if pl == nil {
+		return nil
+	}
+	for _, k := range []Kind{KindFilter, KindScore} {
+		if reg.Kinds&k != 0 && !implements(pl, k) {
+			noun, iface := "filter", "FilterPlugin"
+			if k == KindScore {
+				noun, iface = "score plugin", "ScorePlugin"
+			}
+			return fmt.Errorf("plugin %q is declared a %s, but %T does not implement framework.%s", reg.Name, noun, pl, iface)
+		}
 	}
 	return nil
-}
-
-// describeJSONError turns encoding/json's errors into ones that say where.
-func describeJSONError(raw []byte, lead int64, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case asErr(err, &syn):
-		// Offset counts the bytes read, the offending one included.
-		line, col := position(raw, lead+max(syn.Offset-1, 0))
-		return fmt.Errorf("malformed JSON at line %d, column %d: %v", line, col, syn)
-	case asErr(err, &typ):
-		name := typ.Field
-		if name == "" {
-			name = "value"
-		}
-		return fmt.Errorf("field %s: cannot use JSON %s as %s", name, typ.Value, typ.Type)
-	case err == io.ErrUnexpectedEOF:
-		return fmt.Errorf("malformed JSON: unexpected end of input")
-	}
-	return err
-}
-
-// position returns the 1-based line and column of the byte at offset.
-func position(raw []byte, offset int64) (line, col int) {
-	if offset > int64(len(raw)) {
-		offset = int64(len(raw))
-	}
-	line, col = 1, 1
-	for _, b := range raw[:offset] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return line, col
 }
 
 // Registry maps plugin names (and aliases) to registrations.
@@ -205,7 +203,9 @@ func NewRegistry(regs ...Registration) (*Registry, error) {
 	return r, nil
 }
 
-// Register adds reg. A name or alias already present is an error.
+// Register adds reg. A name or alias already present is an error, and so is
+// a registration from a Spec whose plugin does not implement the kinds it
+// declares (see Spec.Type).
 func (r *Registry) Register(reg Registration) error {
 	if r.byName == nil {
 		r.byName = map[string]*Registration{}
@@ -218,6 +218,9 @@ func (r *Registry) Register(reg Registration) error {
 	}
 	if reg.Kinds == 0 || reg.Modes == 0 {
 		return fmt.Errorf("plugin %q: registration says neither kind nor mode", reg.Name)
+	}
+	if err := checkKinds(reg); err != nil {
+		return err
 	}
 	names := append([]string{reg.Name}, reg.Aliases...)
 	for i, n := range names {
