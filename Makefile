@@ -16,9 +16,11 @@ fmt-check:
 
 vet:
 	$(GO) vet $(PKGS)
+	cd adapters/knative && $(GO) vet ./...
 
 unit:
 	$(GO) test -race -count=1 $(PKGS)
+	cd adapters/knative && $(GO) test -race -count=1 ./...
 
 cover:
 	$(GO) test -cover ./framework/... ./plugins/... ./config/...
