@@ -1,61 +1,64 @@
 package framework
 
 import (
-	"bytes"
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/vsched/vsched/internal/suggest"
 )
 
-// DecodeStrict decodes the JSON object in raw into out. Empty or all-blank
-// input, and JSON null, leave out untouched. It rejects, naming the field
-// and suggesting the nearest one:
-//
-//   - a field out does not have, nested fields included;
-//   - a field given twice, which encoding/json would settle silently by
-//     taking the last;
-//   - a field whose name matches only when case is ignored: encoding/json
-//     accepts {"maxskew": 1} for MaxSkew, and {"MaxSkew": 2, "maxskew": 1}
-//     then means 1 without a word;
-//
-// and anything after the object. Errors give positions as 1-based line and
-// column in raw. Decoding is sigs.k8s.io/json's, as for Kubernetes objects.
-func DecodeStrict(raw []byte, out any) error {
-	body := trimJSON(raw)
-	if len(body) == 0 || bytes.Equal(body, []byte("null")) {
+// sample is Type, or else the plugin built from default args, or nil.
+func (s Spec[A]) sample() (pl Plugin) {
+	if s.Type != nil || s.New == nil {
+		return s.Type
+	}
+	args := new(A)
+	if s.Defaults != nil {
+		s.Defaults(args)
+	}
+	if s.Validate != nil && len(s.Validate(args, field.NewPath("Args"))) > 0 {
 		return nil
 	}
-	// Offsets below are into body; lead maps them back to raw.
-	lead := int64(len(raw) - len(bytes.TrimLeft(raw, " \t\r\n")))
-	if body[0] != '{' {
-		return fmt.Errorf("must be a JSON object")
-	}
-	// A first pass finds the object's end and reports syntax errors with
-	// encoding/json's messages and offsets.
-	dec := json.NewDecoder(bytes.NewReader(body))
-	var object json.RawMessage
-	if err := dec.Decode(&object); err != nil {
-		return describeJSONError(raw, lead, err)
-	}
-	// body ends in non-blank, so anything after the object is data.
-	if end := dec.InputOffset(); end < int64(len(body)) {
-		next := end + int64(len(body[end:])-len(bytes.TrimLeft(body[end:], " \t\r\n")))
-		line, col := position(raw, lead+next)
-		return fmt.Errorf("unexpected data after the JSON object at line %d, column %d", line, col)
-	}
-	strict, err := sigsjson.UnmarshalStrict(object, out)
+	// A New that panics on default args is the configuration's problem,
+	// reported when a profile builds it, not the registering program's.
+	defer func() {
+		if recover() != nil {
+			pl = nil
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	pl, err := s.New(ctx, args)
 	if err != nil {
-		return describeJSONError(raw, lead, err)
+		return nil
 	}
-	if len(strict) > 0 {
-		return describeStrictErrors(strict, reflect.TypeOf(out))
+	return pl
+}
+
+// checkKinds reports a kind reg declares that its plugin type does not
+// implement.
+func checkKinds(reg Registration) error {
+	if reg.sample == nil {
+		return nil
+	}
+	pl := reg.sample()
+	if pl == nil {
+		return nil
+	}
+	for _, k := range []Kind{KindFilter, KindScore} {
+		if reg.Kinds&k != 0 && !implements(pl, k) {
+			noun, iface := "filter", "FilterPlugin"
+			if k == KindScore {
+				noun, iface = "score plugin", "ScorePlugin"
+			}
+			return fmt.Errorf("plugin %q is declared a %s, but %T does not implement framework.%s", reg.Name, noun, pl, iface)
+		}
 	}
 	return nil
 }
@@ -176,42 +179,4 @@ func jsonName(f reflect.StructField) (string, bool) {
 		return "", false
 	}
 	return f.Name, true
-}
-
-// describeJSONError turns encoding/json's errors into ones that say where.
-func describeJSONError(raw []byte, lead int64, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case asErr(err, &syn):
-		// Offset counts the bytes read, the offending one included.
-		line, col := position(raw, lead+max(syn.Offset-1, 0))
-		return fmt.Errorf("malformed JSON at line %d, column %d: %v", line, col, syn)
-	case asErr(err, &typ):
-		name := typ.Field
-		if name == "" {
-			name = "value"
-		}
-		return fmt.Errorf("field %s: cannot use JSON %s as %s", name, typ.Value, typ.Type)
-	case err == io.ErrUnexpectedEOF:
-		return fmt.Errorf("malformed JSON: unexpected end of input")
-	}
-	return err
-}
-
-// position returns the 1-based line and column of the byte at offset.
-func position(raw []byte, offset int64) (line, col int) {
-	if offset > int64(len(raw)) {
-		offset = int64(len(raw))
-	}
-	line, col = 1, 1
-	for _, b := range raw[:offset] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return line, col
 }
