@@ -3,7 +3,10 @@ module github.com/vsched/vsched/adapters/knative
 go 1.25.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/vsched/vsched v0.0.0
+	k8s.io/api v0.35.6
+	k8s.io/apimachinery v0.35.6
 	knative.dev/eventing v0.49.2
 	knative.dev/pkg v0.0.0-20260615201544-6300c57a9e78
 )
@@ -20,8 +23,8 @@ require (
 	github.com/go-openapi/jsonpointer v0.21.0 // indirect
 	github.com/go-openapi/jsonreference v0.21.0 // indirect
 	github.com/go-openapi/swag v0.23.0 // indirect
+	github.com/google/btree v1.1.3 // indirect
 	github.com/google/gnostic-models v0.7.0 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/hashicorp/golang-lru v1.0.2 // indirect
 	github.com/josharian/intern v1.0.0 // indirect
@@ -53,8 +56,6 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/api v0.35.6 // indirect
-	k8s.io/apimachinery v0.35.6 // indirect
 	k8s.io/client-go v0.35.6 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 	k8s.io/kube-openapi v0.0.0-20250910181357-589584f1c912 // indirect
