@@ -31,7 +31,7 @@ func Example() {
 	}
 	cfg := statefulset.Config{Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(), AlwaysLeader: true}
 	cfg.Lister, cfg.ListerSynced, cfg.Profiles = sources.List, sources.HasSynced, profiles
-	cfg.InformerFactory, cfg.Clock = c.InformerFactory(), c.Clock()
+	cfg.Informers, cfg.Clock = statefulset.InformersFromFactory(c.InformerFactory()), c.Clock()
 	sched, err := statefulset.New(ctx, cfg)
 	if err != nil {
 		panic(err)

@@ -37,14 +37,14 @@ func ExampleNew() {
 		panic(err)
 	}
 	sched, err := statefulset.New(ctx, statefulset.Config{
-		Namespace:       cluster.Namespace(),
-		Name:            cluster.StatefulSetName(),
-		Capacity:        cluster.Capacity(),
-		Lister:          sources.List,
-		ListerSynced:    sources.HasSynced,
-		InformerFactory: cluster.InformerFactory(),
-		Profiles:        statefulset.ProfilesFromStore(store),
-		AlwaysLeader:    true, // a single replica; else promote it as a knative reconciler
+		Namespace:    cluster.Namespace(),
+		Name:         cluster.StatefulSetName(),
+		Capacity:     cluster.Capacity(),
+		Lister:       sources.List,
+		ListerSynced: sources.HasSynced,
+		Informers:    statefulset.InformersFromFactory(cluster.InformerFactory()),
+		Profiles:     statefulset.ProfilesFromStore(store),
+		AlwaysLeader: true, // a single replica; else promote it as a knative reconciler
 	})
 	if err != nil {
 		panic(err)

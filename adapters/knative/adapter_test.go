@@ -64,7 +64,7 @@ func newScheduler(t *testing.T, srcs *sources, leader bool) (*knative.Scheduler,
 	sched, err := statefulset.New(ctx, statefulset.Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
 		Lister: knative.Lister(srcs.list), ListerSynced: func() bool { return true },
-		InformerFactory: c.InformerFactory(), Profiles: profiles, AlwaysLeader: leader, Clock: c.Clock(),
+		Informers: statefulset.InformersFromFactory(c.InformerFactory()), Profiles: profiles, AlwaysLeader: leader, Clock: c.Clock(),
 	})
 	if err != nil {
 		t.Fatal(err)
