@@ -35,10 +35,6 @@ const simulateExample = `  # The built-in scenario
   # A scenario from stdin, the report to a file
   cat examples/compact.yaml | %[1]s simulate -f - -o html --out report.html`
 
-// maxExplainedSources is the most sources whose decisions the HTML
-// report explains.
-const maxExplainedSources = 100
-
 type simulateFlags struct {
 	file, format, out string
 	configMaps        []string
@@ -84,9 +80,8 @@ func simulate(f *simulateFlags, cfg Config, env *Env) error {
 		return err
 	}
 	opts := sim.Options{Registry: cfg.Registry, ConfigMaps: configMaps}
-	// The report puts each source's explanation one click away; with many
-	// sources it would be too big to read (and slow to record).
-	opts.ExplainAll = f.format == "html" && sim.SourceCount(s) <= maxExplainedSources
+	// The report puts each source's explanation one click away.
+	opts.ExplainAll = f.format == "html"
 	var bar *progressBar
 	if !f.quiet && sim.Operations(s) > progressThreshold && env.isTerminal(env.Stderr) {
 		bar = &progressBar{w: env.Stderr, every: 100 * time.Millisecond}

@@ -50,6 +50,8 @@ type htmlPage struct {
 	Initial *htmlStep
 	// Sources counts the sources of the whole run, for the filter box.
 	Sources int
+	// Why is the explanations' table, for the page's script.
+	Why template.JS
 }
 
 type htmlStep struct {
@@ -77,9 +79,10 @@ type htmlStep struct {
 }
 
 type htmlSource struct {
-	// Why is the explanation of the step's decision about the source,
-	// when the run recorded it.
-	Why        string
+	// Why indexes the source's most recent decision up to the step in
+	// the explanations' table, when HasWhy.
+	HasWhy     bool
+	Why        int
 	Key        string
 	VReplicas  int32
 	Pending    int32
@@ -201,8 +204,11 @@ func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
 	order := zoneOrder(s)
 	prev := int32(-1)
 	before := res.Initial
+	why := newWhyTable()
 	if before != nil {
 		hs := buildHTMLStep(-1, len(res.Steps), before, res.Capacity, order)
+		why.add(res.Explanations[-1])
+		why.link(&hs)
 		hs.ID, hs.ReplicasText = "initial", fmt.Sprintf("%d replicas", before.Replicas)
 		page.Initial, prev = &hs, before.Replicas
 	}
@@ -210,7 +216,8 @@ func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
 	for i := range res.Steps {
 		st := &res.Steps[i]
 		hs := buildHTMLStep(i, len(res.Steps), st, res.Capacity, order)
-		addExplanations(&hs, res.Explanations[i])
+		why.add(res.Explanations[i])
+		why.link(&hs)
 		hs.ReplicasText = strings.Replace(replicasText(prev, hs.Replicas), "replicas ", "", 1) + " replicas"
 		hs.Unchanged = before != nil && sameState(before, st)
 		hs.Changed = markChanges(&hs.Map, before, st)
@@ -222,22 +229,11 @@ func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
 	}
 	page.Sources = len(all)
 	page.Timeline = buildTimeline(res)
-	return pageTemplate.Execute(w, page)
-}
-
-// addExplanations puts each source's explanation of the step, as explain
-// prints it, one click away in its table row.
-func addExplanations(hs *htmlStep, byKey map[string]*Explained) {
-	for i := range hs.Sources {
-		ex := byKey[hs.Sources[i].Key]
-		if ex == nil {
-			continue
-		}
-		var b strings.Builder
-		if WriteExplanation(&b, hs.Sources[i].Key, ex) == nil {
-			hs.Sources[i].Why = strings.Replace(b.String(), "Most recent decision", "Decision", 1)
-		}
+	var err error
+	if page.Why, err = why.js(); err != nil {
+		return err
 	}
+	return pageTemplate.Execute(w, page)
 }
 
 // markChanges marks the cells whose vreplicas changed since before, with
@@ -512,6 +508,42 @@ details.why pre { font-size: 11px; text-align: left; background: #f6f7f9; paddin
     document.getElementById("filtered").textContent = q === "" ? "" : Object.keys(shown).length + " shown";
   });
 })();
+// A source's "why" shows its most recent decision up to the step, as
+// "vsched explain" prints it, built from the explanations' table when it
+// is first opened: strings are indexes into why.s, a decision is
+// [key, where, verb, changed, asked, pending, decision, steps...], a step
+// [head, winner, then pod, node, zone and verdict of each candidate].
+(function () {
+  var why = {{.Why}}, S = why.s;
+  function pad(s, n) { while (s.length < n) { s += " "; } return s; }
+  function explain(d) {
+    var key = S[d[0]], pw = 12, nw = 4, zw = 4, i, j, st;
+    var out = "Decision about " + key + ": " + S[d[1]] + ", " + S[d[2]] + " " + d[3] + " of " + d[4] +
+      " vreplica(s) asked, " + d[5] + " pending.\n" + S[0] + "\n" + key + ": " + S[d[6]] + "\n";
+    for (i = 7; i < d.length; i++) {
+      for (j = 2; j < d[i].length; j += 4) {
+        pw = Math.max(pw, S[d[i][j]].length); nw = Math.max(nw, S[d[i][j + 1]].length); zw = Math.max(zw, S[d[i][j + 2]].length);
+      }
+    }
+    for (i = 7; i < d.length; i++) {
+      st = d[i];
+      out += S[st[0]] + "\n";
+      for (j = 2; j < st.length; j += 4) {
+        out += "  " + ((j - 2) / 4 === st[1] ? "*" : " ") + " " + pad(S[st[j]], pw) + " " + pad(S[st[j + 1]], nw) + " " +
+          pad(S[st[j + 2]], zw) + " " + S[st[j + 3]] + "\n";
+      }
+    }
+    return out;
+  }
+  // toggle does not bubble: listen while it is captured.
+  document.addEventListener("toggle", function (ev) {
+    var el = ev.target;
+    if (!el.classList || !el.classList.contains("why") || !el.open || el.querySelector("pre")) { return; }
+    var pre = document.createElement("pre");
+    pre.textContent = explain(why.d[+el.getAttribute("data-why")]);
+    el.appendChild(pre);
+  }, true);
+})();
 </script>
 </body>
 </html>
@@ -554,7 +586,7 @@ details.why pre { font-size: 11px; text-align: left; background: #f6f7f9; paddin
 <table class="sources">
 <thead><tr><th>source</th><th>vreplicas</th><th>pending</th><th>zoneSkew</th><th>allZones</th><th>roomZones</th><th>nodeSkew</th><th>moved</th><th class="placements">placements</th></tr></thead>
 <tbody>
-{{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.AllZones}}</td><td>{{.RoomZones}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}{{if .Why}}<details class="why"><summary>why</summary><pre>{{.Why}}</pre></details>{{end}}</td></tr>
+{{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.AllZones}}</td><td>{{.RoomZones}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}{{if .HasWhy}}<details class="why" data-why="{{.Why}}"><summary>why</summary></details>{{end}}</td></tr>
 {{end}}</tbody>
 </table>
 </details>

@@ -40,8 +40,9 @@ type Options struct {
 	// the in-tree plugins.
 	Registry *framework.Registry
 	// ExplainAll records every decision about every source, the last of
-	// each step in Result.Explanations (the HTML report links them). It
-	// makes the framework evaluate every candidate: slower, same result.
+	// each step (and of the initial sources' reconcile) in
+	// Result.Explanations, for the HTML report. It makes the framework
+	// evaluate every candidate: slower, same result.
 	ExplainAll bool
 }
 
@@ -104,6 +105,9 @@ type simulation struct {
 	explained   []*Explained
 	byStep      map[int]map[string]*Explained
 	step        int
+	// stepTitle is the step's title, for the explanations: a schedule
+	// step of n sources takes O(n) to describe.
+	stepTitle string
 }
 
 // Run simulates the scenario: it builds the in-memory cluster, runs the
@@ -202,14 +206,14 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 // run loads the initial sources and runs the steps, recording them in res.
 func (sim *simulation) run(ctx context.Context, res *Result) error {
 	if len(sim.s.Sources) > 0 {
-		sim.step = -1
+		sim.step, sim.stepTitle = -1, InitialStepName
 		var err error
 		if res.Initial, err = sim.loadSources(ctx); err != nil {
 			return err
 		}
 	}
 	for i := range sim.s.Steps {
-		sim.step = i
+		sim.step, sim.stepTitle = i, sim.s.Steps[i].Title()
 		sr, err := sim.runStep(ctx, &sim.s.Steps[i])
 		if err != nil {
 			return sim.stepError(i, err)
@@ -520,7 +524,7 @@ func (sim *simulation) reconcile(ctx context.Context, key types.NamespacedName) 
 		if explainThis {
 			sim.explained = append(sim.explained, e)
 		}
-		if sim.opts.ExplainAll && sim.step >= 0 {
+		if sim.opts.ExplainAll {
 			if sim.byStep[sim.step] == nil {
 				sim.byStep[sim.step] = map[string]*Explained{}
 			}
@@ -538,10 +542,7 @@ func (sim *simulation) reconcile(ctx context.Context, key types.NamespacedName) 
 // the source's total does not say, as a move (compaction, eviction) places
 // vreplicas without changing it.
 func (sim *simulation) explain(ex *framework.Explanation, after vsched.VPod) *Explained {
-	e := &Explained{Step: sim.step, StepTitle: InitialStepName, Explanation: ex, Pods: map[int32]PodPlace{}}
-	if sim.step >= 0 {
-		e.StepTitle = sim.s.Steps[sim.step].Title()
-	}
+	e := &Explained{Step: sim.step, StepTitle: sim.stepTitle, Explanation: ex, Pods: map[int32]PodPlace{}}
 	for _, st := range ex.Steps {
 		if st.Winner >= 0 {
 			e.Changed++
