@@ -118,3 +118,22 @@ func TestSimulateHTMLExplainsManySources(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; %d rows of 2000 link their explanation", code, errOut, n)
 	}
 }
+
+// TestSimulateExampleDirectory: examples/whatif holds a scenario and the
+// config-scheduler to try on it; -f DIR applies it, and packing puts both
+// sources' new vreplicas on adapter-0.
+func TestSimulateExampleDirectory(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "whatif")
+	code, out, errOut := osRun(t, "simulate", "-f", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{
+		"Configuration: config-scheduler (from " + filepath.Join(dir, "config-scheduler.yaml") + "), config-descheduler (defaults), config-autoscaler (defaults)\n",
+		"  zone-1  node-1  adapter-0        4       4     2\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+}

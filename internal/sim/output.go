@@ -33,6 +33,12 @@ func WriteExplanation(w io.Writer, source string, ex *Explained) error {
 	return writeExplanation(w, fmt.Sprintf("Most recent decision about %s", source), ex)
 }
 
+// WriteDecision writes the explanation of a given decision (explain
+// --step) as WriteExplanation does the most recent one.
+func WriteDecision(w io.Writer, source string, ex *Explained) error {
+	return writeExplanation(w, "Decision about "+source, ex)
+}
+
 // WriteExplanations writes several decisions about a source (explain
 // --all), numbered, one after the other.
 func WriteExplanations(w io.Writer, source string, all []*Explained) error {
