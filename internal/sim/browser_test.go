@@ -341,7 +341,7 @@ func TestBrowserWhyManySources(t *testing.T) {
 	}
 	stayed := ""
 	for _, k := range slices.SortedFunc(maps.Keys(res.Steps[3].Placements), naturalCompare) {
-		if res.Explanations[3][k] == nil && k > "ns/src-1500" {
+		if res.Explanations[3][k] == nil && naturalCompare(k, "ns/src-1500") > 0 {
 			stayed = k
 			break
 		}
@@ -353,9 +353,27 @@ func TestBrowserWhyManySources(t *testing.T) {
 		{moved[len(moved)-1], res.Explanations[3][moved[len(moved)-1]]},
 		{stayed, res.Explanations[0][stayed]},
 	} {
-		got := openWhy(openPage(t, bin, url), 4, tc.source)
+		p := openPage(t, bin, url)
+		got := openWhy(p, 4, tc.source)
 		if diff := cmp.Diff(wantWhy(t, tc.source, tc.ex), got); diff != "" {
 			t.Errorf("%s's why in step 4 (-want +got):\n%s", tc.source, diff)
+		}
+		// The filter kept one source's rows of the 2,000, and the table's
+		// headers stay in view while scrolling.
+		var shown struct {
+			Text   string
+			Rows   int
+			Sticky string
+		}
+		p.eval(`(function () {
+  var rows = 0, trs = document.querySelectorAll("table.sources tbody tr");
+  for (var i = 0; i < trs.length; i++) { if (trs[i].offsetParent !== null) { rows++; } }
+  var th = document.querySelector('section[data-step="4"] table.sources thead th');
+  return {Text: document.getElementById("filtered").textContent, Rows: rows,
+    Sticky: getComputedStyle(th).position};
+})()`, &shown)
+		if shown.Text != "1 shown" || shown.Rows != 4 || shown.Sticky != "sticky" {
+			t.Errorf("after filtering for %s: %q, %d rows shown (want 1 in each of the 4 steps), headers %s", tc.source, shown.Text, shown.Rows, shown.Sticky)
 		}
 	}
 }

@@ -336,3 +336,37 @@ func BenchmarkReportManySources(b *testing.B) {
 		})
 	}
 }
+
+// TestHTMLConfiguration: the report's header says which ConfigMap came
+// from where, and gives the run's warnings.
+func TestHTMLConfiguration(t *testing.T) {
+	s := loadExample(t, "schedule.yaml")
+	res, _, err := Run(context.Background(), s, Options{ConfigMaps: loadConfigMapExamples(t, "config-autoscaler.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Warnings = append(res.Warnings, "a warning")
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, s, res); err != nil {
+		t.Fatal(err)
+	}
+	var config, warnings []string
+	walk(parsePage(t, buf.Bytes()), func(n *html.Node) {
+		switch {
+		case n.Data == "p" && hasClass(n, "config"):
+			config = append(config, text(n))
+		case n.Data == "p" && hasClass(n, "warning"):
+			warnings = append(warnings, text(n))
+		}
+	})
+	want := []string{"Configuration: " + DescribeConfiguration(res.Configuration)}
+	if diff := cmp.Diff(want, config); diff != "" {
+		t.Errorf("configuration (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(want[0], "config-autoscaler (from examples/configmaps/config-autoscaler.yaml)") {
+		t.Errorf("the configuration does not name the autoscaler's file: %s", want[0])
+	}
+	if diff := cmp.Diff([]string{"Warning: a warning"}, warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
