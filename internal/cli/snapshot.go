@@ -128,28 +128,39 @@ func snapshot(f *snapshotFlags, cfg Config, env *Env) error {
 	if err != nil {
 		return err
 	}
+	head := fmt.Sprintf("# A snapshot of StatefulSet %s/%s and its sources (%s), taken %s by %s snapshot.\n",
+		f.namespace, f.statefulSet, f.sources, now().UTC().Format(time.RFC3339), cfg.name()) +
+		"# Simulating it reproduces the live placements; add steps to ask what if.\n"
+	data, err := encodeSnapshot(doc, head, f.format)
+	if err != nil {
+		return err
+	}
+	return output(f.out, data, env)
+}
+
+// encodeSnapshot writes the scenario as YAML after the head comment, or
+// as JSON, which has no comments.
+func encodeSnapshot(doc *snapshotDoc, head, format string) ([]byte, error) {
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# A snapshot of StatefulSet %s/%s and its sources (%s), taken %s by %s snapshot.\n",
-		f.namespace, f.statefulSet, f.sources, now().UTC().Format(time.RFC3339), cfg.name())
-	buf.WriteString("# Simulating it reproduces the live placements; add steps to ask what if.\n")
+	buf.WriteString(head)
 	enc := yamlv3.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(doc); err != nil {
-		return err
+		return nil, err
 	}
-	if f.format == "json" {
-		// The same document; JSON has no comments.
-		j, err := yaml.YAMLToJSON(buf.Bytes())
-		if err != nil {
-			return err
-		}
-		buf.Reset()
-		if err := json.Indent(&buf, j, "", "  "); err != nil {
-			return err
-		}
-		buf.WriteByte('\n')
+	if format != "json" {
+		return buf.Bytes(), nil
 	}
-	return output(f.out, buf.Bytes(), env)
+	j, err := yaml.YAMLToJSON(buf.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	buf.Reset()
+	if err := json.Indent(&buf, j, "", "  "); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
 }
 
 func parseGVR(s string) (schema.GroupVersionResource, error) {
