@@ -161,7 +161,7 @@ steps:
   - autoscale: {}
 `)
 	type skews struct {
-		Placements                     string
+		Placements                          string
 		ZoneSkew, ZoneSkewAll, ZoneSkewRoom int32
 	}
 	var got []skews
