@@ -285,7 +285,7 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 		hs.Action = st.Action
 	}
 	keys := slices.SortedFunc(maps.Keys(st.Placements), naturalCompare)
-	on := map[string]map[string]int32{}
+	on := map[string]map[string]int32{} // pod -> source -> vreplicas
 	for _, k := range keys {
 		var parts []string
 		for _, p := range st.Placements[k] {
@@ -301,31 +301,39 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 			Placements: strings.Join(parts, " "),
 		})
 	}
-
-	// The heat map's columns: every source, or with many of them the
-	// biggest maxHTMLSources and a column summing the others (the table
-	// below the map lists every placement).
-	cols := keys
-	var others []string
-	if len(keys) > maxHTMLSources {
-		bySize := append([]string(nil), keys...)
-		sort.SliceStable(bySize, func(i, j int) bool {
-			return st.Metrics.Sources[bySize[i]].VReplicas > st.Metrics.Sources[bySize[j]].VReplicas
-		})
-		cols = append([]string(nil), bySize[:maxHTMLSources]...)
-		slices.SortFunc(cols, naturalCompare)
-		others = bySize[maxHTMLSources:]
-		for pod, bySrc := range on {
-			for _, k := range others {
-				on[pod][otherSources] += bySrc[k]
-			}
-		}
-		cols = append(cols, otherSources)
+	cols, others := mapColumns(keys, st, on)
+	if len(others) > 0 {
 		hs.Others, hs.Shown = len(others), maxHTMLSources
 	}
-	keys = cols
+	hs.Map = layoutMap(cols, len(others), sortPods(st.Pods, order), on, capacity)
+	return hs
+}
 
-	pods := sortPods(st.Pods, order)
+// mapColumns chooses the heat map's columns: every source, or with many
+// of them the biggest maxHTMLSources and a column summing the others (the
+// table below the map lists every placement), whose vreplicas it adds to
+// on under otherSources.
+func mapColumns(keys []string, st *StepResult, on map[string]map[string]int32) (cols, others []string) {
+	if len(keys) <= maxHTMLSources {
+		return keys, nil
+	}
+	bySize := append([]string(nil), keys...)
+	sort.SliceStable(bySize, func(i, j int) bool {
+		return st.Metrics.Sources[bySize[i]].VReplicas > st.Metrics.Sources[bySize[j]].VReplicas
+	})
+	cols = append([]string(nil), bySize[:maxHTMLSources]...)
+	slices.SortFunc(cols, naturalCompare)
+	others = bySize[maxHTMLSources:]
+	for pod, bySrc := range on {
+		for _, k := range others {
+			on[pod][otherSources] += bySrc[k]
+		}
+	}
+	return append(cols, otherSources), others
+}
+
+// layoutMap places the heat map's labels, columns, rows and cells.
+func layoutMap(keys []string, others int, pods []PodState, on map[string]map[string]int32, capacity int32) htmlMap {
 	var zoneW, nodeW, podW int
 	for _, p := range pods {
 		zoneW = max(zoneW, textWidth(p.Zone))
@@ -333,12 +341,37 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 		podW = max(podW, textWidth(p.Name))
 	}
 	zoneW, nodeW, podW = max(zoneW, textWidth("zone")), max(nodeW, textWidth("node")), max(podW, textWidth("pod"))
-	m := &hs.Map
+	var m htmlMap
 	m.LabelX = [3]int{labelPad, labelPad + zoneW + labelPad, labelPad + zoneW + labelPad + nodeW + labelPad}
 	gridX := m.LabelX[2] + podW + labelPad
+	headHeight := m.addColumns(keys, others, gridX)
+	m.FreeX = gridX + len(keys)*cellWidth + labelPad
+	m.StatusX = m.FreeX + freeWidth + freeText + labelPad
+	y := headHeight
+	lastZone, lastNode := "\x00", "\x00"
+	for _, p := range pods {
+		zone, node := p.Zone, p.Node
+		if node == "" {
+			zone, node = "-", "-"
+		}
+		newZone := zone != lastZone
+		if newZone && lastZone != "\x00" {
+			y += groupGap
+		}
+		m.addRow(p, y, zone, node, newZone, newZone || node != lastNode, gridX, keys, on, capacity)
+		lastZone, lastNode = zone, node
+		y += rowHeight
+	}
+	m.Height = y + labelPad
+	m.Width = m.StatusX + statusWidth
+	return m
+}
+
+// addColumns labels the columns, and returns the headers' height.
+func (m *htmlMap) addColumns(keys []string, others, gridX int) int {
 	labels := sourceLabels(keys)
-	if len(others) > 0 {
-		labels = append(sourceLabels(keys[:len(keys)-1]), fmt.Sprintf("%d other sources", len(others)))
+	if others > 0 {
+		labels = append(sourceLabels(keys[:len(keys)-1]), fmt.Sprintf("%d other sources", others))
 	}
 	longest := 0
 	for c := range labels {
@@ -354,61 +387,42 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 	for c, k := range keys {
 		m.Columns = append(m.Columns, htmlColumn{X: gridX + c*cellWidth + cellWidth/2 - 4, Y: m.HeadY, Label: labels[c], Key: k})
 	}
-	m.FreeX = gridX + len(keys)*cellWidth + labelPad
-	m.StatusX = m.FreeX + freeWidth + freeText + labelPad
-	y := headHeight
-	lastZone, lastNode := "\x00", "\x00"
-	var group *htmlGroup
-	for _, p := range pods {
-		zone, node := p.Zone, p.Node
-		if node == "" {
-			zone, node = "-", "-"
-		}
-		newZone := zone != lastZone
-		if newZone && lastZone != "\x00" {
-			y += groupGap
-		}
-		row := htmlRow{
-			Y: y, TextY: y + rowHeight/2 + 4, Pod: p.Name, Zone: zone, Node: node,
-			ShowZone: newZone, ShowNode: newZone || node != lastNode,
-			Used: p.Used, Free: p.Free, FullW: freeWidth,
-		}
-		if p.Status != PodOK {
-			row.Status, row.Bad = p.Status, true
-		}
-		if capacity > 0 {
-			row.UsedW = int(math.Round(float64(freeWidth) * math.Min(1, float64(max(p.Used, 0))/float64(capacity))))
-		}
-		row.FreeText = fmt.Sprintf("%d free", p.Free)
-		row.FreeTextX = m.FreeX + freeWidth + 6
-		row.Over = p.Free < 0
-		m.Rows = append(m.Rows, row)
-		if newZone {
-			m.Groups = append(m.Groups, htmlGroup{Y: y, Zone: zone})
-			group = &m.Groups[len(m.Groups)-1]
-		}
-		group.Height = y + rowHeight - group.Y
-		row.GridX, row.GridW = gridX+1, len(keys)*cellWidth-2
-		m.Rows[len(m.Rows)-1] = row
-		for c, k := range keys {
-			v := on[p.Name][k]
-			if v <= 0 {
-				// Empty cells are the row's background.
-				continue
-			}
-			fill, ink := heat(float64(v) / float64(capacity))
-			x := gridX + c*cellWidth
-			m.Cells = append(m.Cells, htmlCell{
-				X: x + 1, Y: y + 1, TextX: x + cellWidth/2, TextY: y + rowHeight/2 + 4,
-				Pod: p.Name, Source: k, VReplicas: v, Fill: fill, Ink: ink,
-			})
-		}
-		lastZone, lastNode = zone, node
-		y += rowHeight
+	return headHeight
+}
+
+// addRow adds a pod's row at y, its zone group, and its cells.
+func (m *htmlMap) addRow(p PodState, y int, zone, node string, newZone, showNode bool, gridX int, keys []string, on map[string]map[string]int32, capacity int32) {
+	row := htmlRow{
+		Y: y, TextY: y + rowHeight/2 + 4, Pod: p.Name, Zone: zone, Node: node,
+		ShowZone: newZone, ShowNode: showNode,
+		Used: p.Used, Free: p.Free, FullW: freeWidth,
+		FreeText: fmt.Sprintf("%d free", p.Free), FreeTextX: m.FreeX + freeWidth + 6, Over: p.Free < 0,
+		GridX: gridX + 1, GridW: len(keys)*cellWidth - 2,
 	}
-	m.Height = y + labelPad
-	m.Width = m.StatusX + statusWidth
-	return hs
+	if p.Status != PodOK {
+		row.Status, row.Bad = p.Status, true
+	}
+	if capacity > 0 {
+		row.UsedW = int(math.Round(float64(freeWidth) * math.Min(1, float64(max(p.Used, 0))/float64(capacity))))
+	}
+	m.Rows = append(m.Rows, row)
+	if newZone {
+		m.Groups = append(m.Groups, htmlGroup{Y: y, Zone: zone})
+	}
+	m.Groups[len(m.Groups)-1].Height = y + rowHeight - m.Groups[len(m.Groups)-1].Y
+	for c, k := range keys {
+		v := on[p.Name][k]
+		if v <= 0 {
+			// Empty cells are the row's background.
+			continue
+		}
+		fill, ink := heat(float64(v) / float64(capacity))
+		x := gridX + c*cellWidth
+		m.Cells = append(m.Cells, htmlCell{
+			X: x + 1, Y: y + 1, TextX: x + cellWidth/2, TextY: y + rowHeight/2 + 4,
+			Pod: p.Name, Source: k, VReplicas: v, Fill: fill, Ink: ink,
+		})
+	}
 }
 
 var pageTemplate = template.Must(template.Must(template.New("page").Parse(`<!DOCTYPE html>
