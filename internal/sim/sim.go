@@ -612,20 +612,40 @@ func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []s
 	if err != nil {
 		return nil, err
 	}
-	capacity := sim.cluster.Capacity()
-	replicas := sim.cluster.Replicas()
 	sr := &StepResult{
 		Name:       st.Title(),
 		Action:     st.Describe(),
 		Clock:      sim.cluster.Clock().Since(sim.start).String(),
-		Replicas:   replicas,
+		Replicas:   sim.cluster.Replicas(),
 		Placements: map[string][]vsched.Placement{},
 		Pending:    map[string]int32{},
 		Notes:      notes,
 		Metrics:    Metrics{Sources: map[string]SourceMetrics{}},
 	}
+	nodeStatus, err := sim.recordNodes(sr)
+	if err != nil {
+		return nil, err
+	}
+	keys := slices.Sorted(maps.Keys(after))
+	used := map[int32]int32{}
+	for _, k := range keys {
+		for _, p := range after[k].GetPlacements() {
+			if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil && p.VReplicas > 0 {
+				used[ord] += p.VReplicas
+			}
+		}
+	}
+	podAt, dom := sim.recordPods(sr, used, nodeStatus)
+	for _, k := range keys {
+		recordSource(sr, k, after[k], before, podAt, dom)
+	}
+	capacity := sim.cluster.Capacity()
+	sr.Metrics.LowerBound = int((sr.Metrics.VReplicas + int64(capacity) - 1) / int64(capacity))
+	return sr, nil
+}
 
-	// Nodes.
+// recordNodes records the nodes and returns each one's status.
+func (sim *simulation) recordNodes(sr *StepResult) (map[string]string, error) {
 	nodeStatus := map[string]string{}
 	for _, n := range sim.cluster.Nodes() {
 		node, err := sim.cluster.Node(n.Name)
@@ -642,8 +662,19 @@ func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []s
 		nodeStatus[n.Name] = status
 		sr.Nodes = append(sr.Nodes, NodeState{Name: n.Name, Zone: n.Zone, Status: status})
 	}
+	return nodeStatus, nil
+}
 
-	// Pods, as the scheduler sees them.
+// domains are the nodes and zones a source's skews are measured over.
+type domains struct {
+	healthyNode, healthyZone map[string]bool
+	// roomZone: healthy zones with a candidate pod that has room;
+	// anyZone: every zone with a node, failed or not.
+	roomZone, anyZone map[string]bool
+}
+
+// podsNow returns the pods as the scheduler sees them, by ordinal.
+func (sim *simulation) podsNow(replicas int32) []podInfo {
 	var pods []podInfo
 	sim.sched.State(func(s *state.State) {
 		pods = make([]podInfo, s.NumPods())
@@ -655,15 +686,14 @@ func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []s
 			pods[ord] = p
 		}
 	})
-	used := map[int32]int32{}
-	keys := slices.Sorted(maps.Keys(after))
-	for _, k := range keys {
-		for _, p := range after[k].GetPlacements() {
-			if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil && p.VReplicas > 0 {
-				used[ord] += p.VReplicas
-			}
-		}
-	}
+	return pods
+}
+
+// recordPods records every pod that exists or holds vreplicas (used, by
+// ordinal) with its status, and returns where a pod is and the domains.
+func (sim *simulation) recordPods(sr *StepResult, used map[int32]int32, nodeStatus map[string]string) (func(int32) podInfo, domains) {
+	pods := sim.podsNow(sr.Replicas)
+	capacity := sim.cluster.Capacity()
 	ords := make([]int32, 0, len(pods))
 	for ord := range pods {
 		if pods[ord].exists || used[int32(ord)] > 0 {
@@ -682,94 +712,92 @@ func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []s
 		}
 		return podInfo{name: vsched.PodName(sim.cluster.StatefulSetName(), ord), beyond: true}
 	}
-	healthyNode := map[string]bool{}
-	healthyZone := map[string]bool{}
-	// roomZone: healthy zones with a candidate pod that has room;
-	// anyZone: every zone with a node, failed or not.
-	roomZone := map[string]bool{}
-	anyZone := map[string]bool{}
+	dom := domains{healthyNode: map[string]bool{}, healthyZone: map[string]bool{}, roomZone: map[string]bool{}, anyZone: map[string]bool{}}
 	for _, n := range sr.Nodes {
 		if n.Zone != "" {
-			anyZone[n.Zone] = true
+			dom.anyZone[n.Zone] = true
 		}
 	}
 	for _, ord := range ords {
 		p := podAt(ord)
-		status := PodOK
-		switch {
-		case !p.exists:
-			status = PodGone
-		case p.beyond:
-			status = PodScaledOut
-		case p.node == "":
-			status = PodUnbound
-		case nodeStatus[p.node] == NodeNotReady:
-			status = PodNotReady
-		case nodeStatus[p.node] == NodeCordoned:
-			status = PodCordoned
-		case p.draining:
-			status = PodDraining
-		}
+		status := podStatus(p, nodeStatus)
 		if p.exists && !p.beyond && p.node != "" && nodeStatus[p.node] == NodeReady {
-			healthyNode[p.node] = true
+			dom.healthyNode[p.node] = true
 			if p.zone != "" {
-				healthyZone[p.zone] = true
+				dom.healthyZone[p.zone] = true
 			}
 		}
 		if status == PodOK && p.zone != "" && capacity-used[ord] > 0 {
-			roomZone[p.zone] = true
+			dom.roomZone[p.zone] = true
 		}
 		sr.Pods = append(sr.Pods, PodState{Name: p.name, Node: p.node, Zone: p.zone, Status: status, Used: used[ord], Free: capacity - used[ord]})
 		if used[ord] > 0 {
 			sr.Metrics.PodsUsed++
 		}
 	}
+	return podAt, dom
+}
 
-	// Sources.
-	for _, k := range keys {
-		v := after[k]
-		ps := make([]vsched.Placement, 0, len(v.GetPlacements()))
-		onNode := map[string]int32{}
-		onZone := map[string]int32{}
-		for _, p := range v.GetPlacements() {
-			if p.VReplicas <= 0 {
-				continue
-			}
-			out := vsched.Placement{PodName: p.PodName, VReplicas: p.VReplicas}
-			if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil {
-				info := podAt(ord)
-				out.NodeName, out.ZoneName = info.node, info.zone
-			}
-			ps = append(ps, out)
-			if healthyNode[out.NodeName] {
-				onNode[out.NodeName] += p.VReplicas
-				onZone[out.ZoneName] += p.VReplicas
-			}
-		}
-		vsched.SortPlacements(ps)
-		sr.Placements[k] = ps
-		want := v.GetVReplicas()
-		pending := max(want-vsched.TotalVReplicas(ps), 0)
-		sr.Pending[k] = pending
-		m := SourceMetrics{
-			VReplicas: want,
-			ZoneSkew:  skew(onZone, healthyZone),
-			NodeSkew:  skew(onNode, healthyNode),
-			// A failed zone runs none of the source: counted, it shows
-			// what the failure took.
-			ZoneSkewAll:  skew(onZone, anyZone),
-			ZoneSkewRoom: skew(onZone, roomZone),
-		}
-		if b, ok := before[k]; ok {
-			m.Moved = moved(b.GetPlacements(), v.GetPlacements())
-		}
-		sr.Metrics.Sources[k] = m
-		sr.Metrics.Moved += m.Moved
-		sr.Metrics.VReplicas += int64(want)
-		sr.Metrics.Pending += int64(pending)
+func podStatus(p podInfo, nodeStatus map[string]string) string {
+	switch {
+	case !p.exists:
+		return PodGone
+	case p.beyond:
+		return PodScaledOut
+	case p.node == "":
+		return PodUnbound
+	case nodeStatus[p.node] == NodeNotReady:
+		return PodNotReady
+	case nodeStatus[p.node] == NodeCordoned:
+		return PodCordoned
+	case p.draining:
+		return PodDraining
 	}
-	sr.Metrics.LowerBound = int((sr.Metrics.VReplicas + int64(capacity) - 1) / int64(capacity))
-	return sr, nil
+	return PodOK
+}
+
+// recordSource records a source's placements, pending vreplicas and
+// metrics.
+func recordSource(sr *StepResult, k string, v vsched.VPod, before map[string]vsched.VPod, podAt func(int32) podInfo, dom domains) {
+	ps := make([]vsched.Placement, 0, len(v.GetPlacements()))
+	onNode := map[string]int32{}
+	onZone := map[string]int32{}
+	for _, p := range v.GetPlacements() {
+		if p.VReplicas <= 0 {
+			continue
+		}
+		out := vsched.Placement{PodName: p.PodName, VReplicas: p.VReplicas}
+		if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil {
+			info := podAt(ord)
+			out.NodeName, out.ZoneName = info.node, info.zone
+		}
+		ps = append(ps, out)
+		if dom.healthyNode[out.NodeName] {
+			onNode[out.NodeName] += p.VReplicas
+			onZone[out.ZoneName] += p.VReplicas
+		}
+	}
+	vsched.SortPlacements(ps)
+	sr.Placements[k] = ps
+	want := v.GetVReplicas()
+	pending := max(want-vsched.TotalVReplicas(ps), 0)
+	sr.Pending[k] = pending
+	m := SourceMetrics{
+		VReplicas: want,
+		ZoneSkew:  skew(onZone, dom.healthyZone),
+		NodeSkew:  skew(onNode, dom.healthyNode),
+		// A failed zone runs none of the source: counted, it shows
+		// what the failure took.
+		ZoneSkewAll:  skew(onZone, dom.anyZone),
+		ZoneSkewRoom: skew(onZone, dom.roomZone),
+	}
+	if b, ok := before[k]; ok {
+		m.Moved = moved(b.GetPlacements(), v.GetPlacements())
+	}
+	sr.Metrics.Sources[k] = m
+	sr.Metrics.Moved += m.Moved
+	sr.Metrics.VReplicas += int64(want)
+	sr.Metrics.Pending += int64(pending)
 }
 
 // skew is max - min of counts over domains (0 for none).
