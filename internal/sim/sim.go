@@ -139,27 +139,9 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	}
 	profiles, ac, origins := cfg.profiles, cfg.autoscaler, cfg.origins
 
-	ss := s.Cluster.StatefulSet
-	ns, name := ss.Namespace, ss.Name
-	if ns == "" {
-		ns = DefaultNamespace
-	}
-	if name == "" {
-		name = DefaultStatefulSet
-	}
 	sim := &simulation{s: s, opts: opts, sources: memcluster.NewSources(), nodes: s.Cluster.nodeList(), total: Operations(s), byStep: map[int]map[string]*Explained{}}
-	specs := make([]memcluster.NodeSpec, len(sim.nodes))
-	for i, n := range sim.nodes {
-		specs[i] = memcluster.NodeSpec{Name: n.Name, Zone: n.Zone}
-	}
-	sim.cluster, err = memcluster.New(ctx, memcluster.Options{
-		Namespace:       ns,
-		StatefulSetName: name,
-		Nodes:           specs,
-		PodNodes:        ss.PodNodes,
-		Capacity:        *ss.Capacity,
-	})
-	if err != nil {
+	ns, name := s.statefulSetName()
+	if sim.cluster, err = newCluster(ctx, s, sim.nodes, ns, name); err != nil {
 		return nil, nil, err
 	}
 	defer sim.cluster.Shutdown()
@@ -168,7 +150,7 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	sim.sched, err = statefulset.New(ctx, statefulset.Config{
 		Namespace:       ns,
 		Name:            name,
-		Capacity:        *ss.Capacity,
+		Capacity:        *s.Cluster.StatefulSet.Capacity,
 		Lister:          sim.sources.List,
 		ListerSynced:    sim.sources.HasSynced,
 		InformerFactory: sim.cluster.InformerFactory(),
@@ -179,8 +161,7 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	if err != nil {
 		return nil, nil, err
 	}
-	sim.auto, err = newAutoscaling(ctx, sim, ac)
-	if err != nil {
+	if sim.auto, err = newAutoscaling(ctx, sim, ac); err != nil {
 		return nil, nil, err
 	}
 	if err := sim.cluster.Start(ctx); err != nil {
@@ -193,7 +174,7 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 		Version:       FormatVersion,
 		Scenario:      s.Name,
 		StatefulSet:   ns + "/" + name,
-		Capacity:      *ss.Capacity,
+		Capacity:      *s.Cluster.StatefulSet.Capacity,
 		Configuration: origins,
 		Warnings:      warnings(s, ac, origins),
 	}
@@ -201,6 +182,33 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 		return nil, nil, err
 	}
 	return res, sim.explained, nil
+}
+
+// statefulSetName is the StatefulSet's namespace and name, defaulted.
+func (s *Scenario) statefulSetName() (ns, name string) {
+	ns, name = s.Cluster.StatefulSet.Namespace, s.Cluster.StatefulSet.Name
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	if name == "" {
+		name = DefaultStatefulSet
+	}
+	return ns, name
+}
+
+// newCluster builds the in-memory cluster the scenario describes.
+func newCluster(ctx context.Context, s *Scenario, nodes []Node, ns, name string) (*memcluster.Cluster, error) {
+	specs := make([]memcluster.NodeSpec, len(nodes))
+	for i, n := range nodes {
+		specs[i] = memcluster.NodeSpec{Name: n.Name, Zone: n.Zone}
+	}
+	return memcluster.New(ctx, memcluster.Options{
+		Namespace:       ns,
+		StatefulSetName: name,
+		Nodes:           specs,
+		PodNodes:        s.Cluster.StatefulSet.PodNodes,
+		Capacity:        *s.Cluster.StatefulSet.Capacity,
+	})
 }
 
 // run loads the initial sources and runs the steps, recording them in res.
