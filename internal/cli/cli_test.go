@@ -96,7 +96,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"--help"}, ExitOK, "Exit codes:", ""},
 		{[]string{"help", "simulate"}, ExitOK, "vsched simulate [-f SCENARIO|DIR|-]", ""},
 		{[]string{"simulate", "-h"}, ExitOK, "--configmap", ""},
-		{[]string{"explain", "--help"}, ExitOK, "vsched explain [-f SCENARIO|DIR|-] --source", ""},
+		{[]string{"explain", "--help"}, ExitOK, "vsched explain [-f SCENARIO|DIR|-]... --source", ""},
 		{[]string{"validate", "-h"}, ExitOK, "vsched validate [-f FILE|DIR|-]...", ""},
 		{[]string{"simulate", "--bogus"}, ExitUsage, "", "vsched simulate: unknown flag: --bogus\nRun \"vsched help simulate\" for usage."},
 		{[]string{"simulate", "-o", "xml"}, ExitUsage, "", `vsched simulate: -o "xml": the formats are table, json, yaml and html`},

@@ -226,6 +226,13 @@ func TestScenarioDirectory(t *testing.T) {
 	if code, out, errOut := run(t, files, "explain", "-f", "run", "--source", "default/b"); code != ExitOK || !strings.HasPrefix(out, "Most recent decision about default/b") {
 		t.Errorf("explain -f DIR: exit %d, stderr %q", code, errOut)
 	}
+	// -f is repeatable, as validate's: the files go together.
+	if code, got, errOut := run(t, files, "simulate", "-f", "s.yaml", "-f", "cm.yaml", "-o", "json"); code != ExitOK || got != want {
+		t.Errorf("-f FILE -f CONFIGMAP: exit %d, stderr %q; want the output of -f FILE --configmap FILE", code, errOut)
+	}
+	if code, _, errOut := run(t, files, "simulate", "-f", "s.yaml", "-f", "plain"); code != ExitInvalid || !strings.Contains(errOut, "-f s.yaml -f plain: 2 scenarios, s.yaml and plain/s.yaml;") {
+		t.Errorf("-f FILE -f DIR of two scenarios: exit %d, stderr %q", code, errOut)
+	}
 	for _, tc := range []struct {
 		args []string
 		code int

@@ -36,9 +36,9 @@ const explainExample = `  # How the built-in scenario's compaction moved shop/pa
   %[1]s explain -f examples/failures.yaml --source kafka/orders --configmap deploy/sample/400-config.yaml -o json`
 
 type explainFlags struct {
-	file, source, format, out string
-	configMaps                []string
-	step                      int
+	source, format, out string
+	files, configMaps   []string
+	step                int
 	// stepSet: --step was given; 0 is then the initial sources'
 	// reconcile.
 	stepSet bool
@@ -48,7 +48,7 @@ type explainFlags struct {
 func newExplainCommand(cfg Config, env *Env) *cobra.Command {
 	var f explainFlags
 	cmd := &cobra.Command{
-		Use:     "explain [-f SCENARIO|DIR|-] --source NAMESPACE/NAME [--step N | --all] [-o text|json|yaml] [--out FILE] [--configmap FILE|DIR]...",
+		Use:     "explain [-f SCENARIO|DIR|-]... --source NAMESPACE/NAME [--step N | --all] [-o text|json|yaml] [--out FILE] [--configmap FILE|DIR]...",
 		Short:   "Show how the scheduler decided where a source's vreplicas go",
 		Long:    explainLong,
 		Example: fmt.Sprintf(explainExample, cfg.name()),
@@ -64,7 +64,7 @@ func newExplainCommand(cfg Config, env *Env) *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&f.file, "file", "f", "", "the scenario (YAML or JSON; - for stdin), or a directory holding one scenario and the ConfigMaps to apply; the built-in one without it")
+	fs.StringArrayVarP(&f.files, "file", "f", nil, "the scenario (YAML or JSON; - for stdin), or a directory holding one scenario and the ConfigMaps to apply; repeatable: the files go together; the built-in scenario without it")
 	fs.StringVar(&f.source, "source", "", "the source to explain, as namespace/name (required)")
 	formatFlag(cmd, &f.format, "text", "text", "json", "yaml")
 	fs.StringVar(&f.out, "out", "", "write to this file instead of stdout")
@@ -87,7 +87,7 @@ func explain(f *explainFlags, cfg Config, env *Env) error {
 	if err := checkFormat(&f.format, map[string]string{"table": "text"}, "text", "json", "yaml"); err != nil {
 		return err
 	}
-	s, configMaps, err := loadInputs(f.file, f.configMaps, cfg, "explain", env)
+	s, configMaps, err := loadInputs(f.files, f.configMaps, cfg, "explain", env)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/vsched/vsched/examples"
 	"github.com/vsched/vsched/internal/sim"
@@ -53,19 +54,19 @@ func readInputs(names []string, what string, env *Env) ([]sim.NamedData, error) 
 // scenarioHelp says what -f takes, for messages.
 const scenarioHelp = "a scenario is the document without kind, starting version: 1; ConfigMaps go with it"
 
-// loadScenario reads what -f names, or the built-in scenario: a file, - or
-// a directory, which holds one scenario and may hold ConfigMaps beside it
-// (returned, to act as --configmap's) and manifests vsched does not read
-// (skipped with a note).
-func loadScenario(file string, cfg Config, cmd string, env *Env) (*sim.Scenario, []*sim.ConfigMapFile, error) {
-	if file == "" {
+// loadScenario reads what -f names, or the built-in scenario: files, -
+// and directories, which together hold one scenario and may hold
+// ConfigMaps beside it (returned, to act as --configmap's) and manifests
+// vsched does not read (skipped with a note).
+func loadScenario(files []string, cfg Config, cmd string, env *Env) (*sim.Scenario, []*sim.ConfigMapFile, error) {
+	if len(files) == 0 {
 		s, ps := sim.ReadScenario("built-in:"+examples.BuiltinName, examples.Builtin(), cfg.Registry)
 		if len(ps) > 0 {
 			return nil, nil, ps
 		}
 		return s, nil, nil
 	}
-	named, err := readInputs([]string{file}, "scenario", env)
+	named, err := readInputs(files, "scenario", env)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,12 +74,13 @@ func loadScenario(file string, cfg Config, cmd string, env *Env) (*sim.Scenario,
 	if len(ps) > 0 {
 		return nil, nil, ps
 	}
+	given := "-f " + strings.Join(files, " -f ")
 	switch len(scenarios) {
 	case 0:
-		return nil, nil, fmt.Errorf("-f %s: no scenario among %s (%s)", file, fileList(manifests), scenarioHelp)
+		return nil, nil, fmt.Errorf("%s: no scenario among %s (%s)", given, fileList(manifests), scenarioHelp)
 	case 1:
 	default:
-		return nil, nil, fmt.Errorf("-f %s: %d scenarios, %s; a simulation runs one (the files of a directory go together: one scenario, and ConfigMaps)", file, len(scenarios), fileList(scenarios))
+		return nil, nil, fmt.Errorf("%s: %d scenarios, %s; a simulation runs one (the files of a directory go together: one scenario, and ConfigMaps)", given, len(scenarios), fileList(scenarios))
 	}
 	s, ps := sim.ReadScenario(scenarios[0].Name, scenarios[0].Data, cfg.Registry)
 	if len(ps) > 0 {
@@ -111,8 +113,8 @@ func skippedNote(env *Env, cfg Config, cmd, flag string, skipped []sim.Skipped) 
 
 // loadInputs reads the scenario and the ConfigMaps (-f and --configmap):
 // a kind of ConfigMap may be given once.
-func loadInputs(file string, configMaps []string, cfg Config, cmd string, env *Env) (*sim.Scenario, []*sim.ConfigMapFile, error) {
-	s, beside, err := loadScenario(file, cfg, cmd, env)
+func loadInputs(files, configMaps []string, cfg Config, cmd string, env *Env) (*sim.Scenario, []*sim.ConfigMapFile, error) {
+	s, beside, err := loadScenario(files, cfg, cmd, env)
 	if err != nil {
 		return nil, nil, err
 	}

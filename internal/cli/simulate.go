@@ -17,10 +17,11 @@ autoscaler and evictor, and prints the cluster after every step: the
 StatefulSet's replicas, each source's placements and pending vreplicas, and
 the metrics. Without -f it runs the built-in scenario.
 
--f takes a scenario file, - for stdin, or a directory: its .yaml, .yml and
-.json files (not recursing) must hold exactly one scenario (the document
-without kind), and the ConfigMaps among the others apply as --configmap's
-do; the objects vsched does not read are skipped with a note.
+-f takes a scenario file, - for stdin, or a directory (its .yaml, .yml and
+.json files, not recursing), and may be repeated: the files go together and
+must hold exactly one scenario (the document without kind); the ConfigMaps
+among the others apply as --configmap's do, and the objects vsched does not
+read are skipped with a note.
 
 -o table (the default) is for people, -o json and -o yaml are the stable
 format, -o html a self-contained report. --configmap takes real
@@ -44,15 +45,15 @@ const simulateExample = `  # The built-in scenario
   cat examples/compact.yaml | %[1]s simulate -f - -o html --out report.html`
 
 type simulateFlags struct {
-	file, format, out string
-	configMaps        []string
+	format, out       string
+	files, configMaps []string
 	quiet             bool
 }
 
 func newSimulateCommand(cfg Config, env *Env) *cobra.Command {
 	var f simulateFlags
 	cmd := &cobra.Command{
-		Use:     "simulate [-f SCENARIO|DIR|-] [-o table|json|yaml|html] [--out FILE] [--configmap FILE|DIR]... [--quiet]",
+		Use:     "simulate [-f SCENARIO|DIR|-]... [-o table|json|yaml|html] [--out FILE] [--configmap FILE|DIR]... [--quiet]",
 		Short:   "Run a scenario and print where every vreplica is after each step",
 		Long:    simulateLong,
 		Example: fmt.Sprintf(simulateExample, cfg.name()),
@@ -65,7 +66,7 @@ func newSimulateCommand(cfg Config, env *Env) *cobra.Command {
 		RunE: func(*cobra.Command, []string) error { return simulate(&f, cfg, env) },
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&f.file, "file", "f", "", "the scenario (YAML or JSON; - for stdin), or a directory holding one scenario and the ConfigMaps to apply; the built-in one without it")
+	fs.StringArrayVarP(&f.files, "file", "f", nil, "the scenario (YAML or JSON; - for stdin), or a directory holding one scenario and the ConfigMaps to apply; repeatable: the files go together; the built-in scenario without it")
 	formatFlag(cmd, &f.format, "table", "table", "json", "yaml", "html")
 	fs.StringVar(&f.out, "out", "", "write to this file instead of stdout")
 	fs.StringArrayVar(&f.configMaps, "configmap", nil, "ConfigMap manifests (file, directory or -) replacing the scenario's configuration of their kind; repeatable")
@@ -79,7 +80,7 @@ func simulate(f *simulateFlags, cfg Config, env *Env) error {
 	if err := checkFormat(&f.format, nil, "table", "json", "yaml", "html"); err != nil {
 		return err
 	}
-	s, configMaps, err := loadInputs(f.file, f.configMaps, cfg, "simulate", env)
+	s, configMaps, err := loadInputs(f.files, f.configMaps, cfg, "simulate", env)
 	if err != nil {
 		return err
 	}
