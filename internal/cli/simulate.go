@@ -41,6 +41,9 @@ const simulateExample = `  # The built-in scenario
   # A directory holding a scenario (a snapshot) and the ConfigMaps to try on it
   %[1]s simulate -f examples/whatif/
 
+  # The same with files: a snapshot and the deployment's ConfigMaps
+  %[1]s simulate -f examples/snapshot.yaml -f deploy/sample/400-config.yaml
+
   # A scenario from stdin, the report to a file
   cat examples/compact.yaml | %[1]s simulate -f - -o html --out report.html`
 
