@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -268,5 +269,34 @@ func TestNoArgumentsIsUsage(t *testing.T) {
 	}
 	if !strings.HasSuffix(errOut, "vsched: no command given\nRun \"vsched help\" for usage.\n") {
 		t.Errorf("stderr ends %q", errOut[max(0, len(errOut)-80):])
+	}
+}
+
+// TestHelpExamplesRun runs, from the repository's root, every example of
+// every command's --help that is one vsched command line (not a pipe, a
+// snapshot of a live cluster, or a shell's completion): each succeeds.
+// --out files are kept in memory.
+func TestHelpExamplesRun(t *testing.T) {
+	env := OSEnv()
+	root := NewCommand(Config{}, &env)
+	var lines []string
+	for _, c := range root.Commands() {
+		for _, l := range strings.Split(c.Example, "\n") {
+			l = strings.TrimSpace(l)
+			if strings.HasPrefix(l, "vsched ") && !strings.ContainsAny(l, `|\<`) && !strings.HasPrefix(l, "vsched snapshot") && !strings.HasPrefix(l, "vsched completion") {
+				lines = append(lines, l)
+			}
+		}
+	}
+	if len(lines) < 10 {
+		t.Fatalf("found %d examples: %q", len(lines), lines)
+	}
+	t.Chdir(filepath.Join("..", ".."))
+	for _, l := range lines {
+		var out strings.Builder
+		env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, WriteFile: func(string, []byte) error { return nil }}
+		if code := Main(strings.Fields(strings.TrimPrefix(l, "vsched ")), env); code != ExitOK {
+			t.Errorf("%s: exit %d\n%s", l, code, out.String())
+		}
 	}
 }

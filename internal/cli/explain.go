@@ -25,15 +25,15 @@ once before step 1: --step 0 selects those decisions.`
 const explainExample = `  # How the built-in scenario's compaction moved shop/payments
   %[1]s explain --source shop/payments
 
-  # The decision made in step 3, and every decision in order
-  %[1]s explain --source shop/orders --step 3
+  # The decision made in step 5 (the eviction), and every decision in order
+  %[1]s explain --source shop/orders --step 5
   %[1]s explain --source shop/orders --all
 
   # How a snapshot's source was reconciled when the simulation loaded it
   %[1]s explain -f examples/snapshot.yaml --source shop/new --step 0
 
   # The same as JSON, with the sample deployment's configuration
-  %[1]s explain -f examples/failures.yaml --source kafka/orders --configmap deploy/sample/400-config.yaml -o json`
+  %[1]s explain -f examples/failures.yaml --source default/a --configmap deploy/sample/400-config.yaml -o json`
 
 type explainFlags struct {
 	source, format, out string
