@@ -140,6 +140,7 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	profiles, ac, origins := cfg.profiles, cfg.autoscaler, cfg.origins
 
 	sim := &simulation{s: s, opts: opts, sources: memcluster.NewSources(), nodes: s.Cluster.nodeList(), total: Operations(s), byStep: map[int]map[string]*Explained{}}
+	ss := s.Cluster.StatefulSet
 	ns, name := s.statefulSetName()
 	if sim.cluster, err = newCluster(ctx, s, sim.nodes, ns, name); err != nil {
 		return nil, nil, err
@@ -150,7 +151,7 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	sim.sched, err = statefulset.New(ctx, statefulset.Config{
 		Namespace:       ns,
 		Name:            name,
-		Capacity:        *s.Cluster.StatefulSet.Capacity,
+		Capacity:        *ss.Capacity,
 		Lister:          sim.sources.List,
 		ListerSynced:    sim.sources.HasSynced,
 		InformerFactory: sim.cluster.InformerFactory(),
@@ -174,7 +175,7 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 		Version:       FormatVersion,
 		Scenario:      s.Name,
 		StatefulSet:   ns + "/" + name,
-		Capacity:      *s.Cluster.StatefulSet.Capacity,
+		Capacity:      *ss.Capacity,
 		Configuration: origins,
 		Warnings:      warnings(s, ac, origins),
 	}
