@@ -48,7 +48,7 @@ type explainFlags struct {
 func newExplainCommand(cfg Config, env *Env) *cobra.Command {
 	var f explainFlags
 	cmd := &cobra.Command{
-		Use:     "explain [-f SCENARIO|DIR|-]... --source NAMESPACE/NAME [--step N | --all] [-o text|json|yaml] [--out FILE] [--configmap FILE|DIR]...",
+		Use:     "explain [-f SCENARIO|DIR|-]... --source NAMESPACE/NAME [--step N | --all] [-o text|json|yaml] [--out FILE] [--configmap FILE|DIR|-]...",
 		Short:   "Show how the scheduler decided where a source's vreplicas go",
 		Long:    explainLong,
 		Example: fmt.Sprintf(explainExample, cfg.name()),

@@ -56,7 +56,7 @@ type simulateFlags struct {
 func newSimulateCommand(cfg Config, env *Env) *cobra.Command {
 	var f simulateFlags
 	cmd := &cobra.Command{
-		Use:     "simulate [-f SCENARIO|DIR|-]... [-o table|json|yaml|html] [--out FILE] [--configmap FILE|DIR]... [--quiet]",
+		Use:     "simulate [-f SCENARIO|DIR|-]... [-o table|json|yaml|html] [--out FILE] [--configmap FILE|DIR|-]... [--quiet]",
 		Short:   "Run a scenario and print where every vreplica is after each step",
 		Long:    simulateLong,
 		Example: fmt.Sprintf(simulateExample, cfg.name()),
