@@ -84,7 +84,7 @@ func TestDecodeArgs(t *testing.T) {
 			"priorities[0].Args.Score: Invalid value: 100: must be at least 0 and below 100, the score of the pods not avoided",
 		}},
 		{name: "unknown field", raw: `{"Ordinal": [0]}`, wantErrs: []string{
-			`priorities[0].Args: Invalid value: "{\"Ordinal\": [0]}": json: unknown field "Ordinal"`,
+			`priorities[0].Args: Invalid value: "{\"Ordinal\": [0]}": json: unknown field "Ordinal" (did you mean "Ordinals"?)`,
 		}},
 	}
 	for _, tc := range cases {
