@@ -48,5 +48,6 @@
 //     so an out-of-tree plugin can never silently replace an in-tree one.
 //
 // The resulting registry is what configuration is checked and built against
-// (framework.BuildProfile).
+// (framework.BuildProfile). Package plugins/example (AvoidPods) is the
+// template to copy: the layout above, tests on public packages only.
 package plugins
