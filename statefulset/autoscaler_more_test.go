@@ -108,7 +108,7 @@ func TestAutoscalerOverCapacityExcessDrained(t *testing.T) {
 	e := newEnv(t, envOpts{replicas: 2, profiles: packProfiles(t)})
 	e.create("a", 6)
 	e.create("b", 4) // pod 0 full: a 6, b 4
-	e.s.State(func(st *state.State) {
+	e.s.withState(func(st *state.State) {
 		if err := st.SetCapacity(7); err != nil {
 			t.Fatal(err)
 		}

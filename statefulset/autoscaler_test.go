@@ -112,7 +112,7 @@ func TestAutoscalerHARoundsToZones(t *testing.T) {
 	}
 	// Every zone got two of the new pods.
 	zones := map[string]int{}
-	e.s.State(func(st *state.State) {
+	e.s.withState(func(st *state.State) {
 		for ord := int32(0); ord < st.Replicas(); ord++ {
 			info, _ := st.Pod(ord)
 			zones[info.Zone]++
@@ -264,7 +264,7 @@ func TestAutoscalerNoScaleDownBelowHeldPods(t *testing.T) {
 	// c's status says pod 2; the scheduler reserves a move elsewhere that
 	// is not written yet: the committed placement still holds pod 2.
 	e.update("b", 0)
-	e.s.State(func(st *state.State) {
+	e.s.withState(func(st *state.State) {
 		st.Reserve(e.key("c"), 10, "irrelevant", []vsched.Placement{{PodName: vsched.PodName(testSetName(e), 1), VReplicas: 10}}, e.clk.Now())
 	})
 	d := e.reconcile()

@@ -131,7 +131,7 @@ func startBenchScheduler(b testing.TB, c *memcluster.Cluster, w workload, profil
 	}
 	err = c.WaitFor(benchCtx(), func() bool {
 		n := 0
-		s.State(func(st *state.State) { n = len(st.Candidates()) })
+		s.withState(func(st *state.State) { n = len(st.Candidates()) })
 		return n == w.pods
 	})
 	if err != nil {

@@ -195,12 +195,15 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 	return s, nil
 }
 
-// State runs f with the scheduler's state locked, for the autoscaler, the
-// evictor and tests. f must not keep the pointer.
-func (s *Scheduler) State(f func(*state.State)) {
+// Snapshot returns a read-only copy of the scheduler's state, for tests,
+// tools and diagnostics: it copies every source, so it is not for every
+// reconcile. The live state is the scheduler's alone; the drain protocol
+// changes it through MarkDraining and UnmarkDraining, the autoscaler
+// simulates on CloneLoaded.
+func (s *Scheduler) Snapshot() state.Reader {
 	s.st.Lock()
 	defer s.st.Unlock()
-	f(s.st)
+	return s.st.Snapshot()
 }
 
 // StatefulSet is the StatefulSet's key.

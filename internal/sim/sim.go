@@ -554,15 +554,14 @@ func (sim *simulation) explain(ex *framework.Explanation, after vsched.VPod) *Ex
 		left = max(is-want, 0)
 	}
 	e.Asked = e.Changed + left
-	sim.sched.State(func(s *state.State) {
-		for _, st := range ex.Steps {
-			for _, c := range st.Candidates {
-				if info, ok := s.Pod(c.Ordinal); ok {
-					e.Pods[c.Ordinal] = PodPlace{Node: info.Node, Zone: info.Zone}
-				}
+	s := sim.sched.Snapshot()
+	for _, st := range ex.Steps {
+		for _, c := range st.Candidates {
+			if info, ok := s.Pod(c.Ordinal); ok {
+				e.Pods[c.Ordinal] = PodPlace{Node: info.Node, Zone: info.Zone}
 			}
 		}
-	})
+	}
 	return e
 }
 
@@ -644,16 +643,15 @@ func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []s
 
 	// Pods, as the scheduler sees them.
 	var pods []podInfo
-	sim.sched.State(func(s *state.State) {
-		pods = make([]podInfo, s.NumPods())
-		for ord := range s.NumPods() {
-			p := podInfo{name: vsched.PodName(sim.cluster.StatefulSetName(), ord), beyond: ord >= replicas, draining: s.Draining(ord)}
-			if info, ok := s.Pod(ord); ok {
-				p.exists, p.node, p.zone = true, info.Node, info.Zone
-			}
-			pods[ord] = p
+	s := sim.sched.Snapshot()
+	pods = make([]podInfo, s.NumPods())
+	for ord := range s.NumPods() {
+		p := podInfo{name: vsched.PodName(sim.cluster.StatefulSetName(), ord), beyond: ord >= replicas, draining: s.Draining(ord)}
+		if info, ok := s.Pod(ord); ok {
+			p.exists, p.node, p.zone = true, info.Node, info.Zone
 		}
-	})
+		pods[ord] = p
+	}
 	used := map[int32]int32{}
 	keys := slices.Sorted(maps.Keys(after))
 	for _, k := range keys {

@@ -193,7 +193,7 @@ func Run(ctx context.Context, o Options) error {
 		// The drain protocol: requeue the source and return; its next
 		// Schedule moves its vreplicas off the draining pods and the
 		// reconciler writes the result in one status update.
-		Evictor: func(_ context.Context, src types.NamespacedName) error {
+		Requeue: func(_ context.Context, src types.NamespacedName) error {
 			impl.EnqueueKey(src)
 			return nil
 		},

@@ -27,7 +27,6 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 	"github.com/vsched/vsched/memcluster"
-	"github.com/vsched/vsched/state"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -446,13 +445,12 @@ func (e *env) enqueueAllCalls() int {
 // counts left out).
 func (e *env) used() map[string]int32 {
 	out := map[string]int32{}
-	e.sched.State(func(st *state.State) {
-		for ord := range st.NumPods() {
-			if u := st.Used(ord); u != 0 {
-				out[e.cluster.PodName(ord)] = u
-			}
+	st := e.sched.Snapshot()
+	for ord := range st.NumPods() {
+		if u := st.Used(ord); u != 0 {
+			out[e.cluster.PodName(ord)] = u
 		}
-	})
+	}
 	return out
 }
 

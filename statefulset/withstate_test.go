@@ -1,0 +1,12 @@
+package statefulset
+
+import "github.com/vsched/vsched/state"
+
+// withState runs f with the scheduler's live state locked: white-box tests
+// read it, and a few set it up, directly. Other packages get
+// Scheduler.Snapshot.
+func (s *Scheduler) withState(f func(*state.State)) {
+	s.st.Lock()
+	defer s.st.Unlock()
+	f(s.st)
+}
