@@ -88,7 +88,7 @@ func TestDefaultPolicyUnevenZones(t *testing.T) {
 		zones: map[string]int32{"zone-a": 3, "zone-b": 3},
 		nodes: map[string]int32{"a1": 1, "a2": 1, "a3": 1, "b1": 2, "b2": 1},
 	}}
-	ps, err := config.BuildProfiles(context.Background(), nil, nil, nil)
+	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -23,7 +24,7 @@ func TestWithScheduler(t *testing.T) {
 	sources := memcluster.NewSources()
 	ctx, cancel := context.WithCancel(logtesting.TestContextWithLogger(t))
 	t.Cleanup(func() { cancel(); c.Shutdown() })
-	profiles, err := statefulset.DefaultProfiles(ctx)
+	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -550,7 +550,7 @@ type drainWant struct {
 	excess int32
 }
 
-func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.AutoscalerConfig, pol Policy, profiles Profiles,
+func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.AutoscalerConfig, pol Policy, profiles config.Profiles,
 	set *appsv1.StatefulSet, vpods []vsched.VPod, base *state.State, write bool) (Decision, error) {
 	log := logging.FromContext(ctx).With("statefulset", a.key.String())
 	now := dec.Time

@@ -117,7 +117,7 @@ func newEnv(t testing.TB, o envOpts) *asEnv {
 	profiles := o.profiles
 	if profiles == nil {
 		var err error
-		if profiles, err = DefaultProfiles(ctx); err != nil {
+		if profiles, err = ProfilesFromConfigMaps(ctx, inTree, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -377,12 +377,12 @@ func TestAutoscalerCountsMinimumSpreadPlacements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, err := DefaultProfiles(context.Background())
+	def, err := ProfilesFromConfigMaps(context.Background(), inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps := Profiles{Place: place, Remove: def().Remove}
-	e := newEnv(t, envOpts{replicas: 2, profiles: func() Profiles { return ps }})
+	ps := config.Profiles{Place: place, Remove: def().Remove}
+	e := newEnv(t, envOpts{replicas: 2, profiles: func() config.Profiles { return ps }})
 	// 4 vreplicas would fit one pod of 10, but the profile spreads them
 	// over 4 pods: the autoscaler must ask for 4, not 1.
 	e.create("a", 4)

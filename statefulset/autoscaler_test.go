@@ -23,7 +23,7 @@ func packProfiles(t testing.TB) ProfileSource {
 		"predicates": `[{"Name": "PodFitsResources"}]`,
 		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
 	}}
-	ps, err := ProfilesFromConfigMaps(context.Background(), nil, sched, nil)
+	ps, err := ProfilesFromConfigMaps(context.Background(), inTree, sched, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ var asKafkaHA = map[string]string{
 func asProfiles(t testing.TB, sched map[string]string) ProfileSource {
 	t.Helper()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultSchedulerConfigMapName}, Data: sched}
-	ps, err := ProfilesFromConfigMaps(context.Background(), nil, cm, nil)
+	ps, err := ProfilesFromConfigMaps(context.Background(), inTree, cm, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func profilesFromData(t testing.TB, sched, desched map[string]string) ProfileSou
 	if desched != nil {
 		dcm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultDeschedulerConfigMapName}, Data: desched}
 	}
-	ps, err := ProfilesFromConfigMaps(context.Background(), nil, scm, dcm)
+	ps, err := ProfilesFromConfigMaps(context.Background(), inTree, scm, dcm)
 	if err != nil {
 		t.Fatalf("building profiles: %v", err)
 	}

@@ -201,7 +201,7 @@ func newLagWorld(t *testing.T, seed int64) *lagWorld {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); c.Shutdown() })
-	def, err := DefaultProfiles(ctx)
+	def, err := ProfilesFromConfigMaps(ctx, inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func (w *lagWorld) lagSchedulerConfig() Config {
 	return Config{
 		Namespace: w.c.Namespace(), Name: w.c.StatefulSetName(), Capacity: lagCapacity,
 		Lister: w.src.List, ListerSynced: w.src.HasSynced, FreshLister: w.src.ListFresh, InformerFactory: w.c.InformerFactory(),
-		Profiles:       func() Profiles { return w.profiles[w.profile.Load()]() },
+		Profiles:       func() config.Profiles { return w.profiles[w.profile.Load()]() },
 		Requeue:        w.queue.add,
 		ReservationTTL: lagTTL,
 		Clock:          w.c.Clock(),

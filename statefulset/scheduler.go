@@ -18,6 +18,7 @@ import (
 	"knative.dev/pkg/reconciler"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/state"
 )
@@ -42,15 +43,10 @@ var ErrNotReady = errors.New("scheduler state is not loaded yet")
 // the controller's next read of the source is newer.
 var ErrStale = errors.New("source version is older than one already seen")
 
-// Profiles are the scheduler and descheduler profiles in force.
-type Profiles struct {
-	Place  *framework.Profile
-	Remove *framework.Profile
-}
-
-// ProfileSource returns the profiles for the next decision. It is called once
-// per Schedule call, so live-reloaded configuration takes effect at once.
-type ProfileSource func() Profiles
+// ProfileSource returns the scheduler and descheduler profiles for the next
+// decision. It is called once per Schedule call, so live-reloaded
+// configuration takes effect at once.
+type ProfileSource func() config.Profiles
 
 // Config configures a Scheduler.
 type Config struct {

@@ -241,15 +241,16 @@ func buildConfig(ctx context.Context, s *Scenario, opts Options) (*simConfig, er
 	for _, f := range opts.ConfigMaps {
 		cms[f.Kind] = f.ConfigMap
 	}
-	sc, err := config.ParseSchedulerConfigMap(cms[SchedulerConfig])
+	reg := registryOrInTree(opts.Registry)
+	sc, err := config.ParseSchedulerConfigMap(cms[SchedulerConfig], reg)
 	if err != nil {
 		return nil, err
 	}
-	dc, err := config.ParseDeschedulerConfigMap(cms[DeschedulerConfig])
+	dc, err := config.ParseDeschedulerConfigMap(cms[DeschedulerConfig], reg)
 	if err != nil {
 		return nil, err
 	}
-	if out.profiles, err = config.BuildProfiles(ctx, opts.Registry, sc, dc); err != nil {
+	if out.profiles, err = config.BuildProfiles(ctx, reg, sc, dc); err != nil {
 		return nil, err
 	}
 	if out.autoscaler, err = config.ParseAutoscalerConfigMap(cms[AutoscalerConfig]); err != nil {

@@ -31,6 +31,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/plugins"
 
 	"github.com/vsched/vsched/statefulset"
 )
@@ -133,7 +134,11 @@ func Run(ctx context.Context, o Options) error {
 	// Live configuration: config-scheduler, config-descheduler,
 	// config-autoscaler (a rejected edit is an Event; the last good stays).
 	cmw := informer.NewInformedWatcher(o.Kube, o.Namespace)
-	store, err := config.NewStore(ctx, nil, config.Names{}, config.RecordRejections(recorder))
+	reg, err := plugins.NewInTreeRegistry()
+	if err != nil {
+		return err
+	}
+	store, err := config.NewStore(ctx, reg, config.Names{}, config.RecordRejections(recorder))
 	if err != nil {
 		return err
 	}

@@ -25,8 +25,10 @@ import (
 	logtesting "knative.dev/pkg/logging/testing"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -334,7 +336,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	e := &env{t: t, ctx: ctx, cluster: c, api: newAPIServer()}
 	e.indexer = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	lister := cache.NewGenericLister(e.indexer, gvr.GroupResource())
-	profiles, err := statefulset.DefaultProfiles(ctx)
+	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +346,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		// The test fills the indexer itself: it is complete from the start.
 		ListerSynced:    func() bool { return true },
 		InformerFactory: c.InformerFactory(),
-		Profiles: func() statefulset.Profiles {
+		Profiles: func() config.Profiles {
 			e.mu.Lock()
 			f := e.duringSchedule
 			e.mu.Unlock()
