@@ -27,7 +27,7 @@ func TestBuildErrors(t *testing.T) {
 		name:  "unknown plugin lists the plugins allowed there",
 		sched: map[string]string{"priorities": `[{"Name": "LowestOrdinalPriority"}, {"Name": "AvailabilityZonePriorty", "Weight": 2}]`},
 		want: []wantProblem{{field: "data.priorities[1].Name", typ: field.ErrorTypeNotSupported, contains: []string{
-			`Unsupported value: "AvailabilityZonePriorty": supported values: "AvailabilityNodePriority", "AvailabilityZonePriority", "BalancedZonePriority", "EvenPodSpread", "LowestOrdinalPriority"`}}},
+			`Unsupported value: "AvailabilityZonePriorty": supported values: "AvailabilityNodePriority", "AvailabilityZonePriority", "BalancedZonePriority", "EvenPodSpread", "InUsePodPriority", "LowestOrdinalPriority"`}}},
 	}, {
 		name:  "unknown predicate",
 		sched: map[string]string{"predicates": `[{"Name": "PodFitsResources"}, {"Name": "NoMaxResourceCounts"}]`},
@@ -239,7 +239,7 @@ func TestDefaultPolicyBuilds(t *testing.T) {
 	got := [][]string{ps.Place.FilterNames(), ps.Place.ScoreNames(), ps.Remove.FilterNames(), ps.Remove.ScoreNames()}
 	want := [][]string{
 		{"PodFitsResources"},
-		{"AvailabilityZonePriority(weight 10)", "AvailabilityNodePriority(weight 4)", "EvenPodSpread(weight 2)", "LowestOrdinalPriority(weight 1)"},
+		{"AvailabilityZonePriority(weight 10)", "AvailabilityNodePriority(weight 4)", "InUsePodPriority(weight 2)", "EvenPodSpread(weight 1)"},
 		{},
 		{"RemoveWithAvailabilityZonePriority(weight 10)", "RemoveWithAvailabilityNodePriority(weight 4)",
 			"RemoveWithEvenPodSpreadPriority(weight 2)", "RemoveWithHighestOrdinalPriority(weight 1)"},

@@ -32,8 +32,9 @@ func placed(ps []vsched.Placement) map[int32]int32 {
 	return out
 }
 
-// The default policy spreads over zones, then nodes, then pods, and takes the
-// lowest ordinals among equally good pods.
+// The default policy spreads over zones, then nodes, then fills a node's
+// pods in use before it opens an empty one, and takes the lowest ordinals
+// among equally good pods.
 func TestDefaultPolicyPlacements(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -50,16 +51,16 @@ func TestDefaultPolicyPlacements(t *testing.T) {
 		name: "four: the fourth on the other node of zone-a", cluster: threeZones(), vreplicas: 4,
 		want: map[int32]int32{0: 1, 1: 1, 2: 1, 3: 1},
 	}, {
-		name: "seven: one per node, then the lowest empty pod", cluster: threeZones(), vreplicas: 7,
-		want: map[int32]int32{0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1},
+		name: "seven: one per node, then the lowest pod in use", cluster: threeZones(), vreplicas: 7,
+		want: map[int32]int32{0: 2, 1: 1, 2: 1, 3: 1, 4: 1, 5: 1},
 	}, {
-		name: "twelve: nodes stay even before pods do", cluster: threeZones(), vreplicas: 12,
-		want: map[int32]int32{0: 1, 1: 1, 2: 1, 3: 2, 4: 2, 5: 2, 6: 1, 7: 1, 8: 1},
+		name: "twelve: nodes stay even, each node's share in one pod", cluster: threeZones(), vreplicas: 12,
+		want: map[int32]int32{0: 2, 1: 2, 2: 2, 3: 2, 4: 2, 5: 2},
 	}, {
-		name: "one node per zone: one pod per zone first", vreplicas: 4,
+		name: "one node per zone: a zone's share in one pod", vreplicas: 4,
 		cluster: frameworktest.NewCluster(10).Node("a1", "zone-a").Node("b1", "zone-b").Node("c1", "zone-c").
 			Pods("a1", "a1", "b1", "b1", "c1", "c1"),
-		want: map[int32]int32{0: 1, 1: 1, 2: 1, 4: 1},
+		want: map[int32]int32{0: 2, 2: 1, 4: 1},
 	}, {
 		name: "a cordoned zone is left out", cluster: threeZones().Cordon("c1").Cordon("c2"), vreplicas: 4,
 		want: map[int32]int32{0: 1, 1: 1, 3: 1, 4: 1},

@@ -133,7 +133,8 @@ func skewIn(on map[int32]int32, in map[int32]bool) int32 {
 // zones' room allows the source to end within MaxSkew over the counted
 // zones, it does; and the zones that still have room afterwards stay within
 // MaxSkew of each other if they were before (a zone filling up, or full,
-// does not unbalance the rest).
+// does not unbalance the rest). The default policy also opens a pod on a
+// node only when the node's pods in use are full (openedOnlyWhenFull).
 func TestSpreadGoalsRandom(t *testing.T) {
 	ha, err := config.ParseSchedulerConfigMapFromData(map[string]string{
 		"predicates": `[{"Name":"PodFitsResources"},{"Name":"NoMaxResourceCount","Args":"{\"NumPartitions\": 100}"}]`,
@@ -146,7 +147,8 @@ func TestSpreadGoalsRandom(t *testing.T) {
 		name    string
 		sched   *config.SchedulerConfig
 		maxSkew int32
-	}{{"default", nil, 1}, {"kafkaHA", ha, 2}} {
+		packs   bool
+	}{{"default", nil, 1, true}, {"kafkaHA", ha, 2, false}} {
 		ps, err := config.BuildProfiles(context.Background(), inTree, prof.sched, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -180,6 +182,12 @@ func TestSpreadGoalsRandom(t *testing.T) {
 				checked++
 				if got := skewIn(after, counted); got > prof.maxSkew {
 					t.Errorf("%s: zone skew %d above MaxSkew %d, which the room allowed", where, got, prof.maxSkew)
+				}
+			}
+			// The default policy packs before it spreads over pods.
+			if prof.packs {
+				if err := openedOnlyWhenFull(sc.cluster, d); err != nil {
+					t.Errorf("%s: %v", where, err)
 				}
 			}
 			// The zones that still have room were within MaxSkew of each

@@ -2,6 +2,9 @@ package config_test
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -48,11 +51,13 @@ func TestDefaultPolicyUnevenZones(t *testing.T) {
 		nodes     map[string]int32
 	}{{
 		// 12 = 4 per zone; zone-a's 4 over its 3 nodes (2/1/1),
-		// zone-b's over 2 (2/2), zone-c's on its only node over its
-		// two pods (2/2). Node spread (x4) over the 6 nodes would pull
-		// vreplicas into zone-a; zone spread (x10) outweighs it.
+		// zone-b's over 2 (2/2), zone-c's on its only node. Node spread
+		// (x4) over the 6 nodes would pull vreplicas into zone-a; zone
+		// spread (x10) outweighs it. Each node's share goes to one pod:
+		// a pod in use (here by the source itself) comes before an
+		// empty one, so c1's 4 share pod 2 and pod 8 stays empty.
 		name: "zones first, then the nodes of each zone", cluster: uneven(10), vreplicas: 12,
-		want:  map[int32]int32{0: 1, 1: 1, 2: 2, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 8: 2, 10: 1},
+		want:  map[int32]int32{0: 2, 1: 2, 2: 4, 3: 1, 4: 2, 5: 1},
 		zones: map[string]int32{"zone-a": 4, "zone-b": 4, "zone-c": 4},
 		nodes: map[string]int32{"a1": 2, "a2": 1, "a3": 1, "b1": 2, "b2": 2, "c1": 4},
 	}, {
@@ -61,7 +66,7 @@ func TestDefaultPolicyUnevenZones(t *testing.T) {
 		// room, stay within 1 of each other: 5/5, where spreading
 		// evenly over their 5 nodes would give 6/4.
 		name: "a full zone: the zones with room stay even", cluster: uneven(10).Use(2, 10).Use(8, 10), vreplicas: 10,
-		want:  map[int32]int32{0: 1, 1: 2, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 9: 1, 10: 1},
+		want:  map[int32]int32{0: 2, 1: 3, 3: 2, 4: 2, 5: 1},
 		zones: map[string]int32{"zone-a": 5, "zone-b": 5},
 		nodes: map[string]int32{"a1": 2, "a2": 2, "a3": 1, "b1": 3, "b2": 2},
 	}, {
@@ -84,9 +89,27 @@ func TestDefaultPolicyUnevenZones(t *testing.T) {
 		// zone-c's only node is cordoned (or failed): it is not counted,
 		// and the others share the source evenly.
 		name: "a failed zone: the others stay even", cluster: uneven(10).Cordon("c1"), vreplicas: 6,
-		want:  map[int32]int32{0: 1, 1: 1, 3: 1, 4: 1, 5: 1, 7: 1},
+		want:  map[int32]int32{0: 1, 1: 2, 3: 1, 4: 1, 5: 1},
 		zones: map[string]int32{"zone-a": 3, "zone-b": 3},
 		nodes: map[string]int32{"a1": 1, "a2": 1, "a3": 1, "b1": 2, "b2": 1},
+	}, {
+		// Pods of capacity 4: zone-c's 6 fill pod 2 before pod 8 opens,
+		// and every other node's share fits its first pod, so each
+		// node has at most one partly filled pod (pod spread, below
+		// packing, would have split c1's 6 as 3/3 and b1's 3 as 2/1).
+		name: "a node opens a pod only when its pods in use are full", cluster: uneven(4), vreplicas: 18,
+		want:  map[int32]int32{0: 2, 1: 3, 2: 4, 3: 2, 4: 3, 5: 2, 8: 2},
+		zones: map[string]int32{"zone-a": 6, "zone-b": 6, "zone-c": 6},
+		nodes: map[string]int32{"a1": 2, "a2": 2, "a3": 2, "b1": 3, "b2": 3, "c1": 6},
+	}, {
+		// c1's pods are both in use by other sources (2 holds 4, 8
+		// holds 6): both come before any empty pod, and among them pod
+		// spread decides, so zone-c's 4 alternate 8, 2, 8, 2 (best fit
+		// takes the fuller 8 when they tie) instead of filling pod 8.
+		name: "pod spread among a node's pods in use", cluster: uneven(10).Use(2, 4).Use(8, 6), vreplicas: 12,
+		want:  map[int32]int32{0: 2, 1: 2, 2: 2, 3: 1, 4: 2, 5: 1, 8: 2},
+		zones: map[string]int32{"zone-a": 4, "zone-b": 4, "zone-c": 4},
+		nodes: map[string]int32{"a1": 2, "a2": 1, "a3": 1, "b1": 2, "b2": 2, "c1": 4},
 	}}
 	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
 	if err != nil {
@@ -113,6 +136,45 @@ func TestDefaultPolicyUnevenZones(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("placements (-want +got):\n%s", diff)
 			}
+			if err := openedOnlyWhenFull(tc.cluster, d); err != nil {
+				t.Error(err)
+			}
 		})
 	}
+}
+
+// openedOnlyWhenFull checks the default policy's packing rule on a decision
+// that only placed: a node opened an empty pod only when its pods in use
+// were full, so after the decision every node on which it opened a pod has
+// its pods in use before full and at most one of the opened pods partly
+// filled. From an empty cluster, every node then has at most one partly
+// filled pod.
+func openedOnlyWhenFull(c *frameworktest.Cluster, d *framework.Decision) error {
+	capacity := c.Capacity()
+	type node struct{ opened, partial, inUseWithRoom int }
+	nodes := map[string]*node{}
+	for _, ord := range c.Candidates() {
+		info, _ := c.Pod(ord)
+		n := nodes[info.Node]
+		if n == nil {
+			n = &node{}
+			nodes[info.Node] = n
+		}
+		before, after := c.Free(ord), d.Free(ord)
+		switch {
+		case before == capacity && after < capacity:
+			n.opened++
+			if after > 0 {
+				n.partial++
+			}
+		case before < capacity && after > 0:
+			n.inUseWithRoom++
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(nodes)) {
+		if n := nodes[name]; n.opened > 0 && (n.partial > 1 || n.inUseWithRoom > 0) {
+			return fmt.Errorf("node %s: opened %d pod(s), %d left partly filled, while %d pod(s) in use before still have room", name, n.opened, n.partial, n.inUseWithRoom)
+		}
+	}
+	return nil
 }

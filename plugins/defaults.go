@@ -6,7 +6,7 @@ import (
 	"github.com/vsched/vsched/plugins/core/availabilitynodepriority"
 	"github.com/vsched/vsched/plugins/core/availabilityzonepriority"
 	"github.com/vsched/vsched/plugins/core/evenpodspread"
-	"github.com/vsched/vsched/plugins/core/lowestordinalpriority"
+	"github.com/vsched/vsched/plugins/core/inusepodpriority"
 	"github.com/vsched/vsched/plugins/core/podfitsresources"
 	"github.com/vsched/vsched/plugins/core/removewithavailabilitynodepriority"
 	"github.com/vsched/vsched/plugins/core/removewithavailabilityzonepriority"
@@ -21,19 +21,30 @@ import (
 //	predicates: [{"Name": "PodFitsResources"}]
 //	priorities: [{"Name": "AvailabilityZonePriority", "Weight": 10, "Args": {"MaxSkew": 1}},
 //	             {"Name": "AvailabilityNodePriority", "Weight": 4, "Args": {"MaxSkew": 1}},
-//	             {"Name": "EvenPodSpread", "Weight": 2, "Args": {"MaxSkew": 1}},
-//	             {"Name": "LowestOrdinalPriority", "Weight": 1}]
+//	             {"Name": "InUsePodPriority", "Weight": 2},
+//	             {"Name": "EvenPodSpread", "Weight": 1, "Args": {"MaxSkew": 1}}]
 //
 // The only hard rule is capacity, so a source is never left pending while
-// any pod has room. Among the pods with room the weights put spreading over
-// zones strictly first, then over nodes, then over pods, then packing: with
-// MaxSkew 1 a spread priority scores 100 on a least-loaded domain and at
-// most 9 elsewhere (package spread), and each weight times that gap of 91
-// exceeds the weights below it times 100 together (10*91 > (4+2+1)*100,
-// 4*91 > (2+1)*100, 2*91 > 1*100), whatever the counts and the cluster's
-// shape. Packing takes the fullest pod in use, else the lowest ordinal, so
-// the highest ordinals stay free for the autoscaler to remove. docs/scheduling.md
-// explains the choice.
+// any pod has room. Among the pods with room the weights rank, strictly in
+// this order: spreading over zones, then over nodes, then a pod in use
+// before an empty one, then spreading over the pods in use; the runtime's
+// tie-break then takes the fullest pod (best fit), then the lowest ordinal.
+// With MaxSkew 1 a spread priority scores 100 on a least-loaded domain and
+// at most 9 elsewhere (package spread), a gap of 91; InUsePodPriority scores
+// 100 or 0, a gap of 100; and each weight times its gap exceeds the weights
+// below it times 100 together:
+//
+//	zones  10*91 = 910 > (4+2+1)*100 = 700
+//	nodes   4*91 = 364 > (2+1)*100   = 300
+//	in use 2*100 = 200 > 1*100       = 100
+//
+// whatever the counts and the cluster's shape. EvenPodSpread scores every
+// empty pod 100 (it holds none of the source), so it only ranks pods in
+// use. A node therefore opens a pod only when its pods in use are full:
+// while vreplicas are only added, every node has at most one partly filled
+// pod, and the pods used are at most ceil(vreplicas / capacity) plus the
+// nodes. Empty pods open lowest ordinal first, so the highest ordinals stay
+// free for the autoscaler to remove. docs/scheduling.md explains the choice.
 //
 // Each call returns a new value the caller may modify.
 func DefaultSchedulerConfig() *config.SchedulerConfig {
@@ -45,8 +56,8 @@ func DefaultSchedulerConfig() *config.SchedulerConfig {
 		Priorities: []framework.PluginConfig{
 			weighted(availabilityzonepriority.Name, 10, maxSkew1),
 			weighted(availabilitynodepriority.Name, 4, maxSkew1),
-			weighted(evenpodspread.Name, 2, maxSkew1),
-			weighted(lowestordinalpriority.Name, 1, ""),
+			weighted(inusepodpriority.Name, 2, ""),
+			weighted(evenpodspread.Name, 1, maxSkew1),
 		},
 	}
 }

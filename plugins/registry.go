@@ -7,6 +7,7 @@ import (
 	"github.com/vsched/vsched/plugins/core/balancedzonepriority"
 	"github.com/vsched/vsched/plugins/core/evenpodspread"
 	"github.com/vsched/vsched/plugins/core/evenzonespread"
+	"github.com/vsched/vsched/plugins/core/inusepodpriority"
 	"github.com/vsched/vsched/plugins/core/lowestordinalpriority"
 	"github.com/vsched/vsched/plugins/core/podfitsresources"
 	"github.com/vsched/vsched/plugins/core/removewithavailabilitynodepriority"
@@ -26,6 +27,7 @@ func InTreeRegistrations() []framework.Registration {
 		availabilityzonepriority.Spec.Registration(),
 		availabilitynodepriority.Spec.Registration(),
 		balancedzonepriority.Spec.Registration(),
+		inusepodpriority.Spec.Registration(),
 		lowestordinalpriority.Spec.Registration(),
 		nomaxresourcecount.Spec.Registration(),
 		// Descheduler (Remove) plugins.

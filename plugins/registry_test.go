@@ -23,7 +23,7 @@ func TestInTreeRegistryNames(t *testing.T) {
 		want []string
 	}{
 		{framework.KindFilter, framework.Place, []string{"EvenPodSpread", "EvenZoneSpread", "NoMaxResourceCount", "PodFitsResources"}},
-		{framework.KindScore, framework.Place, []string{"AvailabilityNodePriority", "AvailabilityZonePriority", "BalancedZonePriority", "EvenPodSpread", "LowestOrdinalPriority"}},
+		{framework.KindScore, framework.Place, []string{"AvailabilityNodePriority", "AvailabilityZonePriority", "BalancedZonePriority", "EvenPodSpread", "InUsePodPriority", "LowestOrdinalPriority"}},
 		{framework.KindFilter, framework.Remove, nil},
 		{framework.KindScore, framework.Remove, []string{
 			"RemoveWithAvailabilityNodePriority", "RemoveWithAvailabilityZonePriority",
@@ -35,8 +35,8 @@ func TestInTreeRegistryNames(t *testing.T) {
 			t.Errorf("Names(%d, %v) (-want +got):\n%s", tc.kind, tc.mode, diff)
 		}
 	}
-	if got := len(r.Registrations()); got != 12 {
-		t.Errorf("%d registrations, want 12", got)
+	if got := len(r.Registrations()); got != 13 {
+		t.Errorf("%d registrations, want 13", got)
 	}
 }
 

@@ -52,11 +52,12 @@ var haScheduler = map[string]string{
 
 // zoneHardScheduler is deploy/sample's config-scheduler: zone spread as a
 // hard rule (EvenZoneSpread, a Rebalancer, so shrinking sources are also
-// checked for evenness) and the zones ranked by free room.
+// checked for evenness), the default's node spread, packing and pod spread,
+// and the zones ranked by free room last.
 var zoneHardScheduler = map[string]string{
 	"predicates": `[{"Name":"PodFitsResources"},{"Name":"EvenZoneSpread","Args":{"MaxSkew":1}}]`,
-	"priorities": `[{"Name":"AvailabilityZonePriority","Weight":10,"Args":{"MaxSkew":1}},{"Name":"AvailabilityNodePriority","Weight":5,"Args":{"MaxSkew":1}},` +
-		`{"Name":"BalancedZonePriority","Weight":4},{"Name":"EvenPodSpread","Weight":3,"Args":{"MaxSkew":1}},{"Name":"LowestOrdinalPriority","Weight":2}]`,
+	"priorities": `[{"Name":"AvailabilityNodePriority","Weight":8,"Args":{"MaxSkew":1}},{"Name":"InUsePodPriority","Weight":4},` +
+		`{"Name":"EvenPodSpread","Weight":2,"Args":{"MaxSkew":1}},{"Name":"BalancedZonePriority","Weight":1}]`,
 }
 
 func benchProfiles(b testing.TB, schedData map[string]string) ProfileSource {

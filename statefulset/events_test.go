@@ -40,12 +40,12 @@ func TestUnavailableNode(t *testing.T) {
 			c.store.scale("a", 6)
 			// adapter-1 keeps its vreplica: running work is not moved off
 			// an unavailable node. The three new ones avoid node-b; zone-b
-			// has no candidate left, so the spread is over zones a and c:
-			// adapter-3 (the pod spread prefers pods holding none), then
-			// zone-c's adapter-5, then zones and pods tie and the ordinal
-			// picks adapter-0.
+			// has no candidate left, so the spread is over zones a and c,
+			// and a pod in use comes before an empty one: adapter-0, then
+			// zone-c's adapter-2, then zones tie and the ordinal picks
+			// adapter-0.
 			got := scheduleOK(t, s, c, "a")
-			wantPlacements(t, got, 0, 2, 1, 1, 2, 1, 3, 1, 5, 1)
+			wantPlacements(t, got, 0, 3, 1, 1, 2, 2)
 
 			// A second source gets nothing on node-b either.
 			c.store.create("b", 4)
@@ -167,9 +167,11 @@ func TestUnboundPod(t *testing.T) {
 		}
 	}
 
-	// Once bound, the pod is a candidate like any other.
+	// Once bound, the pod is a candidate like any other: e needs more
+	// than the other candidates' free room (50 slots, 17 used), and
+	// adapter-6, on node-a, takes the rest.
 	c.bind(6, "node-a")
-	c.store.create("e", 7)
+	c.store.create("e", 40)
 	if got := counts(t, scheduleOK(t, s, c, "e")); got[6] == 0 {
 		t.Fatalf("e = %v: nothing on adapter-6 after it was bound", got)
 	}
@@ -190,17 +192,18 @@ func TestPlacementsBeyondReplicasAreMoved(t *testing.T) {
 	c.deletePod(5)
 
 	// a's 5 vreplicas on 4 and 5 move in this one call. adapter-0 is kept;
-	// zone-a holds it, so zones b and c come first (adapter-1, 2), then the
-	// pod spread picks adapter-3, then zones b and c again.
-	wantPlacements(t, scheduleOK(t, s, c, "a"), 0, 1, 1, 2, 2, 2, 3, 1)
+	// zone-a holds it, so zones b and c come first (adapter-1, in use by
+	// b, then adapter-2), then a pod in use before the empty adapter-3:
+	// adapter-0, then zones b and c again.
+	wantPlacements(t, scheduleOK(t, s, c, "a"), 0, 2, 1, 2, 2, 2)
 	// b was not touched by a's call and still counts where it was. a's
 	// old placements on adapter-4 and adapter-5 count until its status
 	// shows the move.
-	if u := used(s); !sameCounts(u, map[int32]int32{0: 2, 1: 3, 2: 2, 3: 1, 4: 2, 5: 3}) {
+	if u := used(s); !sameCounts(u, map[int32]int32{0: 3, 1: 3, 2: 2, 4: 2, 5: 3}) {
 		t.Fatalf("before the status shows the move: used = %v", u)
 	}
 	s.Observe(c.store.get("a"))
-	if u := used(s); !sameCounts(u, map[int32]int32{0: 2, 1: 3, 2: 2, 3: 1}) {
+	if u := used(s); !sameCounts(u, map[int32]int32{0: 3, 1: 3, 2: 2}) {
 		t.Fatalf("after the status shows the move: used = %v", u)
 	}
 }
@@ -221,12 +224,13 @@ func TestScaleDownThroughDescheduler(t *testing.T) {
 		c := zones3(t, 6)
 		s := c.start()
 		c.store.create("a", 7)
-		wantPlacements(t, scheduleOK(t, s, c, "a"), 0, 2, 1, 1, 2, 1, 3, 1, 4, 1, 5, 1)
+		// One node per zone: each zone's share packs into its pod in use.
+		wantPlacements(t, scheduleOK(t, s, c, "a"), 0, 3, 1, 2, 2, 2)
 		c.store.scale("a", 5)
-		// Zone-a holds 3 (adapter-0: 2, adapter-3: 1), the others 2:
-		// the first removal is from zone-a's fuller pod, adapter-0. Then
-		// every zone, node and pod is even and the highest ordinal goes.
-		wantPlacements(t, scheduleOK(t, s, c, "a"), 0, 1, 1, 1, 2, 1, 3, 1, 4, 1)
+		// Zone-a holds 3, the others 2: the first removal is from
+		// zone-a, adapter-0. Then every zone, node and pod is even and
+		// the highest ordinal goes.
+		wantPlacements(t, scheduleOK(t, s, c, "a"), 0, 2, 1, 2, 2, 1)
 		c.store.scale("a", 1)
 		wantPlacements(t, scheduleOK(t, s, c, "a"), 0, 1)
 	})

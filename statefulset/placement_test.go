@@ -34,26 +34,28 @@ func runSteps(t *testing.T, capacity int32, profiles ProfileSource, steps []step
 }
 
 func TestExactPlacementsDefaultPolicy(t *testing.T) {
-	// Zone x10 (MaxSkew 1), node x5 (MaxSkew 1), pod spread x3 (MaxSkew
-	// 1), lowest ordinal x2; capacity 2 so the second source meets full
-	// pods.
+	// Zone x10 (MaxSkew 1), node x4 (MaxSkew 1), a pod in use x2, pod
+	// spread x1 (MaxSkew 1); capacity 2 so the sources meet full pods.
 	runSteps(t, 2, profilesFromData(t, nil, nil), []step{
-		// a1: everything ties but the ordinal: adapter-0.
+		// a1: everything ties: the lowest ordinal, adapter-0.
 		// a2: zone-a now holds 1; one more there makes the zone skew 2,
-		//     so zone-a scores 0 and zone-b wins, lowest first: adapter-1.
+		//     so zone-b wins, lowest first: adapter-1.
 		// a3: likewise zone-c: adapter-2.
-		// a4: zones 1/1/1 and nodes 1/1/1 tie; pods 0-2 hold one each, so
-		//     the pod spread rejects them (skew 2) and favours 3-5; the
-		//     ordinal picks adapter-3.
-		{source: "a", vreplicas: 4, want: []int32{0, 1, 1, 1, 2, 1, 3, 1}},
-		// b1-b3: b holds nothing, so only the ordinal and the zones
-		//     matter: adapter-0, then zones b and c: adapter-1, adapter-2.
-		//     Each of those pods is now full (a1 + b1 = capacity 2).
-		// b4: PodFitsResources leaves 3, 4, 5; zones and nodes tie
-		//     (1/1/1): adapter-3, which fills it.
+		// a4: zones 1/1/1 and nodes 1/1/1 tie; pods 0-2 are in use with
+		//     room and come before the empty 3-5, whatever the pod
+		//     spread; they tie, and the ordinal picks adapter-0, now full.
+		{source: "a", vreplicas: 4, want: []int32{0, 2, 1, 1, 2, 1}},
+		// b1: b holds nothing; the pods in use with room, 1 and 2, tie:
+		//     adapter-1, now full.
+		// b2: zone-a or zone-c: zone-c's adapter-2 is in use, zone-a has
+		//     only the empty adapter-3: adapter-2, now full.
+		// b3: zone-a, whose only pod with room is adapter-3.
+		// b4: zones and nodes tie (1/1/1); adapter-3 is the only pod in
+		//     use with room: it fills.
 		// b5: zone-a holds 2 of b, one more would skew the zones by 2:
-		//     zone-b's adapter-4 beats zone-c's adapter-5 by ordinal.
-		{source: "b", vreplicas: 5, want: []int32{0, 1, 1, 1, 2, 1, 3, 1, 4, 1}},
+		//     zone-b's empty adapter-4 beats zone-c's adapter-5 by
+		//     ordinal.
+		{source: "b", vreplicas: 5, want: []int32{1, 1, 2, 1, 3, 2, 4, 1}},
 	})
 }
 

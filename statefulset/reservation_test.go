@@ -302,7 +302,7 @@ func TestMalformedPodNamesInPlacements(t *testing.T) {
 	s := c.start()
 	c.store.put(&testSource{key: srcKey("a"), vreplicas: 6, placements: []vsched.Placement{
 		{PodName: "adapter-x", VReplicas: 2},  // no ordinal
-		{PodName: "adapter-0", VReplicas: 1},  // fine
+		{PodName: "adapter-4", VReplicas: 1},  // fine
 		{PodName: "other-3", VReplicas: 1},    // another StatefulSet
 		{PodName: "adapter-01", VReplicas: 1}, // not canonical: not adapter-1
 		{PodName: "", VReplicas: 1},           // empty
@@ -312,10 +312,11 @@ func TestMalformedPodNamesInPlacements(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Schedule: %v", err)
 	}
-	got := counts(t, ps) // fails on malformed or duplicated entries
-	if vsched.TotalVReplicas(ps) != 6 || got[0] != 1 {
-		t.Fatalf("placements = [%s]; want 6 in all, adapter-0 kept at 1", short(ps))
-	}
+	counts(t, ps) // fails on malformed or duplicated entries
+	// adapter-4's vreplica is kept (zone-b): 5 more go to zones a and c
+	// first, then to the pods in use. Had it been dropped, six fresh ones
+	// would have gone 2/2/2 to adapter-0, 1 and 2.
+	wantPlacements(t, ps, 0, 2, 2, 2, 4, 2)
 	if u := used(s); sum(u) != 6 {
 		t.Fatalf("used = %v: the dropped entries must not count anywhere", u)
 	}

@@ -283,7 +283,7 @@ func TestValidate(t *testing.T) {
 	want := "s.yaml: valid (scenario)\n" +
 		`bad.yaml:7: step 1 "first": schedule.vreplicas: must not be negative, not -3` + "\n" +
 		`bad.yaml:9: step 3: fail.zone: unknown zone "zone-q" (did you mean "zone-a"?); the zones are zone-a, zone-b` + "\n" +
-		`bad-cm.yaml:6: config-scheduler: data.priorities[0].Name: Unsupported value: "LowestOrdinal": supported values: "AvailabilityNodePriority", "AvailabilityZonePriority", "BalancedZonePriority", "EvenPodSpread", "LowestOrdinalPriority"` + "\n"
+		`bad-cm.yaml:6: config-scheduler: data.priorities[0].Name: Unsupported value: "LowestOrdinal": supported values: "AvailabilityNodePriority", "AvailabilityZonePriority", "BalancedZonePriority", "EvenPodSpread", "InUsePodPriority", "LowestOrdinalPriority"` + "\n"
 	if code != ExitInvalid || out != want {
 		t.Errorf("invalid files: exit %d, stdout\n%s\nwant\n%s", code, out, want)
 	}
@@ -296,7 +296,7 @@ func TestExplain(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{`Most recent decision about default/b: step 2 "schedule default/b=4", placed 4 of 4 vreplica(s) asked, 0 pending.`,
-		"default/b: place decision", "vreplica 1 -> adapter-", "AvailabilityZonePriority", "LowestOrdinalPriority 100 x1"} {
+		"default/b: place decision", "vreplica 1 -> adapter-", "AvailabilityZonePriority", "InUsePodPriority 100 x2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explanation lacks %q:\n%s", want, out)
 		}

@@ -48,14 +48,14 @@ Candidates are marked * for the winner, with their node and zone; a rejected pod
 
 default/a: place decision
 vreplica 1 -> adapter-0
-  * adapter-0    node-zone-a-0 zone-a total 1700  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, EvenPodSpread 100 x2, LowestOrdinalPriority 100 x1
-    adapter-1    node-zone-b-0 zone-b total 1600  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, EvenPodSpread 100 x2, LowestOrdinalPriority 0 x1
+  * adapter-0    node-zone-a-0 zone-a total 1500  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, InUsePodPriority 0 x2, EvenPodSpread 100 x1
+    adapter-1    node-zone-b-0 zone-b total 1500  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, InUsePodPriority 0 x2, EvenPodSpread 100 x1
 vreplica 2 -> adapter-1
-    adapter-0    node-zone-a-0 zone-a total 710   AvailabilityZonePriority 4 x10, AvailabilityNodePriority 95 x4, EvenPodSpread 95 x2, LowestOrdinalPriority 100 x1
-  * adapter-1    node-zone-b-0 zone-b total 1600  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, EvenPodSpread 100 x2, LowestOrdinalPriority 0 x1
+    adapter-0    node-zone-a-0 zone-a total 715   AvailabilityZonePriority 4 x10, AvailabilityNodePriority 95 x4, InUsePodPriority 100 x2, EvenPodSpread 95 x1
+  * adapter-1    node-zone-b-0 zone-b total 1500  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, InUsePodPriority 0 x2, EvenPodSpread 100 x1
 vreplica 3 -> adapter-0
-  * adapter-0    node-zone-a-0 zone-a total 1700  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, EvenPodSpread 100 x2, LowestOrdinalPriority 100 x1
-    adapter-1    node-zone-b-0 zone-b total 1600  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, EvenPodSpread 100 x2, LowestOrdinalPriority 0 x1
+  * adapter-0    node-zone-a-0 zone-a total 1700  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, InUsePodPriority 100 x2, EvenPodSpread 100 x1
+    adapter-1    node-zone-b-0 zone-b total 1700  AvailabilityZonePriority 100 x10, AvailabilityNodePriority 100 x4, InUsePodPriority 100 x2, EvenPodSpread 100 x1
 `
 	if code != ExitOK || out != want {
 		t.Errorf("exit %d\n%s\nwant\n%s", code, out, want)

@@ -22,7 +22,9 @@
 //	MaxScore - 50*(c - Min)/MaxSkew     where the filter would accept
 //	9*(Max + 1 - c)/(Max + 1)           where it would reject
 //
-// pods holding fewer score higher. A pod on a node that holds more of the
+// pods holding fewer score higher. An empty pod holds none of the source and
+// always scores MaxScore, so below InUsePodPriority (the default policy) the
+// plugin only ranks the pods in use with room. A pod on a node that holds more of the
 // source than the node spread allows (over the counted nodes, with this
 // plugin's MaxSkew), and that no pod within MaxSkew over all eligible pods
 // would help, is ranked among its node's pods with room

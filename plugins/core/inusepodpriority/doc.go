@@ -1,0 +1,33 @@
+// Package inusepodpriority implements InUsePodPriority, a scheduler score
+// plugin that prefers a pod already in use to an empty one, so that the
+// StatefulSet's pods fill up before another is opened and the pods used stay
+// close to ceil(vreplicas / capacity).
+//
+// A pod scores
+//
+//	MaxScore   when it holds vreplicas of any source, this one included
+//	           (this decision's placements count too)
+//	MinScore   when it is empty
+//
+// The score says nothing about how full a pod in use is: among pods scoring
+// alike the runtime's tie-break takes the fullest (best fit), then the lowest
+// ordinal, so empty pods open lowest first and the highest ordinals stay
+// free for the autoscaler.
+//
+// The default policy weighs it below node spread and above pod spread
+// (package config): the spread rules choose the node, and on that node a pod
+// in use with room comes before an empty one, whatever pod spread prefers.
+// A node then opens a pod only when its pods in use are full, so while a
+// cluster is only placed onto every node has at most one partly filled pod
+// and the pods used are at most ceil(vreplicas / capacity) plus the number
+// of nodes. That holds as long as no filter rejects a node's pod in use
+// while it admits an empty one there: the default policy's only filter is
+// capacity, and a zone rule (EvenZoneSpread) treats a node's pods alike;
+// a pod rule (EvenPodSpread as a predicate, NoMaxResourceCount) may open
+// more. Pod spread still decides among a node's pods in use with room:
+// every empty pod holds none of the source and scores the same there.
+//
+// The plugin is equivalence-aware under the runtime's class order (least
+// free first): of two pods of a class, the first is in use whenever the
+// other is.
+package inusepodpriority

@@ -1,0 +1,45 @@
+package inusepodpriority
+
+import (
+	"context"
+
+	"github.com/vsched/vsched/framework"
+)
+
+// Spec registers the plugin. It takes no args.
+var Spec = framework.Spec[framework.NoArgs]{
+	Name:  Name,
+	Kinds: framework.KindScore,
+	Modes: framework.ForPlace,
+	New: func(context.Context, *framework.NoArgs) (framework.Plugin, error) {
+		return New(), nil
+	},
+}
+
+// Plugin is the InUsePodPriority score plugin. It is stateless and safe for
+// concurrent decisions.
+type Plugin struct{}
+
+var (
+	_ framework.ScorePlugin      = &Plugin{}
+	_ framework.EquivalenceAware = &Plugin{}
+)
+
+// New returns the plugin.
+func New() *Plugin { return &Plugin{} }
+
+// Name implements framework.Plugin.
+func (*Plugin) Name() string { return Name }
+
+// EquivalentWithinClass implements framework.EquivalenceAware: the first
+// pod of a class in class order has the least free capacity, so it is in
+// use whenever another pod of the class is.
+func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// Score implements framework.ScorePlugin.
+func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
+	if d.Free(ordinal) < d.Cluster().Capacity() {
+		return framework.MaxScore, nil
+	}
+	return framework.MinScore, nil
+}
