@@ -250,6 +250,9 @@ func TestDefaultPolicyBuilds(t *testing.T) {
 	if !ps.Place.Grouped() {
 		t.Errorf("the default scheduler profile should take the runtime's grouped fast path")
 	}
+	if !ps.Place.ZoneGrouped() {
+		t.Errorf("the default scheduler profile should take the zone-grouped path (every plugin framework.ZoneEquivalenceAware)")
+	}
 	// Defaults are fresh values.
 	a, b := plugins.DefaultSchedulerConfig(), plugins.DefaultSchedulerConfig()
 	*a.Priorities[0].Weight = 1

@@ -15,6 +15,13 @@
 // placed. A plugin that needs more may precompute it once per decision
 // (PreparePlugin) and keep it current (ChangeObserver).
 //
+// Evaluating every candidate for every vreplica would cost what the pods
+// are. Plugins that promise equivalence (EquivalenceAware, and
+// ZoneEquivalenceAware for whole zones) let the runtime evaluate one pod per
+// class, found through the cluster's indexes (FreeCandidateIndex,
+// ZoneFreeIndex, RoomIndex): a decision then costs what its source touches
+// plus the zones, not the nodes.
+//
 // The same interfaces serve the scheduler profile (placing) and the
 // descheduler profile (choosing which vreplicas to remove); Decision.Mode says
 // which is running.

@@ -28,6 +28,12 @@ func runOnce(t *testing.T, p *framework.Profile, c framework.Cluster, sc ft.Scen
 	if err != nil {
 		t.Fatalf("NewDecision: %v", err)
 	}
+	return runOn(t, p, d, sc, ex, rec)
+}
+
+// runOn is runOnce on a decision already made.
+func runOn(t *testing.T, p *framework.Profile, d *framework.Decision, sc ft.Scenario, ex *framework.Explanation, rec *ft.Recorder) outcome {
+	t.Helper()
 	if rec != nil {
 		rec.Reset()
 	}
@@ -59,15 +65,18 @@ func randomProfile(t *testing.T, rng *rand.Rand, mode framework.Mode) (grouped, 
 			parts = append(parts, fmt.Sprintf("maxPods=%d", limit))
 		}
 	}
+	// Half the profiles keep the zone classes' promise too (the fakes
+	// but the class ones always do).
+	zones := rng.Intn(2) == 0
 	if rng.Intn(3) == 0 {
 		odds := uint64(2 + rng.Intn(5))
-		filters = append(filters, ft.ClassFilter{Seed: rng.Uint64(), Odds: odds})
+		filters = append(filters, ft.ClassFilter{Seed: rng.Uint64(), Odds: odds, Zones: zones})
 		parts = append(parts, fmt.Sprintf("classFilter=1/%d", odds))
 	}
 	var scores []framework.WeightedScore
 	for _, s := range []framework.ScorePlugin{
 		ft.ZoneSpreadScorer{}, ft.NodeSpreadScorer{}, ft.PodSpreadScorer{}, ft.LowestOrdinalScorer{}, ft.ZoneCounter{},
-		ft.ClassScorer{Seed: rng.Uint64()},
+		ft.ClassScorer{Seed: rng.Uint64(), Zones: zones},
 	} {
 		if rng.Intn(3) == 0 {
 			continue
@@ -103,7 +112,8 @@ func randomProfile(t *testing.T, rng *rand.Rand, mode framework.Mode) (grouped, 
 // does, on clusters with every kind of oddity.
 func TestGroupedMatchesExplained(t *testing.T) {
 	const seeds = 1000
-	var placed, early, groupedRuns int
+	var placed, early, groupedRuns, zoneRuns int
+	reused := &framework.Decision{}
 	for seed := int64(1); seed <= seeds; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		sc := ft.RandomScenario(rng)
@@ -114,19 +124,33 @@ func TestGroupedMatchesExplained(t *testing.T) {
 					t.Fatalf("seed %d: profile %s is not grouped", seed, desc)
 				}
 				groupedRuns++
+				if grouped.ZoneGrouped() {
+					zoneRuns++
+				}
 			}
 			ex := &framework.Explanation{}
 			explained := runOnce(t, grouped, sc.Cluster, sc, mode, ex, rec)
 			fast := runOnce(t, grouped, sc.Cluster, sc, mode, nil, rec)
-			// With the cluster's free-candidate index the fast path finds
-			// its representatives another way; it must find the same.
+			// With the cluster's free-candidate and zone indexes the fast
+			// path finds its representatives another way (one pod per zone
+			// on the nodes the source does not use, when the profile is
+			// zone-grouped); it must find the same.
 			indexed := runOnce(t, grouped, sc.Cluster.Indexed(), sc, mode, nil, rec)
+			undo := framework.SetZoneWalkMin(1) // every zone walked
+			walked := runOnce(t, grouped, sc.Cluster.Indexed(), sc, mode, nil, rec)
+			undo()
 			slow := runOnce(t, podByPod, sc.Cluster, sc, mode, nil, rec)
+			// A decision Reset after deciding for another scenario (the
+			// last seed's, of another size) decides as a new one.
+			if err := reused.Reset(mode, sc.Cluster.Indexed(), ft.NewVPod("ns", "src", 0), sc.Base); err != nil {
+				t.Fatalf("Reset: %v", err)
+			}
+			reset := runOn(t, grouped, reused, sc, nil, rec)
 			failed := false
 			for _, other := range []struct {
 				name string
 				o    outcome
-			}{{"grouped", fast}, {"grouped with index", indexed}, {"pod by pod", slow}} {
+			}{{"grouped", fast}, {"grouped with index", indexed}, {"grouped, zones walked", walked}, {"pod by pod", slow}, {"reset", reset}} {
 				if diff := cmp.Diff(explained, other.o); diff != "" {
 					t.Errorf("seed %d, %s, profile %s, n=%d: %s run differs from explained (-explained +%s):\n%s",
 						seed, mode, desc, sc.N, other.name, other.name, diff)
@@ -153,8 +177,8 @@ func TestGroupedMatchesExplained(t *testing.T) {
 		}
 	}
 	// Guard against a generator that stopped producing interesting cases.
-	if placed < seeds || early < seeds/10 || early > seeds*9/10 {
-		t.Errorf("weak coverage: %d grouped runs placed %d vreplicas, %d stopped early", groupedRuns, placed, early)
+	if placed < seeds || early < seeds/10 || early > seeds*9/10 || zoneRuns < seeds/4 {
+		t.Errorf("weak coverage: %d grouped runs (%d by zone) placed %d vreplicas, %d stopped early", groupedRuns, zoneRuns, placed, early)
 	}
 }
 

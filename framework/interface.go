@@ -110,3 +110,23 @@ type ChangeObserver interface {
 type EquivalenceAware interface {
 	EquivalentWithinClass() bool
 }
+
+// ZoneEquivalenceAware widens EquivalenceAware's classes from a node to a
+// zone, for the nodes the source does not use yet.
+//
+// When placing, two candidate pods are of the same zone class when they are
+// in the same zone, both have free capacity, and the source holds no
+// vreplica on either's node (so on neither pod). The class order is
+// EquivalenceAware's. A plugin returning true promises, for two pods of one
+// zone class, what EquivalenceAware promises within a node: the same Filter
+// result, and the pod first in class order never scoring below the other.
+// A plugin that reads only the source's counts per pod, node and zone, the
+// zones' and nodes' aggregates, and a pod's free capacity and ordinal in a
+// way that favours fuller pods, then lower ordinals, keeps it. If every
+// filter and score plugin of a grouped profile promises it and the cluster
+// is a ZoneFreeIndex, the runtime evaluates per step one pod per zone
+// instead of one per node, so a decision costs about the same on 12 nodes
+// as on 1,200.
+type ZoneEquivalenceAware interface {
+	EquivalentWithinZone() bool
+}

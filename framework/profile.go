@@ -204,7 +204,7 @@ func (p *Profile) finish() error {
 	seen := map[Plugin]bool{}
 	count := 0
 	capacity := false
-	grouped := true
+	grouped, zoned := true, true
 	add := func(pl Plugin) {
 		// Value.Comparable also looks inside interface-typed fields,
 		// whose dynamic values would make the map panic.
@@ -223,6 +223,9 @@ func (p *Profile) finish() error {
 		}
 		if e, ok := pl.(EquivalenceAware); !ok || !e.EquivalentWithinClass() {
 			grouped = false
+		}
+		if e, ok := pl.(ZoneEquivalenceAware); !ok || !e.EquivalentWithinZone() {
+			zoned = false
 		}
 	}
 	for _, f := range p.filters {
@@ -245,6 +248,7 @@ func (p *Profile) finish() error {
 		return fmt.Errorf("a scheduler profile needs a filter that enforces pod capacity (PodFitsResources)")
 	}
 	p.grouped = grouped && p.mode == Place
+	p.zoned = p.grouped && zoned
 	p.plugins = count
 	return nil
 }

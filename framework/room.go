@@ -1,5 +1,7 @@
 package framework
 
+import "slices"
+
 // room is which counted nodes and zones can still take a vreplica: those
 // with a candidate pod whose Free (this decision's changes included) is above
 // 0. Which nodes have room is found once per decision and kept current as
@@ -14,9 +16,10 @@ type room struct {
 	nodesIn   []DomainStats // per zone: its nodes with room
 	zoneAccs  []statsAcc
 	zoneRooms []bool
-	// per node: its pods with room summarised, while podValid
-	podValid []bool
-	podStats []DomainStats
+	// the nodes whose pods with room are summarised, until the decision
+	// changes one of their pods: few (the source's nodes), so a list
+	// rather than an entry per node of the cluster
+	podStats []nodePodStats
 	places   map[int32]podPlace // place's memory
 	// A scan through the cluster's FreeCandidateIndex: one func per
 	// decision, reading what to look for from these fields, rather than
@@ -24,9 +27,19 @@ type room struct {
 	scanFn        func(int32) bool
 	scanNonHolder bool
 	scanHit       int32
+	// On a RoomIndex cluster (roomindex.go): per zone, its nodes with room
+	// the decision does not touch; the touched nodes, per generation.
+	zeros      []int
+	touched    []int32
+	touchedGen uint64
+	touchedOK  bool
 }
 
-const noRoom int32 = -2
+const (
+	noRoom int32 = -2
+	// unknownRoom: not looked up yet (RoomIndex clusters only).
+	unknownRoom int32 = -3
+)
 
 // NodeRoomStats summarises the source's vreplicas over the counted nodes
 // (Cluster.SchedulableNodes) that have room for one more vreplica. A full
@@ -59,12 +72,16 @@ func (d *Decision) ZoneHasRoom(zone int32) bool {
 // capacity.
 func (d *Decision) NodeHasRoom(node int32) bool {
 	r := d.roomNow()
-	return node >= 0 && int(node) < len(r.nodeZone) && r.nodeZone[node] != noRoom
+	return node >= 0 && int(node) < len(r.nodeZone) && d.nodeZoneOf(node) != noRoom
 }
 
 func (d *Decision) roomNow() *room {
 	r := &d.room
 	if r.found && r.gen == d.gen {
+		return r
+	}
+	if ri, ok := d.roomIndex(); ok {
+		d.roomFromIndex(ri)
 		return r
 	}
 	c := d.cluster
@@ -108,14 +125,19 @@ func (d *Decision) roomNow() *room {
 // pod's free capacity from freeBefore.
 func (d *Decision) noteFree(info PodInfo, freeBefore int32) {
 	r := &d.room
-	if info.NodeIndex >= 0 && int(info.NodeIndex) < len(r.podValid) {
-		r.podValid[info.NodeIndex] = false
+	for i := range r.podStats {
+		if r.podStats[i].node == info.NodeIndex {
+			r.podStats = slices.Delete(r.podStats, i, i+1)
+			break
+		}
 	}
 	if !r.found || !info.Candidate || info.NodeIndex < 0 || int(info.NodeIndex) >= len(r.nodeZone) {
 		return
 	}
 	free := d.Free(info.Ordinal)
 	switch {
+	case r.nodeZone[info.NodeIndex] == unknownRoom:
+		// Looked up when first asked.
 	case free > 0 && freeBefore <= 0:
 		r.nodeZone[info.NodeIndex] = info.ZoneIndex
 	case free <= 0 && freeBefore > 0:
@@ -198,23 +220,28 @@ func (d *Decision) PodRoomStatsOnNode(node int32) DomainStats {
 	if node < 0 || int(node) >= n {
 		return DomainStats{}
 	}
-	if r.podValid == nil {
-		r.podValid = make([]bool, n)
-		r.podStats = make([]DomainStats, n)
-	}
-	if !r.podValid[node] {
-		var acc statsAcc
-		for _, ord := range d.Holders() {
-			if d.CandidateNode(ord) == node && d.Free(ord) > 0 {
-				acc.addN(d.onPod[ord], 1)
-			}
+	for _, e := range r.podStats {
+		if e.node == node {
+			return e.stats
 		}
-		if d.nodeHasFreeNonHolder(node) {
-			acc.addN(0, 1)
-		}
-		r.podStats[node], r.podValid[node] = acc.done(), true
 	}
-	return r.podStats[node]
+	var acc statsAcc
+	for _, ord := range d.Holders() {
+		if d.CandidateNode(ord) == node && d.Free(ord) > 0 {
+			acc.addN(d.onPod[ord], 1)
+		}
+	}
+	if d.nodeHasFreeNonHolder(node) {
+		acc.addN(0, 1)
+	}
+	st := acc.done()
+	r.podStats = append(r.podStats, nodePodStats{node: node, stats: st})
+	return st
+}
+
+type nodePodStats struct {
+	node  int32
+	stats DomainStats
 }
 
 // podPlace is what a decision remembers of a pod's place.

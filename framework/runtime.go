@@ -27,7 +27,9 @@ type Profile struct {
 	// (Place profiles only).
 	rebalancers []Rebalancer
 	grouped     bool
-	plugins     int
+	// zoned: grouped, and every plugin also promises ZoneEquivalenceAware.
+	zoned   bool
+	plugins int
 }
 
 // Mode is the mode the profile was built for.
@@ -36,6 +38,11 @@ func (p *Profile) Mode() Mode { return p.mode }
 // Grouped reports whether the runtime evaluates one pod per class of
 // equivalent candidates (see EquivalenceAware).
 func (p *Profile) Grouped() bool { return p.grouped }
+
+// ZoneGrouped reports whether the runtime evaluates one pod per zone for the
+// nodes a source does not use, on a cluster that is a ZoneFreeIndex (see
+// ZoneEquivalenceAware).
+func (p *Profile) ZoneGrouped() bool { return p.zoned }
 
 // FilterNames and ScoreNames list the profile's plugins in order.
 func (p *Profile) FilterNames() []string {
@@ -83,6 +90,14 @@ type run struct {
 	usedUpTo int32 // the highest ordinal that may hold vreplicas
 	want     int32 // how many pods a node's queue needs
 	empties  int   // empty pods collected for the node
+
+	// The zone-grouped path (zonequeue.go); zoned says it is on.
+	zoned      bool
+	zoneIdx    ZoneFreeIndex
+	nodeIdx    FreeCandidateIndex
+	zoneFrom   []int64     // per zone: the ClassKey its walk resumes at
+	zoneRepOrd []int32     // per zone: its last representative, -1: none
+	used       []zoneQueue // the queues of the nodes the source uses
 }
 
 // Run places (for a Place profile) or removes (Remove) up to n vreplicas of
@@ -101,31 +116,8 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 		return Result{}, nil
 	}
 	r := run{p: p, d: d, filters: p.filters, scores: p.scores}
-	for _, pp := range p.preparers {
-		st := pp.Prepare(ctx, d)
-		switch {
-		case st.Code() == Skip:
-			if r.skipped == nil {
-				r.skipped = map[string]bool{}
-			}
-			r.skipped[pp.Name()] = true
-		case !st.IsSuccess():
-			return Result{}, st.WithPlugin(pp.Name()).AsError()
-		}
-	}
-	if r.skipped != nil {
-		r.filters = nil
-		for _, f := range p.filters {
-			if !r.skipped[f.Name()] {
-				r.filters = append(r.filters, f)
-			}
-		}
-		r.scores = nil
-		for _, s := range p.scores {
-			if !r.skipped[s.plugin.Name()] {
-				r.scores = append(r.scores, s)
-			}
-		}
+	if err := r.prepare(ctx); err != nil {
+		return Result{}, err
 	}
 	if ex != nil {
 		ex.Mode = p.mode
@@ -137,8 +129,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 	}
 	fast := p.grouped && ex == nil && r.capacityEnforced()
 	if fast {
-		r.collect = r.collectKey
-		r.buildQueues(n)
+		r.startFast(n)
 	}
 	delta := int32(1)
 	if p.mode == Remove {
@@ -155,9 +146,12 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 			step = &ex.Steps[len(ex.Steps)-1]
 		}
 		var cands []int32
-		if fast {
+		switch {
+		case r.zoned:
+			cands = r.zoneCandidates()
+		case fast:
 			cands = r.fastCandidates()
-		} else {
+		default:
 			cands = r.allCandidates()
 		}
 		best, err := r.choose(ctx, cands, step)
@@ -180,6 +174,9 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 			}
 		}
 		d.apply(best, delta)
+		if r.zoned {
+			r.placed(best)
+		}
 		for _, o := range p.observers {
 			if r.skipped == nil || !r.skipped[o.Name()] {
 				o.Changed(d, best, delta)
@@ -188,6 +185,39 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 		res.Changed++
 	}
 	return res, nil
+}
+
+// prepare runs the profile's PreparePlugins and leaves out of the run the
+// plugins that asked to be skipped.
+func (r *run) prepare(ctx context.Context) error {
+	for _, pp := range r.p.preparers {
+		st := pp.Prepare(ctx, r.d)
+		switch {
+		case st.Code() == Skip:
+			if r.skipped == nil {
+				r.skipped = map[string]bool{}
+			}
+			r.skipped[pp.Name()] = true
+		case !st.IsSuccess():
+			return st.WithPlugin(pp.Name()).AsError()
+		}
+	}
+	if r.skipped == nil {
+		return nil
+	}
+	r.filters = nil
+	for _, f := range r.p.filters {
+		if !r.skipped[f.Name()] {
+			r.filters = append(r.filters, f)
+		}
+	}
+	r.scores = nil
+	for _, s := range r.p.scores {
+		if !r.skipped[s.plugin.Name()] {
+			r.scores = append(r.scores, s)
+		}
+	}
+	return nil
 }
 
 // capacityEnforced reports whether a filter still rejects full pods after
@@ -204,6 +234,20 @@ func (r *run) capacityEnforced() bool {
 		}
 	}
 	return false
+}
+
+// startFast builds what the grouped path reads: one queue per node, or,
+// when the profile and the cluster allow, the zone-grouped path's.
+func (r *run) startFast(n int32) {
+	r.collect = r.collectKey
+	zi, okZ := r.d.cluster.(ZoneFreeIndex)
+	ni, okN := r.d.cluster.(FreeCandidateIndex)
+	if r.p.zoned && okZ && okN && walksZones(zi, r.d.cluster.NumZones()) {
+		r.zoned, r.zoneIdx, r.nodeIdx = true, zi, ni
+		r.buildZoneQueues(n)
+		return
+	}
+	r.buildQueues(n)
 }
 
 // allCandidates is every pod that may be chosen: candidates when placing,
@@ -317,15 +361,7 @@ func (r *run) firstByKey(n int32) []int32 {
 // fastCandidates is one representative per class: every candidate holder
 // with free capacity, and per node the lowest non-holder with free capacity.
 func (r *run) fastCandidates() []int32 {
-	out := r.cands[:0]
-	for _, ord := range r.d.Holders() {
-		if r.d.Free(ord) <= 0 {
-			continue
-		}
-		if info, ok := r.d.cluster.Pod(ord); ok && info.Candidate {
-			out = append(out, ord)
-		}
-	}
+	out := r.holderCandidates(r.cands[:0])
 	for i, q := range r.queues {
 		for len(q) > 0 && (r.d.onPod[q[0]] > 0 || r.d.Free(q[0]) <= 0) {
 			q = q[1:]
@@ -336,6 +372,20 @@ func (r *run) fastCandidates() []int32 {
 		}
 	}
 	r.cands = out
+	return out
+}
+
+// holderCandidates appends to out every candidate holder with free
+// capacity: each is a class of its own.
+func (r *run) holderCandidates(out []int32) []int32 {
+	for _, ord := range r.d.Holders() {
+		if r.d.Free(ord) <= 0 {
+			continue
+		}
+		if info, ok := r.d.cluster.Pod(ord); ok && info.Candidate {
+			out = append(out, ord)
+		}
+	}
 	return out
 }
 
@@ -362,20 +412,9 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 	feasible := r.feasible[:0]
 	var rows []int // index into step.Candidates per feasible pod
 	for _, ord := range cands {
-		var rejected *Status
-		var rejectedBy string
-		for _, f := range r.filters {
-			st := f.Filter(ctx, d, ord)
-			if st.IsSuccess() {
-				continue
-			}
-			if !st.IsRejected() {
-				return -1, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(f.Name()).AsError())
-			}
-			// Naming the plugin through WithPlugin would copy the status
-			// for every rejected pod; the name is all that is needed.
-			rejected, rejectedBy = st, f.Name()
-			break
+		rejected, rejectedBy, err := r.filter(ctx, ord, step == nil)
+		if err != nil {
+			return -1, err
 		}
 		if step != nil {
 			c := CandidateExplanation{Ordinal: ord, Pod: podName(d, ord)}
@@ -440,6 +479,28 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 		}
 	}
 	return feasible[best], nil
+}
+
+// filter runs the filters on the pod and returns the first rejection and
+// its plugin, nil when the pod passes. quiet tells the filters their
+// reasons will not be read (Decision.ReasonsWanted).
+func (r *run) filter(ctx context.Context, ord int32, quiet bool) (*Status, string, error) {
+	d := r.d
+	d.quiet = quiet
+	defer func() { d.quiet = false }()
+	for _, f := range r.filters {
+		st := f.Filter(ctx, d, ord)
+		if st.IsSuccess() {
+			continue
+		}
+		if !st.IsRejected() {
+			return nil, "", fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(f.Name()).AsError())
+		}
+		// Naming the plugin through WithPlugin would copy the status for
+		// every rejected pod; the name is all that is needed.
+		return st, f.Name(), nil
+	}
+	return nil, "", nil
 }
 
 // score runs one score plugin (and its normalizer) over the feasible pods and

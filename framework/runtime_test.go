@@ -767,3 +767,55 @@ func TestRunGroupedRepresentatives(t *testing.T) {
 		})
 	}
 }
+
+// reasonsProbe rejects the ordinals listed and records, per call, whether
+// the decision said its reasons would be read.
+type reasonsProbe struct {
+	reject map[int32]bool
+	seen   *[]bool
+}
+
+func (reasonsProbe) Name() string { return "ReasonsProbe" }
+func (p reasonsProbe) Filter(_ context.Context, d *framework.Decision, ord int32) *framework.Status {
+	*p.seen = append(*p.seen, d.ReasonsWanted())
+	if p.reject[ord] {
+		return framework.NewStatus(framework.Unschedulable, "rejected")
+	}
+	return nil
+}
+
+// A filter asked only to pick a winner is told its reasons go unread; asked
+// to explain, or to say why nothing fit, it is told they are read.
+func TestRunReasonsWanted(t *testing.T) {
+	tests := []struct {
+		name    string
+		explain bool
+		want    []bool
+	}{
+		// Pods 0-3 (capacity 1) are candidates; the probe rejects 1-3.
+		// The first vreplica goes to pod 0 (the probe asked about all
+		// four quietly); for the second, pod 0 is full (the capacity
+		// filter rejects it first) and the probe rejects 1-3 quietly;
+		// then whyNone asks about 1-3 again, loudly.
+		{"picking, then why none", false, []bool{false, false, false, false, false, false, false, true, true, true}},
+		{"explaining", true, []bool{true, true, true, true, true, true, true, true, true, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var seen []bool
+			probe := reasonsProbe{reject: map[int32]bool{1: true, 2: true, 3: true}, seen: &seen}
+			p := newProfile(t, framework.Place, []framework.FilterPlugin{ft.CapacityFilter{}, probe})
+			var ex *framework.Explanation
+			if tt.explain {
+				ex = &framework.Explanation{}
+			}
+			res, _, err := run(t, p, ft.NewCluster(1).Node("n0", "a").Pods("n0", "n0", "n0", "n0"), nil, 2, ex)
+			if err != nil || res.Changed != 1 {
+				t.Fatalf("Run: changed %d, %v", res.Changed, err)
+			}
+			if d := cmp.Diff(tt.want, seen); d != "" {
+				t.Errorf("ReasonsWanted per Filter call (-want +got):\n%s", d)
+			}
+		})
+	}
+}

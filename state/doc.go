@@ -9,6 +9,13 @@
 // however many other sources share the StatefulSet. A periodic resync from
 // the sources' lister repairs drift.
 //
+// Beside the pods and sources it keeps the indexes decisions read instead
+// of walking everything: each node's candidates, each zone's free
+// candidates in class order (a B-tree per zone, cloned copy-on-write for
+// simulations), the nodes with room per zone, and the sources with pending
+// vreplicas (requeued after every write that frees room). Each is updated
+// by the change that affects it.
+//
 // The size decisions go by (Replicas) is the StatefulSet's as its informer
 // shows it, except while a shrink is fenced: Fence makes the ordinals a
 // shrink removes non-candidates before the size is written, and they stay

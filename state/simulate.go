@@ -38,6 +38,7 @@ func (s *State) Clone() *State {
 		c.sources[k] = &backing[i]
 		i++
 	}
+	c.pendingSet = maps.Clone(s.pendingSet)
 	c.beyond = s.beyond
 	return c
 }
@@ -61,6 +62,9 @@ func (s *State) CloneFor(keys []types.NamespacedName) *State {
 				c.sources[k] = &backing[len(backing)-1]
 				if src.beyond {
 					c.beyond++
+				}
+				if src.pending > 0 {
+					c.pendingSet[k] = struct{}{}
 				}
 			}
 		}
@@ -95,6 +99,9 @@ func (s *State) cloneTopology() *State {
 		seq:         s.seq,
 		newestRV:    s.newestRV,
 		deleted:     maps.Clone(s.deleted),
+		pendingSet:  map[types.NamespacedName]struct{}{},
+		zoneFree:    s.cloneZoneIndex(),
+		zoneFreeSum: slices.Clone(s.zoneFreeSum),
 		// The derived indexes are rebuilt on first use: sharing their
 		// backing arrays would let the clone overwrite the original's.
 		dirty: true,

@@ -41,7 +41,9 @@ func TestCloneCoversEveryField(t *testing.T) {
 		"Mutex": true, "opts": true, "replicas": true, "pods": true, "nodes": true, "nodeIdx": true,
 		"zones": true, "zoneIdx": true, "sources": true, "drainMemory": true, "outside": true, "strays": true, "beyond": true, "highWater": true,
 		"dirty": true, "candidates": true, "freeCands": true, "schedNodes": true, "schedZones": true, "growZones": true,
-		"totalUsed": true, "nodeCands": true, "firstFree": true, "seq": true, "newestRV": true, "deleted": true,
+		"totalUsed": true, "nodeCands": true, "firstFree": true, "seq": true, "newestRV": true, "deleted": true, "pendingSet": true,
+		// The zone index is cloned copy-on-write; seekFn is made per State.
+		"zoneFree": true, "zoneFreeSum": true, "zoneNodes": true, "nodeFree": true, "zoneRoom": true, "seekFn": true, "holdIndex": true, "touchBuf": true, "seekKey": true, "seekOK": true,
 		// A clone takes the fenced size as its plain size (observed) and
 		// drops the fence, so a simulation resizes it freely.
 		"observed": true, "observedRV": true, "fenced": true, "fence": true, "fenceRV": true, "fenceFromRV": true,

@@ -139,8 +139,14 @@ func (s *State) entries(ps []vsched.Placement) ([]entry, bool) {
 // a pod frees that room only once its status shows it. Otherwise another
 // source could be given the room while the old vreplicas still run there.
 func (s *State) recount(src *source) {
+	// The zone index moves each pod once, after its net change: taking
+	// every entry off and putting it back would move most of them twice
+	// for nothing.
+	s.holdIndex = true
+	touched := s.touchBuf[:0]
 	for _, e := range src.effective {
 		s.addUsed(e.ord, -e.n)
+		touched = append(touched, e.ord)
 	}
 	wasBeyond := src.beyond
 	src.effective, src.beyond = s.entries(src.committed)
@@ -170,7 +176,15 @@ func (s *State) recount(src *source) {
 	}
 	for _, e := range src.effective {
 		s.addUsed(e.ord, e.n)
+		touched = append(touched, e.ord)
 	}
+	s.holdIndex = false
+	if !s.dirty {
+		for _, ord := range touched {
+			s.reindex(ord)
+		}
+	}
+	s.touchBuf = touched
 	switch {
 	case src.beyond && !wasBeyond:
 		s.beyond++
@@ -363,6 +377,7 @@ func (s *State) drop(key types.NamespacedName) bool {
 	src.committed, src.reservation = nil, nil
 	s.recount(src)
 	delete(s.sources, key)
+	delete(s.pendingSet, key)
 	return true
 }
 
@@ -473,8 +488,15 @@ func newerThanList(src *source, listRV uint64) bool {
 
 // SetPending records how many of the source's vreplicas could not be placed.
 func (s *State) SetPending(key types.NamespacedName, n int32) {
-	if src := s.sources[key]; src != nil {
-		src.pending = n
+	src := s.sources[key]
+	if src == nil {
+		return
+	}
+	src.pending = n
+	if n > 0 {
+		s.pendingSet[key] = struct{}{}
+	} else {
+		delete(s.pendingSet, key)
 	}
 }
 
@@ -486,23 +508,29 @@ func (s *State) PendingOf(key types.NamespacedName) int32 {
 	return 0
 }
 
-// Pending returns every source with pending vreplicas and their sum.
+// Pending returns every source with pending vreplicas and their sum. It
+// costs what the pending sources are, however many sources are known.
 func (s *State) Pending() (map[types.NamespacedName]int32, int64) {
-	out := map[types.NamespacedName]int32{}
+	out := make(map[types.NamespacedName]int32, len(s.pendingSet))
 	var total int64
-	for k, src := range s.sources {
-		if src.pending > 0 {
-			out[k] = src.pending
-			total += int64(src.pending)
-		}
+	for k := range s.pendingSet {
+		n := s.sources[k].pending
+		out[k] = n
+		total += int64(n)
 	}
 	return out, total
 }
 
+// PendingKeys lists, sorted, the sources with pending vreplicas, at the
+// cost of those alone.
+func (s *State) PendingKeys() []types.NamespacedName { return sortedKeys(s.pendingSet) }
+
 // Sources lists every known source, sorted.
-func (s *State) Sources() []types.NamespacedName {
-	out := make([]types.NamespacedName, 0, len(s.sources))
-	for k := range s.sources {
+func (s *State) Sources() []types.NamespacedName { return sortedKeys(s.sources) }
+
+func sortedKeys[V any](m map[types.NamespacedName]V) []types.NamespacedName {
+	out := make([]types.NamespacedName, 0, len(m))
+	for k := range m {
 		out = append(out, k)
 	}
 	SortKeys(out)

@@ -637,6 +637,45 @@ func TestPending(t *testing.T) {
 	}
 }
 
+// The pending index follows every change of a source's pending count and
+// every way a source leaves the state, and a clone carries it.
+func TestPendingIndex(t *testing.T) {
+	s := newState(t, 10)
+	for _, k := range []string{"a", "b", "c", "d"} {
+		s.Observe(src(k, "1", 5), t0)
+	}
+	s.SetPending(key("a"), 5)
+	s.SetPending(key("b"), 2)
+	s.SetPending(key("c"), 1)
+	s.SetPending(key("d"), 3)
+	s.SetPending(key("d"), 0) // placed after all
+	s.Forget(key("b"), t0)
+	clone, partial := s.Clone(), s.CloneFor([]types.NamespacedName{key("c"), key("d")})
+	s.Resync([]vsched.VPod{src("a", "2", 5)}, s.Seq(), t0, 0) // c is gone
+	tests := []struct {
+		name  string
+		st    *State
+		want  []types.NamespacedName
+		total int64
+	}{
+		{"state", s, []types.NamespacedName{key("a")}, 5},
+		{"clone", clone, []types.NamespacedName{key("a"), key("c")}, 6},
+		{"CloneFor(c, d)", partial, []types.NamespacedName{key("c")}, 1},
+	}
+	for _, tt := range tests {
+		if d := cmp.Diff(tt.want, tt.st.PendingKeys()); d != "" {
+			t.Errorf("%s: PendingKeys() (-want +got):\n%s", tt.name, d)
+		}
+		if _, total := tt.st.Pending(); total != tt.total {
+			t.Errorf("%s: Pending() total = %d, want %d", tt.name, total, tt.total)
+		}
+	}
+	clone.SetPending(key("a"), 0)
+	if len(s.PendingKeys()) != 1 {
+		t.Error("clearing the clone's pending source cleared the original's")
+	}
+}
+
 // A list that lags (it shows nothing newer than what the state has seen of a
 // source) does not make Resync forget the source it lacks: issue 10,
 // TestInvariantUnderLag's finding with a frozen lister.

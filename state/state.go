@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/btree"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
@@ -50,6 +51,10 @@ type podState struct {
 	candidate bool
 	reason    string
 	nodePos   int32 // index in nodeCands[node] while a candidate
+	// ikey and islot say where the zone index holds the pod (ikey 0:
+	// nowhere); see zoneindex.go.
+	ikey  int64
+	islot int32
 }
 
 // free is the room left on the pod; negative when it holds more than the
@@ -136,6 +141,11 @@ type State struct {
 	zones     []string
 	zoneIdx   map[string]int32
 	sources   map[types.NamespacedName]*source
+	// pendingSet indexes the sources whose last decision left vreplicas
+	// pending (source.pending > 0), so that requeueing them after every
+	// write that frees room costs what they are, not every source known.
+	// SetPending and drop keep it; nothing else changes source.pending.
+	pendingSet map[types.NamespacedName]struct{}
 	// drainMemory keeps pods draining that the scheduler itself marked,
 	// so a pod recreated without the annotation stays draining.
 	drainMemory map[int32]bool
@@ -164,11 +174,32 @@ type State struct {
 	// walking the full ones again and again.
 	nodeCands [][]int32
 	firstFree []int32
+	// zoneFree is the zone index (zoneindex.go): per zone slot (0: no
+	// zone, z+1: zone z), the free candidates by framework.ClassKey.
+	// seekFn, seekKey and seekOK are FirstFreeInZone's scratch.
+	zoneFree    []*btree.BTreeG[int64]
+	zoneFreeSum []int64 // per zone slot: the free capacity its tree holds
+	// zoneNodes lists, per zone slot, the nodes in schedNodes; nodeFree
+	// counts each node's candidates with free capacity, and zoneRoom,
+	// per zone slot, the nodes where that count is above 0.
+	zoneNodes [][]int32
+	nodeFree  []int32
+	zoneRoom  []int
+	// holdIndex defers reindexing to the end of a recount, whose pods
+	// touchBuf collects.
+	holdIndex bool
+	touchBuf  []int32
+	seekFn    func(int64) bool
+	seekKey   int64
+	seekOK    bool
 }
 
 var (
 	_ framework.Cluster            = &State{}
 	_ framework.FreeCandidateIndex = &State{}
+	_ framework.ZoneFreeIndex      = &State{}
+	_ framework.RoomIndex          = &State{}
+	_ framework.ZoneCapacityIndex  = &State{}
 )
 
 // New returns an empty State.
@@ -190,6 +221,7 @@ func New(opts Options) (*State, error) {
 		nodeIdx:     map[string]int32{},
 		zoneIdx:     map[string]int32{},
 		sources:     map[types.NamespacedName]*source{},
+		pendingSet:  map[types.NamespacedName]struct{}{},
 		drainMemory: map[int32]bool{},
 		strays:      map[int32]podState{},
 		dirty:       true,
@@ -411,6 +443,7 @@ func (s *State) ensure() {
 	for i := range s.pods {
 		p := &s.pods[i]
 		p.candidate, p.reason = s.judge(int32(i))
+		s.reindex(int32(i))
 		if !p.candidate {
 			continue
 		}
@@ -431,6 +464,8 @@ func (s *State) ensure() {
 			s.schedNodes = append(s.schedNodes, int32(i))
 		}
 	}
+	s.listZoneNodes()
+	s.countRoom()
 	s.schedZones = s.schedZones[:0]
 	for i, ok := range zoneHas {
 		if ok {
@@ -674,12 +709,17 @@ func (s *State) addUsed(ord int32, delta int32) {
 	wasFree := p.free(s.opts.Capacity) > 0
 	p.used += int64(delta)
 	s.totalUsed += int64(delta)
+	if !s.dirty && !s.holdIndex {
+		s.reindex(ord)
+	}
 	if !s.dirty && p.candidate {
 		isFree := p.free(s.opts.Capacity) > 0
 		if wasFree && !isFree {
 			s.freeCands--
+			s.noteNodeFree(p.node, -1)
 		} else if !wasFree && isFree {
 			s.freeCands++
+			s.noteNodeFree(p.node, 1)
 			if p.nodePos < s.firstFree[p.node] {
 				s.firstFree[p.node] = p.nodePos
 			}

@@ -594,6 +594,16 @@ func TestFreeCapacityRandomized(t *testing.T) {
 				if s.TotalUsed() != total {
 					t.Fatalf("step %d (%s): TotalUsed() = %d, recount %d", step, op, s.TotalUsed(), total)
 				}
+				checkZoneIndex(t, s, fmt.Sprintf("step %d (%s)", step, op))
+				if step%50 == 0 {
+					// A clone's index (copy on write) is the same, and
+					// stays its own.
+					c := s.Clone()
+					checkZoneIndex(t, c, fmt.Sprintf("step %d (%s), clone", step, op))
+					c.Reserve(key("clone-only"), 3, "", []vsched.Placement{p(0, 1), p(1, 1), p(2, 1)}, now)
+					checkZoneIndex(t, c, fmt.Sprintf("step %d (%s), clone after a reservation", step, op))
+					checkZoneIndex(t, s, fmt.Sprintf("step %d (%s), after the clone's reservation", step, op))
+				}
 			}
 		})
 	}

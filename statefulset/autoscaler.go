@@ -1014,6 +1014,8 @@ func rebalanceMoves(ctx context.Context, place *framework.Profile, base *state.S
 	sort.Slice(cands, func(i, j int) bool { return state.KeyLess(cands[i].key, cands[j].key) })
 	ctx = framework.WithoutReason(ctx)
 	var out []evictor.Move
+	// One decision, Reset per source: its maps are the scan's main cost.
+	d := &framework.Decision{}
 	for _, c := range cands {
 		v := listedOr(listed, c.key, c.vreplicas, c.ps)
 		if v.GetVReplicas() != vsched.TotalVReplicas(c.ps) {
@@ -1021,8 +1023,7 @@ func rebalanceMoves(ctx context.Context, place *framework.Profile, base *state.S
 			// the profile anyway.
 			continue
 		}
-		d, err := framework.NewDecision(framework.Place, base, v, c.ps)
-		if err != nil {
+		if err := d.Reset(framework.Place, base, v, c.ps); err != nil {
 			continue
 		}
 		res, err := place.Rebalance(ctx, d, perSource)

@@ -111,6 +111,7 @@ func (m *simulator) run(r int32) (simResult, error) {
 	}
 	replicas := c.Replicas()
 	kept := make([]vsched.Placement, 0, 8)
+	d := &framework.Decision{} // Reset per source
 	for _, s := range srcs {
 		kept = kept[:0]
 		for _, p := range s.placements {
@@ -124,8 +125,7 @@ func (m *simulator) run(r int32) (simResult, error) {
 		if n <= 0 {
 			continue
 		}
-		d, err := framework.NewDecision(framework.Place, c, s.vpod, kept)
-		if err != nil {
+		if err := d.Reset(framework.Place, c, s.vpod, kept); err != nil {
 			return res, err
 		}
 		out, err := m.profile.Run(m.ctx, d, n, nil)

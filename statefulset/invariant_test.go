@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -661,6 +663,15 @@ func (m *sim) checkState() {
 					perPod[ord] += n
 				}
 			}
+		}
+		var indexed []types.NamespacedName
+		for _, k := range st.Sources() {
+			if st.PendingOf(k) > 0 {
+				indexed = append(indexed, k)
+			}
+		}
+		if d := cmp.Diff(indexed, st.PendingKeys(), cmpopts.EquateEmpty()); d != "" {
+			m.fatalf("the pending index differs from the sources' pending counts (-sources +index):\n%s", d)
 		}
 		for ord := int32(0); ord < max(st.NumPods(), simMaxPods); ord++ {
 			if u := st.Used(ord); u != perPod[ord] || u > simCapacity {

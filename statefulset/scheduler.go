@@ -340,19 +340,15 @@ func (s *Scheduler) setDeleted(obj any) {
 }
 
 // requeuePending asks the controller to schedule again every source with
-// pending vreplicas.
+// pending vreplicas. It runs on every write that frees room, so it reads the
+// state's index of pending sources rather than walking every source.
 func (s *Scheduler) requeuePending() {
 	if s.cfg.Requeue == nil || !s.leader.Load() {
 		return
 	}
 	s.st.Lock()
-	pending, _ := s.st.Pending()
+	keys := s.st.PendingKeys()
 	s.st.Unlock()
-	keys := make([]types.NamespacedName, 0, len(pending))
-	for k := range pending {
-		keys = append(keys, k)
-	}
-	state.SortKeys(keys)
 	for _, k := range keys {
 		s.cfg.Requeue(k)
 	}

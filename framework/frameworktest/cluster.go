@@ -291,7 +291,82 @@ type Indexed struct{ *Cluster }
 var (
 	_ framework.FreeCandidateIndex = Indexed{}
 	_ framework.UsedPrefix         = Indexed{}
+	_ framework.ZoneFreeIndex      = Indexed{}
+	_ framework.RoomIndex          = Indexed{}
+	_ framework.ZoneCapacityIndex  = Indexed{}
 )
+
+// ZoneFreeCapacity implements framework.ZoneCapacityIndex.
+func (x Indexed) ZoneFreeCapacity(zone int32) int64 {
+	var n int64
+	for _, ord := range x.Candidates() {
+		if info, _ := x.Pod(ord); info.ZoneIndex == zone {
+			n += int64(max(0, x.Free(ord)))
+		}
+	}
+	return n
+}
+
+// NodesWithRoom implements framework.RoomIndex.
+func (x Indexed) NodesWithRoom(zone int32) int {
+	n := 0
+	for node := range int32(len(x.nodes)) {
+		if z, _, room := x.NodeRoom(node); room && z == zone {
+			n++
+		}
+	}
+	return n
+}
+
+// NodeRoom implements framework.RoomIndex.
+func (x Indexed) NodeRoom(node int32) (zone int32, candidate, room bool) {
+	zone = -1
+	for _, ord := range x.Candidates() {
+		if info, _ := x.Pod(ord); info.NodeIndex == node {
+			zone, candidate = info.ZoneIndex, true
+			room = room || x.Free(ord) > 0
+		}
+	}
+	return zone, candidate, room
+}
+
+// NodesInZone implements framework.ZoneFreeIndex.
+func (x Indexed) NodesInZone(zone int32) []int32 {
+	var out []int32
+	for _, n := range x.SchedulableNodes() {
+		for _, ord := range x.Candidates() {
+			if info, _ := x.Pod(ord); info.NodeIndex == n {
+				if info.ZoneIndex == zone {
+					out = append(out, n)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// FirstFreeInZone implements framework.ZoneFreeIndex by visiting every
+// candidate: the plain answer the state's index must agree with.
+func (x Indexed) FirstFreeInZone(zone int32, from int64) (int32, int32, int64, bool) {
+	best, found := int32(-1), false
+	var bestKey int64
+	for _, ord := range x.Candidates() {
+		info, _ := x.Pod(ord)
+		free := x.Free(ord)
+		if info.ZoneIndex != zone || free <= 0 {
+			continue
+		}
+		if key := framework.ClassKey(free, ord); key >= from && (!found || key < bestKey) {
+			best, bestKey, found = ord, key, true
+		}
+	}
+	if !found {
+		return -1, -1, 0, false
+	}
+	info, _ := x.Pod(best)
+	return best, info.NodeIndex, bestKey, true
+}
 
 // HighestUsedOrdinal implements framework.UsedPrefix.
 func (x Indexed) HighestUsedOrdinal() int32 {

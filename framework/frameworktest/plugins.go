@@ -66,6 +66,9 @@ func (CapacityFilter) EnforcesCapacity() bool { return true }
 // holds pods with free capacity, all of which pass.
 func (CapacityFilter) EquivalentWithinClass() bool { return true }
 
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
+func (CapacityFilter) EquivalentWithinZone() bool { return true }
+
 // RejectFilter rejects the listed ordinals. It is not equivalence-aware: two
 // pods of one class may be listed differently.
 type RejectFilter struct {
@@ -240,6 +243,9 @@ func (s *SkippingPlugin) EnforcesCapacity() bool { return true }
 // EquivalentWithinClass implements framework.EquivalenceAware.
 func (s *SkippingPlugin) EquivalentWithinClass() bool { return true }
 
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
+func (s *SkippingPlugin) EquivalentWithinZone() bool { return true }
+
 // NormalizingScorer scores each pod Raw[ordinal] (0 when missing) and
 // normalizes so that the highest raw score becomes MaxScore and the others
 // scale with it (integer division).
@@ -335,6 +341,9 @@ func (r *Recorder) Changed(d *framework.Decision, ordinal int32, delta int32) {
 // EquivalentWithinClass implements framework.EquivalenceAware.
 func (r *Recorder) EquivalentWithinClass() bool { return true }
 
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
+func (r *Recorder) EquivalentWithinZone() bool { return true }
+
 // Prepared is how many times Prepare was called.
 func (r *Recorder) Prepared() int {
 	r.mu.Lock()
@@ -379,6 +388,9 @@ func (f MaxPodsFilter) Filter(_ context.Context, d *framework.Decision, ordinal 
 // EquivalentWithinClass implements framework.EquivalenceAware.
 func (MaxPodsFilter) EquivalentWithinClass() bool { return true }
 
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
+func (MaxPodsFilter) EquivalentWithinZone() bool { return true }
+
 // skewScore maps a skew to a score: 0 skew is MaxScore and each vreplica of
 // skew costs 25.
 func skewScore(skew int32) int64 {
@@ -416,6 +428,9 @@ func (ZoneSpreadScorer) Score(_ context.Context, d *framework.Decision, ordinal 
 // EquivalentWithinClass implements framework.EquivalenceAware.
 func (ZoneSpreadScorer) EquivalentWithinClass() bool { return true }
 
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
+func (ZoneSpreadScorer) EquivalentWithinZone() bool { return true }
+
 // NodeSpreadScorer is ZoneSpreadScorer over nodes.
 type NodeSpreadScorer struct{}
 
@@ -438,6 +453,9 @@ func (NodeSpreadScorer) Score(_ context.Context, d *framework.Decision, ordinal 
 // EquivalentWithinClass implements framework.EquivalenceAware.
 func (NodeSpreadScorer) EquivalentWithinClass() bool { return true }
 
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
+func (NodeSpreadScorer) EquivalentWithinZone() bool { return true }
+
 // PodSpreadScorer prefers pods that keep the source's pod skew (PodStats)
 // lowest after the change. It is equivalence-aware: every pod of a class
 // holds 0.
@@ -457,6 +475,9 @@ func (PodSpreadScorer) Score(_ context.Context, d *framework.Decision, ordinal i
 
 // EquivalentWithinClass implements framework.EquivalenceAware.
 func (PodSpreadScorer) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
+func (PodSpreadScorer) EquivalentWithinZone() bool { return true }
 
 // LowestOrdinalScorer prefers pods in use, then low ordinals when placing
 // (MaxScore for a pod with less free than the capacity, else
@@ -492,6 +513,9 @@ func (LowestOrdinalScorer) Score(_ context.Context, d *framework.Decision, ordin
 
 // EquivalentWithinClass implements framework.EquivalenceAware.
 func (LowestOrdinalScorer) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
+func (LowestOrdinalScorer) EquivalentWithinZone() bool { return true }
 
 // ZoneCounter keeps its own per-zone count of the source, built in Prepare
 // and kept current by Changed, the way a plugin with precomputed state
@@ -553,13 +577,21 @@ func (ZoneCounter) Score(_ context.Context, d *framework.Decision, ordinal int32
 // EquivalentWithinClass implements framework.EquivalenceAware.
 func (ZoneCounter) EquivalentWithinClass() bool { return true }
 
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
+func (ZoneCounter) EquivalentWithinZone() bool { return true }
+
 // ClassScorer scores pods pseudo-randomly from Seed while keeping the
 // EquivalenceAware promise to the letter: a pod that neither holds the
 // source nor is full scores by its node (and the source's total, so the
 // preference moves as vreplicas are placed), any other pod by its ordinal
 // and what it holds. It exists to find the cases real plugins rarely
 // produce, where a class's representative is the only pod that can win.
-type ClassScorer struct{ Seed uint64 }
+type ClassScorer struct {
+	Seed uint64
+	// Zones widens the classes to zone classes (see
+	// framework.ZoneEquivalenceAware).
+	Zones bool
+}
 
 var (
 	_ framework.ScorePlugin      = ClassScorer{}
@@ -572,17 +604,23 @@ func (ClassScorer) Name() string { return ClassScorerName }
 
 // Score implements framework.ScorePlugin.
 func (s ClassScorer) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	return int64(classHash(s.Seed, d, ordinal) % uint64(framework.MaxScore+1)), nil
+	return int64(classHash(s.Seed, s.Zones, d, ordinal) % uint64(framework.MaxScore+1)), nil
 }
 
 // EquivalentWithinClass implements framework.EquivalenceAware.
 func (ClassScorer) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: when Zones
+// is set, pods of one zone class score alike too.
+func (s ClassScorer) EquivalentWithinZone() bool { return s.Zones }
 
 // ClassFilter rejects about one pod in Odds, chosen like ClassScorer's
 // scores: whole classes at a time.
 type ClassFilter struct {
 	Seed uint64
 	Odds uint64
+	// Zones is ClassScorer's.
+	Zones bool
 }
 
 var (
@@ -596,7 +634,7 @@ func (ClassFilter) Name() string { return ClassFilterName }
 
 // Filter implements framework.FilterPlugin.
 func (f ClassFilter) Filter(_ context.Context, d *framework.Decision, ordinal int32) *framework.Status {
-	if f.Odds > 0 && classHash(f.Seed, d, ordinal)%f.Odds == 0 {
+	if f.Odds > 0 && classHash(f.Seed, f.Zones, d, ordinal)%f.Odds == 0 {
 		return framework.NewStatus(framework.Unschedulable, "unlucky class")
 	}
 	return nil
@@ -605,10 +643,18 @@ func (f ClassFilter) Filter(_ context.Context, d *framework.Decision, ordinal in
 // EquivalentWithinClass implements framework.EquivalenceAware.
 func (ClassFilter) EquivalentWithinClass() bool { return true }
 
-// classHash is equal for pods of one class (see framework.EquivalenceAware).
-func classHash(seed uint64, d *framework.Decision, ordinal int32) uint64 {
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: when Zones
+// is set, pods of one zone class pass or fail alike too.
+func (f ClassFilter) EquivalentWithinZone() bool { return f.Zones }
+
+// classHash is equal for pods of one class (see framework.EquivalenceAware),
+// and with zones for pods of one zone class.
+func classHash(seed uint64, zones bool, d *framework.Decision, ordinal int32) uint64 {
 	info, _ := d.Cluster().Pod(ordinal)
 	if d.OnPod(ordinal) == 0 && d.Free(ordinal) > 0 {
+		if zones && info.ZoneIndex >= 0 && d.OnNode(info.NodeIndex) == 0 {
+			return mix(seed, 3, uint64(int64(info.ZoneIndex)), uint64(d.Total()))
+		}
 		return mix(seed, 1, uint64(int64(info.NodeIndex)), uint64(d.Total()))
 	}
 	return mix(seed, 2, uint64(int64(ordinal)), uint64(d.OnPod(ordinal)), uint64(d.Total()))

@@ -31,8 +31,9 @@ type Plugin struct {
 }
 
 var (
-	_ framework.ScorePlugin      = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
+	_ framework.ScorePlugin          = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
 )
 
 // New builds the plugin from args (nil means all defaults), defaulting and
@@ -56,6 +57,12 @@ func (*Plugin) Name() string { return Name }
 // EquivalentWithinClass implements framework.EquivalenceAware: pods of one
 // class share a node, and the score depends on nothing else.
 func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: on the
+// nodes the source does not use, what the plugin reads of a pod is its zone's
+// and the source's counts, and of the pod itself what EquivalentWithinClass
+// already orders.
+func (*Plugin) EquivalentWithinZone() bool { return true }
 
 // LocalPenalty is taken off the score of a node ranked against the other
 // nodes of its zone only (see the package doc): such a node scores in

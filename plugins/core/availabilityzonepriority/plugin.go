@@ -31,9 +31,10 @@ type Plugin struct {
 }
 
 var (
-	_ framework.ScorePlugin      = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
-	_ framework.ZoneSpreader     = &Plugin{}
+	_ framework.ScorePlugin          = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
+	_ framework.ZoneSpreader         = &Plugin{}
 )
 
 // New builds the plugin from args (nil means all defaults), defaulting and
@@ -57,6 +58,12 @@ func (*Plugin) Name() string { return Name }
 // EquivalentWithinClass implements framework.EquivalenceAware: pods of one
 // class share a node, hence a zone, and the score depends on nothing else.
 func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: on the
+// nodes the source does not use, what the plugin reads of a pod is its zone's
+// and the source's counts, and of the pod itself what EquivalentWithinClass
+// already orders.
+func (*Plugin) EquivalentWithinZone() bool { return true }
 
 // SpreadsOverZones implements framework.ZoneSpreader: the autoscaler sizes
 // the StatefulSet in multiples of the zones for profiles using the plugin.

@@ -20,10 +20,11 @@ var Spec = framework.Spec[framework.NoArgs]{
 type Plugin struct{}
 
 var (
-	_ framework.ScorePlugin      = &Plugin{}
-	_ framework.PreparePlugin    = &Plugin{}
-	_ framework.ChangeObserver   = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
+	_ framework.ScorePlugin          = &Plugin{}
+	_ framework.PreparePlugin        = &Plugin{}
+	_ framework.ChangeObserver       = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
 )
 
 // New returns the plugin.
@@ -35,6 +36,12 @@ func (*Plugin) Name() string { return Name }
 // EquivalentWithinClass implements framework.EquivalenceAware: the score
 // depends only on the pod's zone.
 func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: on the
+// nodes the source does not use, what the plugin reads of a pod is its zone's
+// and the source's counts, and of the pod itself what EquivalentWithinClass
+// already orders.
+func (*Plugin) EquivalentWithinZone() bool { return true }
 
 const stateKey framework.StateKey = Name + "/zone-free"
 
@@ -49,6 +56,14 @@ type zoneFree struct {
 func (*Plugin) Prepare(_ context.Context, d *framework.Decision) *framework.Status {
 	c := d.Cluster()
 	zf := &zoneFree{free: make([]int64, c.NumZones())}
+	if _, ok := d.ZoneFree(0); ok || len(zf.free) == 0 {
+		// The cluster keeps the sums: no pass over the candidates.
+		for z := range zf.free {
+			zf.free[z], _ = d.ZoneFree(int32(z))
+		}
+		d.Store(stateKey, zf)
+		return nil
+	}
 	for _, ord := range c.Candidates() {
 		info, ok := c.Pod(ord)
 		if !ok || info.ZoneIndex < 0 || int(info.ZoneIndex) >= len(zf.free) {

@@ -32,9 +32,10 @@ type Plugin struct {
 }
 
 var (
-	_ framework.FilterPlugin     = &Plugin{}
-	_ framework.ScorePlugin      = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
+	_ framework.FilterPlugin         = &Plugin{}
+	_ framework.ScorePlugin          = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
 )
 
 // New builds the plugin from args (nil means all defaults), defaulting and
@@ -60,12 +61,24 @@ func (*Plugin) Name() string { return Name }
 // about a pod.
 func (*Plugin) EquivalentWithinClass() bool { return true }
 
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: on the
+// nodes the source does not use, what the plugin reads of a pod is its zone's
+// and the source's counts, and of the pod itself what EquivalentWithinClass
+// already orders.
+func (*Plugin) EquivalentWithinZone() bool { return true }
+
+// skewed is the rejection when its reasons will not be read.
+var skewed = framework.NewStatus(framework.Unschedulable)
+
 // Filter implements framework.FilterPlugin.
 func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *framework.Status {
 	stats := podStats(d)
 	c := d.OnPod(ordinal)
 	if spread.Allowed(stats, c, pl.maxSkew) {
 		return nil
+	}
+	if !d.ReasonsWanted() {
+		return skewed
 	}
 	// The runtime only asks about candidates, but the source may still
 	// hold vreplicas on a pod that no longer exists.

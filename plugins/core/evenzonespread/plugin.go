@@ -31,10 +31,11 @@ type Plugin struct {
 }
 
 var (
-	_ framework.FilterPlugin     = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
-	_ framework.ZoneSpreader     = &Plugin{}
-	_ framework.Rebalancer       = &Plugin{}
+	_ framework.FilterPlugin         = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
+	_ framework.ZoneSpreader         = &Plugin{}
+	_ framework.Rebalancer           = &Plugin{}
 )
 
 // New builds the plugin; nil args mean the defaults.
@@ -57,8 +58,17 @@ func (*Plugin) Name() string { return Name }
 // depends only on the pod's zone.
 func (*Plugin) EquivalentWithinClass() bool { return true }
 
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: on the
+// nodes the source does not use, what the plugin reads of a pod is its zone's
+// and the source's counts, and of the pod itself what EquivalentWithinClass
+// already orders.
+func (*Plugin) EquivalentWithinZone() bool { return true }
+
 // SpreadsOverZones implements framework.ZoneSpreader.
 func (*Plugin) SpreadsOverZones() bool { return true }
+
+// skewed is the rejection when its reasons will not be read.
+var skewed = framework.NewStatus(framework.Unschedulable)
 
 // Filter implements framework.FilterPlugin.
 func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *framework.Status {
@@ -68,6 +78,12 @@ func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32
 	}
 	c := d.Cluster()
 	info, ok := c.Pod(ordinal)
+	if ok && info.ZoneIndex >= 0 && spread.Allowed(stats, d.OnZone(info.ZoneIndex), pl.maxSkew) {
+		return nil
+	}
+	if !d.ReasonsWanted() {
+		return skewed
+	}
 	if !ok {
 		return framework.NewStatus(framework.Unschedulable, fmt.Sprintf("pod with ordinal %d does not exist", ordinal))
 	}
@@ -76,9 +92,6 @@ func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32
 			"pod %s is on node %q, which has no zone label; the source is spread over %d zones", info.Name, info.Node, stats.Domains))
 	}
 	on := d.OnZone(info.ZoneIndex)
-	if spread.Allowed(stats, on, pl.maxSkew) {
-		return nil
-	}
 	return framework.NewStatus(framework.Unschedulable, fmt.Sprintf(
 		"zone %s holds %d of the source's vreplicas; one more would make the skew across zones %d, above MaxSkew %d (%s)",
 		info.Zone, on, stats.SkewAfterAdd(on), pl.maxSkew, leastLoaded(d, stats)))

@@ -21,8 +21,9 @@ var Spec = framework.Spec[framework.NoArgs]{
 type Plugin struct{}
 
 var (
-	_ framework.ScorePlugin      = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
+	_ framework.ScorePlugin          = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
 )
 
 // New returns the plugin.
@@ -35,6 +36,10 @@ func (*Plugin) Name() string { return Name }
 // pod of a class in class order has the least free capacity, so it is in
 // use whenever another pod of the class is.
 func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: the score
+// reads only the pod's free capacity, which the class order ranks.
+func (*Plugin) EquivalentWithinZone() bool { return true }
 
 // Score implements framework.ScorePlugin.
 func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {

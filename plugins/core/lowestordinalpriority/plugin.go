@@ -21,8 +21,9 @@ var Spec = framework.Spec[framework.NoArgs]{
 type Plugin struct{}
 
 var (
-	_ framework.ScorePlugin      = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
+	_ framework.ScorePlugin          = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
 )
 
 // New returns the plugin.
@@ -36,6 +37,12 @@ func (*Plugin) Name() string { return Name }
 // whenever it is fuller (and scores MaxScore), and has the lower ordinal
 // when both are as full.
 func (*Plugin) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: on the
+// nodes the source does not use, what the plugin reads of a pod is its zone's
+// and the source's counts, and of the pod itself what EquivalentWithinClass
+// already orders.
+func (*Plugin) EquivalentWithinZone() bool { return true }
 
 // Score implements framework.ScorePlugin.
 func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {

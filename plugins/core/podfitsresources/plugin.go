@@ -22,9 +22,10 @@ var Spec = framework.Spec[framework.NoArgs]{
 type Plugin struct{}
 
 var (
-	_ framework.FilterPlugin     = &Plugin{}
-	_ framework.CapacityEnforcer = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
+	_ framework.FilterPlugin         = &Plugin{}
+	_ framework.CapacityEnforcer     = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
 )
 
 // New returns the plugin.
@@ -40,12 +41,24 @@ func (*Plugin) EnforcesCapacity() bool { return true }
 // class all have free capacity, so all pass.
 func (*Plugin) EquivalentWithinClass() bool { return true }
 
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: on the
+// nodes the source does not use, what the plugin reads of a pod is its zone's
+// and the source's counts, and of the pod itself what EquivalentWithinClass
+// already orders.
+func (*Plugin) EquivalentWithinZone() bool { return true }
+
+// full is the rejection when its reasons will not be read.
+var full = framework.NewStatus(framework.UnschedulableAndUnresolvable)
+
 // Filter implements framework.FilterPlugin. The rejection is unresolvable
 // because placing only ever lowers free capacity within a decision.
 func (*Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *framework.Status {
 	free := d.Free(ordinal)
 	if free >= 1 {
 		return nil
+	}
+	if !d.ReasonsWanted() {
+		return full
 	}
 	c := d.Cluster()
 	info, ok := c.Pod(ordinal)

@@ -31,9 +31,10 @@ type Plugin struct {
 }
 
 var (
-	_ framework.FilterPlugin     = &Plugin{}
-	_ framework.PreparePlugin    = &Plugin{}
-	_ framework.EquivalenceAware = &Plugin{}
+	_ framework.FilterPlugin         = &Plugin{}
+	_ framework.PreparePlugin        = &Plugin{}
+	_ framework.EquivalenceAware     = &Plugin{}
+	_ framework.ZoneEquivalenceAware = &Plugin{}
 )
 
 // New builds the plugin from args (nil means none), validating them again so
@@ -61,6 +62,12 @@ func (*Plugin) Name() string { return Name }
 // about a pod.
 func (*Plugin) EquivalentWithinClass() bool { return true }
 
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware: on the
+// nodes the source does not use, what the plugin reads of a pod is its zone's
+// and the source's counts, and of the pod itself what EquivalentWithinClass
+// already orders.
+func (*Plugin) EquivalentWithinZone() bool { return true }
+
 // limit returns the most pods the source may span and where that number
 // comes from; ok is false when the source is not limited.
 func (pl *Plugin) limit(d *framework.Decision) (n int32, from string, ok bool) {
@@ -86,6 +93,9 @@ func (pl *Plugin) Prepare(_ context.Context, d *framework.Decision) *framework.S
 	return nil
 }
 
+// atLimit is the rejection when its reasons will not be read.
+var atLimit = framework.NewStatus(framework.UnschedulableAndUnresolvable)
+
 // Filter implements framework.FilterPlugin. The rejection is unresolvable
 // because placing never lowers the number of pods the source spans.
 func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *framework.Status {
@@ -95,6 +105,9 @@ func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32
 	n, from, ok := pl.limit(d)
 	if !ok || int64(d.PodsHeld()) < int64(n) {
 		return nil
+	}
+	if !d.ReasonsWanted() {
+		return atLimit
 	}
 	return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf(
 		"the source already spans %d pod(s), the limit set by %s (%d); only pods holding it may take more",

@@ -1,0 +1,17 @@
+package framework
+
+// SetZoneWalkMin sets the fewest nodes a zone needs to be walked as one
+// class, so tests on small clusters reach the walk; it returns the undo.
+func SetZoneWalkMin(n int) func() {
+	old := zoneWalkMin
+	zoneWalkMin = n
+	return func() { zoneWalkMin = old }
+}
+
+// SetRoomIndexMin sets the fewest nodes for which the spread summaries read
+// a RoomIndex; it returns the undo.
+func SetRoomIndexMin(n int) func() {
+	old := roomIndexMin
+	roomIndexMin = n
+	return func() { roomIndexMin = old }
+}
