@@ -16,24 +16,24 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	appslisters "k8s.io/client-go/listers/apps/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
-	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/internal/bounded"
+	"github.com/vsched/vsched/internal/vlog"
 	"github.com/vsched/vsched/state"
 )
 
@@ -105,6 +105,9 @@ type AutoscalerConfig struct {
 	MeterProvider metric.MeterProvider
 	// MinTriggerInterval defaults to DefaultMinTriggerInterval.
 	MinTriggerInterval time.Duration
+	// Logger receives the autoscaler's logs; it defaults to the
+	// scheduler's Config.Logger, then to the context's (see Config.Logger).
+	Logger logr.Logger
 }
 
 // Action is what a cycle did (or, recommending only, would do).
@@ -185,9 +188,10 @@ type Autoscaler struct {
 	key     types.NamespacedName
 	clock   clock.Clock
 	drainer *evictor.Drainer
-	sets    appslisters.StatefulSetLister
+	getSet  func(namespace, name string) (*appsv1.StatefulSet, error)
 	metrics *autoscalerMetrics
 	wake    chan struct{}
+	log     *zap.SugaredLogger // nil: the context's (logger)
 
 	cfgMu      sync.Mutex
 	good       *config.AutoscalerConfig
@@ -238,6 +242,10 @@ func NewAutoscaler(ctx context.Context, cfg AutoscalerConfig) (*Autoscaler, erro
 		clock: cfg.Clock,
 		wake:  make(chan struct{}, 1),
 		good:  config.DefaultAutoscalerConfig(),
+		log:   s.log,
+	}
+	if vlog.Given(cfg.Logger) {
+		a.log = vlog.FromLogr(cfg.Logger)
 	}
 	dcfg := evictor.Config{
 		Client:      cfg.Client,
@@ -247,12 +255,11 @@ func NewAutoscaler(ctx context.Context, cfg AutoscalerConfig) (*Autoscaler, erro
 		Scheduler:   s,
 		Requeue:     cfg.Requeue,
 	}
-	if f := s.cfg.InformerFactory; f != nil {
-		pods := f.Core().V1().Pods().Lister()
+	if list := s.cfg.Informers.ListPods; list != nil {
 		ns := s.key.Namespace
-		dcfg.Pods = func() ([]*corev1.Pod, error) { return pods.Pods(ns).List(labels.Everything()) }
-		a.sets = f.Apps().V1().StatefulSets().Lister()
+		dcfg.Pods = func() ([]*corev1.Pod, error) { return list(ns) }
 	}
+	a.getSet = s.cfg.Informers.GetStatefulSet
 	d, err := evictor.New(dcfg)
 	if err != nil {
 		return nil, err
@@ -271,9 +278,11 @@ func NewAutoscaler(ctx context.Context, cfg AutoscalerConfig) (*Autoscaler, erro
 		return cfg.Client.AppsV1().StatefulSets(s.key.Namespace).Get(ctx, s.key.Name, metav1.GetOptions{})
 	}
 	s.readSet.Store(&readSet)
-	logging.FromContext(ctx).Infow("vsched autoscaler created", "statefulset", s.key.String())
+	a.logger(ctx).Infow("vsched autoscaler created", "statefulset", s.key.String())
 	return a, nil
 }
+
+func (a *Autoscaler) logger(ctx context.Context) *zap.SugaredLogger { return vlog.Pick(ctx, a.log) }
 
 // Trigger asks for a cycle as soon as possible (within MinTriggerInterval
 // of the last one). It never blocks, and it never resets any timer: the
@@ -293,7 +302,7 @@ func (a *Autoscaler) Drainer() *evictor.Drainer { return a.drainer }
 // Trigger, until ctx is done. Only the leader acts; on other replicas a
 // cycle returns at once.
 func (a *Autoscaler) Run(ctx context.Context) {
-	log := logging.FromContext(ctx).With("statefulset", a.key.String())
+	log := a.logger(ctx).With("statefulset", a.key.String())
 	for {
 		if _, err := a.Reconcile(ctx); err != nil && ctx.Err() == nil {
 			log.Warnw("vsched autoscaler cycle failed", "error", err)
@@ -368,8 +377,8 @@ func (a *Autoscaler) policy(cfg *config.AutoscalerConfig) Policy {
 
 // statefulSet reads the StatefulSet, from the informer when there is one.
 func (a *Autoscaler) statefulSet(ctx context.Context) (*appsv1.StatefulSet, error) {
-	if a.sets != nil {
-		return a.sets.StatefulSets(a.key.Namespace).Get(a.key.Name)
+	if a.getSet != nil {
+		return a.getSet(a.key.Namespace, a.key.Name)
 	}
 	return a.cfg.Client.AppsV1().StatefulSets(a.key.Namespace).Get(ctx, a.key.Name, metav1.GetOptions{})
 }
@@ -476,7 +485,7 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Decision, error) {
 	s.st.Lock()
 	dec.Current = s.st.Replicas()
 	s.st.Unlock()
-	log := logging.FromContext(ctx).With("statefulset", a.key.String())
+	log := a.logger(ctx).With("statefulset", a.key.String())
 
 	if !s.IsLeader() {
 		a.leading = false
@@ -552,7 +561,7 @@ type drainWant struct {
 
 func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.AutoscalerConfig, pol Policy, profiles config.Profiles,
 	set *appsv1.StatefulSet, vpods []vsched.VPod, base *state.State, write bool) (Decision, error) {
-	log := logging.FromContext(ctx).With("statefulset", a.key.String())
+	log := a.logger(ctx).With("statefulset", a.key.String())
 	now := dec.Time
 	current := base.Replicas()
 	capacity := base.Capacity()
@@ -855,7 +864,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 // or reserved placement.
 func (a *Autoscaler) scaleDown(ctx context.Context, dec *Decision, base *state.State, set *appsv1.StatefulSet,
 	desired int32, compacting, write bool, keep func(error)) {
-	log := logging.FromContext(ctx).With("statefulset", a.key.String())
+	log := a.logger(ctx).With("statefulset", a.key.String())
 	current := base.Replicas()
 	heldTop := base.HighestUsedOrdinal()
 	shrinkTo := min(max(desired, heldTop+1), current)
@@ -958,7 +967,7 @@ func (a *Autoscaler) requeue(ctx context.Context, cfg *config.AutoscalerConfig, 
 			n += m.VReplicas
 			rebalancing = append(rebalancing, m.Source)
 		}
-		logging.FromContext(ctx).Infow("vsched autoscaler: requeueing sources whose placements a rebalancing filter finds uneven",
+		a.logger(ctx).Infow("vsched autoscaler: requeueing sources whose placements a rebalancing filter finds uneven",
 			"statefulset", a.key.String(), "sources", len(rb), "vreplicas", n)
 		moves = append(moves, rb...)
 	}

@@ -123,7 +123,7 @@ func newEnv(t testing.TB, o envOpts) *asEnv {
 	}
 	e.s, err = New(ctx, Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: o.capacity,
-		Lister: e.src.List, ListerSynced: e.src.HasSynced, InformerFactory: c.InformerFactory(), Profiles: profiles,
+		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: InformersFromFactory(c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: !o.notLeader, Clock: c.Clock(), Requeue: e.requeued.add,
 	})
 	if err != nil {
@@ -391,7 +391,7 @@ func (e *asEnv) addReplica(alwaysLeader bool, profiles ProfileSource) replica {
 	}
 	s, err := New(e.ctx, Config{
 		Namespace: e.c.Namespace(), Name: e.c.StatefulSetName(), Capacity: e.s.cfg.Capacity,
-		Lister: e.src.List, ListerSynced: e.src.HasSynced, InformerFactory: e.c.InformerFactory(), Profiles: profiles,
+		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: InformersFromFactory(e.c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: alwaysLeader, Clock: e.clk, Requeue: e.requeued.add,
 	})
 	if err != nil {

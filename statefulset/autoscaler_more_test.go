@@ -413,7 +413,7 @@ func TestAutoscalerHoldsWhenBlind(t *testing.T) {
 	// A scheduler whose informers never synced.
 	factory := informers.NewSharedInformerFactoryWithOptions(e.c.Client(), 0, informers.WithNamespace(e.c.Namespace()))
 	s, err := New(e.ctx, Config{Namespace: e.c.Namespace(), Name: e.c.StatefulSetName(), Capacity: 10, Lister: e.src.List, ListerSynced: e.src.HasSynced,
-		InformerFactory: factory, Profiles: packProfiles(t), AlwaysLeader: true})
+		Informers: InformersFromFactory(factory), Profiles: packProfiles(t), AlwaysLeader: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,7 @@ func newGrowthEnv(t *testing.T, profiles ProfileSource) *asEnv {
 	e.cfg.Store(cfg)
 	e.s, err = New(ctx, Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: growthCapacity,
-		Lister: e.src.List, ListerSynced: e.src.HasSynced, InformerFactory: c.InformerFactory(), Profiles: profiles,
+		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: InformersFromFactory(c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: true, Clock: c.Clock(), Requeue: e.requeued.add,
 	})
 	if err != nil {

@@ -227,7 +227,7 @@ func newLagWorld(t *testing.T, seed int64) *lagWorld {
 func (w *lagWorld) lagSchedulerConfig() Config {
 	return Config{
 		Namespace: w.c.Namespace(), Name: w.c.StatefulSetName(), Capacity: lagCapacity,
-		Lister: w.src.List, ListerSynced: w.src.HasSynced, FreshLister: w.src.ListFresh, InformerFactory: w.c.InformerFactory(),
+		Lister: w.src.List, ListerSynced: w.src.HasSynced, FreshLister: w.src.ListFresh, Informers: InformersFromFactory(w.c.InformerFactory()),
 		Profiles:       func() config.Profiles { return w.profiles[w.profile.Load()]() },
 		Requeue:        w.queue.add,
 		ReservationTTL: lagTTL,

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.uber.org/zap/zapcore"
-	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
@@ -34,6 +34,16 @@ import (
 // retryable. The decision counts against capacity (as a reservation) from
 // the moment Schedule returns.
 func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Placement, error) {
+	start := time.Now()
+	var moves moveCounts
+	placements, err := s.schedule(ctx, vpod, &moves)
+	s.metrics.record(ctx, time.Since(start), err, &moves)
+	moves.report(ctx)
+	return placements, err
+}
+
+// schedule is Schedule, adding the vreplicas it moved to moves by reason.
+func (s *Scheduler) schedule(ctx context.Context, vpod vsched.VPod, moves *moveCounts) ([]vsched.Placement, error) {
 	if vpod == nil {
 		return nil, fmt.Errorf("statefulset scheduler: nil source")
 	}
@@ -52,7 +62,7 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		return nil, fmt.Errorf("%s: vreplicas must be at most %d (vsched.MaxVReplicas), got %d", key, vsched.MaxVReplicas, desired)
 	}
 	ex, _ := ctx.Value(explainKey{}).(*framework.Explanation)
-	log := logging.FromContext(ctx)
+	log := s.logger(ctx)
 	profiles := s.cfg.Profiles()
 	if profiles.Place == nil || profiles.Remove == nil {
 		return nil, fmt.Errorf("%s: no scheduling profile configured", key)
@@ -203,7 +213,8 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 		}
 		if res.Moved > 0 {
 			placements = d.Placements()
-			log.Infow("vsched: moved vreplicas to restore a rebalancing filter's rule", "source", key.String(),
+			moves.add(MoveRebalance, int64(res.Moved))
+			log.Debugw("vsched: moved vreplicas to restore a rebalancing filter's rule", "source", key.String(),
 				"plugin", res.Plugin, "moved", res.Moved, "limit", limit)
 		}
 		if res.Stuck != "" {
@@ -227,6 +238,7 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 	}
 	s.st.SetPending(key, pending)
 	if lost > 0 || len(fromDraining) > 0 {
+		s.countMoves(base, placements, moves)
 		log.Debugw("vsched: moved vreplicas off pods that are draining or beyond the StatefulSet's replicas", "source", key.String(), "beyondReplicas", lost, "drainingPods", len(fromDraining))
 	}
 	out := make([]vsched.Placement, len(placements))
