@@ -87,7 +87,7 @@ func TestOutOfTreePlugin(t *testing.T) {
 			sched, err := config.ParseSchedulerConfigMap(namedConfigMap("config-scheduler", map[string]string{
 				"predicates": `[{"Name": "PodFitsResources"}]`,
 				"priorities": tc.priorities,
-			}))
+			}), inTree)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +145,7 @@ func TestOutOfTreePluginArgsErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sched, err := config.ParseSchedulerConfigMapFromData(map[string]string{
 				"priorities": `[{"Name": "AvoidPods", "Args": ` + tc.args + `}]`,
-			})
+			}, inTree)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,8 +153,8 @@ func TestOutOfTreePluginArgsErrors(t *testing.T) {
 		})
 	}
 	// The in-tree registry alone does not know the plugin.
-	sched, _ := config.ParseSchedulerConfigMapFromData(map[string]string{"priorities": `[{"Name": "AvoidPods", "Args": {"Ordinals": [0]}}]`})
-	checkProblems(t, config.ValidateSchedulerConfig(sched, nil), []wantProblem{{
+	sched, _ := config.ParseSchedulerConfigMapFromData(map[string]string{"priorities": `[{"Name": "AvoidPods", "Args": {"Ordinals": [0]}}]`}, inTree)
+	checkProblems(t, config.ValidateSchedulerConfig(sched, inTree), []wantProblem{{
 		field: "data.priorities[0].Name", typ: field.ErrorTypeNotSupported, contains: []string{`Unsupported value: "AvoidPods"`}}})
 }
 

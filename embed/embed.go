@@ -32,7 +32,8 @@ type Options struct {
 	ListerSynced func() bool
 	FreshLister  vsched.VPodLister
 	// Profiles are the scheduling policies (WatchConfigMaps, or
-	// statefulset.DefaultProfiles).
+	// statefulset.ProfilesFromConfigMaps with nil ConfigMaps for the
+	// default policy).
 	Profiles statefulset.ProfileSource
 	// Requeue enqueues a source in the controller's work queue; it must not
 	// block. The scheduler calls it when room appears for pending
@@ -89,7 +90,7 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 	}
 	s.Autoscaler, err = statefulset.NewAutoscaler(ctx, statefulset.AutoscalerConfig{
 		Scheduler: sched, Client: o.Client, Recorder: o.Recorder, Config: o.AutoscalerConfig,
-		Evictor: func(_ context.Context, src types.NamespacedName) error {
+		Requeue: func(_ context.Context, src types.NamespacedName) error {
 			o.Requeue(src)
 			return nil
 		},

@@ -77,10 +77,6 @@ const DefaultMinTriggerInterval = time.Second
 // it, and the capacity drained at once, small.
 const compactionHorizonCycles = 10
 
-// Evictor is the embedding controller's requeue callback; see package
-// evictor.
-type Evictor = evictor.Evictor
-
 // AutoscalerConfig configures an Autoscaler.
 type AutoscalerConfig struct {
 	// Scheduler is the scheduler whose StatefulSet is scaled. Required.
@@ -97,9 +93,9 @@ type AutoscalerConfig struct {
 	// A configuration that fails the autoscaler's own checks is ignored
 	// and the last good one kept.
 	Config func() *config.AutoscalerConfig
-	// Evictor requeues a source whose vreplicas must leave a draining pod.
+	// Requeue requeues a source whose vreplicas must leave a draining pod.
 	// Without it compaction is off (only empty pods are removed).
-	Evictor Evictor
+	Requeue evictor.RequeueFunc
 	// Clock defaults to the real clock.
 	Clock clock.Clock
 	// Policy overrides the configuration's policy when set. Whatever the
@@ -156,7 +152,7 @@ type Decision struct {
 	FreeCapacity int64
 	// Draining maps the ordinals the evictor has marked to the reason.
 	Draining map[int32]string
-	// Requeued are the sources handed to the Evictor.
+	// Requeued are the sources handed to Requeue.
 	Requeued []types.NamespacedName
 	// Rebalancing are those of Requeued handed over not for a drain but
 	// because their placements break a Rebalancer's rule that a move can
@@ -256,8 +252,8 @@ func NewAutoscaler(ctx context.Context, cfg AutoscalerConfig) (*Autoscaler, erro
 		Namespace:   s.key.Namespace,
 		StatefulSet: s.key.Name,
 		Annotation:  s.st.Options().DrainingAnnotation,
-		State:       s.State,
-		Evict:       cfg.Evictor,
+		Scheduler:   s,
+		Requeue:     cfg.Requeue,
 	}
 	if list := s.cfg.Informers.ListPods; list != nil {
 		ns := s.key.Namespace
@@ -550,15 +546,7 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Decision, error) {
 			log.Warnw("vsched autoscaler: reconciling drain marks with the pods failed", "error", err)
 		}
 	}
-	var snap *state.State
-	ts, loadErr := s.readTermStart(ctx)
-	if loadErr == nil {
-		s.State(func(st *state.State) {
-			if loadErr = s.ensureLoaded(ctx, ts); loadErr == nil {
-				snap = st.Clone()
-			}
-		})
-	}
+	snap, loadErr := s.CloneLoaded(ctx)
 	if loadErr != nil {
 		return hold(dec, fmt.Sprintf("scheduler state not loaded (%v); holding the current size", loadErr))
 	}
@@ -571,7 +559,7 @@ type drainWant struct {
 	excess int32
 }
 
-func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.AutoscalerConfig, pol Policy, profiles Profiles,
+func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.AutoscalerConfig, pol Policy, profiles config.Profiles,
 	set *appsv1.StatefulSet, vpods []vsched.VPod, base *state.State, write bool) (Decision, error) {
 	log := a.logger(ctx).With("statefulset", a.key.String())
 	now := dec.Time
@@ -579,7 +567,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 	capacity := base.Capacity()
 	dec.Current = current
 	marks := a.drainer.Marks()
-	compacting := a.drainer.HasEvictor() && cfg.Compaction
+	compacting := a.drainer.CanRequeue() && cfg.Compaction
 
 	// Drains wanted for other reasons than compaction: pods whose node is
 	// lost beyond the grace, and pods over capacity. A pod someone else
@@ -916,14 +904,14 @@ func (a *Autoscaler) scaleDown(ctx context.Context, dec *Decision, base *state.S
 	a.shrink(ctx, dec, set, current, shrinkTo, keep)
 }
 
-// requeue hands the Evictor the sources to move this cycle, within the
+// requeue hands Config.Requeue the sources to move this cycle, within the
 // budget: pods on lost nodes first, then pods over capacity, then
 // compaction, highest ordinals first within each; then, with what the
 // budget leaves, the sources whose placements break a Rebalancer's rule and
 // could be repaired now (rebalanceMoves).
 func (a *Autoscaler) requeue(ctx context.Context, cfg *config.AutoscalerConfig, place *framework.Profile, base *state.State,
 	listed map[types.NamespacedName]vsched.VPod, wants map[int32]drainWant, keep func(error)) (requeued, rebalancing []types.NamespacedName) {
-	if !a.drainer.HasEvictor() {
+	if !a.drainer.CanRequeue() {
 		return nil, nil
 	}
 	marks := a.drainer.Marks()

@@ -121,7 +121,7 @@ func autoscalerBenchSetup(b *testing.B, ctx context.Context, w workload, schedDa
 		add(fmt.Sprintf("burst-%03d", i), 20)
 	}
 	var pending int64
-	s.State(func(st *state.State) { _, pending = st.Pending() })
+	s.withState(func(st *state.State) { _, pending = st.Pending() })
 	if pending != 1000 {
 		b.Fatalf("pending = %d, want 1000", pending)
 	}

@@ -20,27 +20,14 @@ type simSource struct {
 	placements []vsched.Placement
 }
 
-// stubVPod stands for a source the lister did not return (it is in the
-// state only), and for the over-capacity excess.
-type stubVPod struct {
-	key        types.NamespacedName
-	vreplicas  int32
-	placements []vsched.Placement
-}
-
-func (v *stubVPod) GetKey() types.NamespacedName      { return v.key }
-func (v *stubVPod) GetVReplicas() int32               { return v.vreplicas }
-func (v *stubVPod) GetPlacements() []vsched.Placement { return v.placements }
-func (v *stubVPod) GetResourceVersion() string        { return "" }
-
-// listedOr returns the lister's copy of the source, or a stub of what the
-// state records of it (vreplicas and placements) when the lister did not
+// listedOr returns the lister's copy of the source, or what the state
+// records of it (vreplicas and placements) when the lister did not
 // return it.
 func listedOr(listed map[types.NamespacedName]vsched.VPod, key types.NamespacedName, vreplicas int32, ps []vsched.Placement) vsched.VPod {
 	if v, ok := listed[key]; ok {
 		return v
 	}
-	return &stubVPod{key: key, vreplicas: vreplicas, placements: ps}
+	return &vsched.PlainVPod{Key: key, VReplicas: vreplicas, Placements: ps}
 }
 
 // overCapacityKey names the synthetic source that stands for the vreplicas
@@ -153,7 +140,7 @@ func (m *simulator) run(r int32) (simResult, error) {
 		c.Reserve(s.key, s.want, "", d.Placements(), m.now)
 	}
 	if m.extra > 0 {
-		v := &stubVPod{key: overCapacityKey, vreplicas: m.extra}
+		v := &vsched.PlainVPod{Key: overCapacityKey, VReplicas: m.extra}
 		d, err := framework.NewDecision(framework.Place, c, v, nil)
 		if err != nil {
 			return res, err

@@ -23,7 +23,7 @@ func packProfiles(t testing.TB) ProfileSource {
 		"predicates": `[{"Name": "PodFitsResources"}]`,
 		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
 	}}
-	ps, err := ProfilesFromConfigMaps(context.Background(), nil, sched, nil)
+	ps, err := ProfilesFromConfigMaps(context.Background(), inTree, sched, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ var asKafkaHA = map[string]string{
 func asProfiles(t testing.TB, sched map[string]string) ProfileSource {
 	t.Helper()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultSchedulerConfigMapName}, Data: sched}
-	ps, err := ProfilesFromConfigMaps(context.Background(), nil, cm, nil)
+	ps, err := ProfilesFromConfigMaps(context.Background(), inTree, cm, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestAutoscalerHARoundsToZones(t *testing.T) {
 	}
 	// Every zone got two of the new pods.
 	zones := map[string]int{}
-	e.s.State(func(st *state.State) {
+	e.s.withState(func(st *state.State) {
 		for ord := int32(0); ord < st.Replicas(); ord++ {
 			info, _ := st.Pod(ord)
 			zones[info.Zone]++
@@ -264,7 +264,7 @@ func TestAutoscalerNoScaleDownBelowHeldPods(t *testing.T) {
 	// c's status says pod 2; the scheduler reserves a move elsewhere that
 	// is not written yet: the committed placement still holds pod 2.
 	e.update("b", 0)
-	e.s.State(func(st *state.State) {
+	e.s.withState(func(st *state.State) {
 		st.Reserve(e.key("c"), 10, "irrelevant", []vsched.Placement{{PodName: vsched.PodName(testSetName(e), 1), VReplicas: 10}}, e.clk.Now())
 	})
 	d := e.reconcile()

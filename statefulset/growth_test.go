@@ -117,7 +117,7 @@ func newGrowthEnv(t *testing.T, profiles ProfileSource) *asEnv {
 	}
 	e.a, err = NewAutoscaler(ctx, AutoscalerConfig{
 		Scheduler: e.s, Client: c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: c.Clock(),
-		Evictor: func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil },
+		Requeue: func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil },
 	})
 	if err != nil {
 		t.Fatal(err)

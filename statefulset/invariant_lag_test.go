@@ -201,7 +201,7 @@ func newLagWorld(t *testing.T, seed int64) *lagWorld {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); c.Shutdown() })
-	def, err := DefaultProfiles(ctx)
+	def, err := ProfilesFromConfigMaps(ctx, inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func (w *lagWorld) lagSchedulerConfig() Config {
 	return Config{
 		Namespace: w.c.Namespace(), Name: w.c.StatefulSetName(), Capacity: lagCapacity,
 		Lister: w.src.List, ListerSynced: w.src.HasSynced, FreshLister: w.src.ListFresh, Informers: InformersFromFactory(w.c.InformerFactory()),
-		Profiles:       func() Profiles { return w.profiles[w.profile.Load()]() },
+		Profiles:       func() config.Profiles { return w.profiles[w.profile.Load()]() },
 		Requeue:        w.queue.add,
 		ReservationTTL: lagTTL,
 		Clock:          w.c.Clock(),
@@ -243,7 +243,7 @@ func (w *lagWorld) newInstance(name string) *lagInstance {
 	}
 	a, err := NewAutoscaler(w.ctx, AutoscalerConfig{
 		Scheduler: s, Client: w.c.Client(), Config: w.autoscaling.Load, Clock: w.c.Clock(),
-		Evictor: func(_ context.Context, k types.NamespacedName) error {
+		Requeue: func(_ context.Context, k types.NamespacedName) error {
 			w.evictions.Add(1)
 			w.queue.add(k)
 			return nil
@@ -289,7 +289,7 @@ func (w *lagWorld) run(ops int) {
 		}
 		if lagTrace {
 			var replicas int32
-			w.leader().s.State(func(st *state.State) { replicas = st.Replicas() })
+			w.leader().s.withState(func(st *state.State) { replicas = st.Replicas() })
 			w.t.Logf("step %d: %s (spec.replicas %d, %s counts %d)", w.step, w.op, w.specReplicas(), w.leader().name, replicas)
 		}
 		w.checkCommitted()

@@ -30,7 +30,7 @@ func (e *asEnv) waitNotDraining(ords ...int32) {
 	e.t.Helper()
 	if err := e.c.WaitFor(e.ctx, func() bool {
 		draining := false
-		e.s.State(func(st *state.State) {
+		e.s.withState(func(st *state.State) {
 			for _, o := range ords {
 				draining = draining || st.Draining(o)
 			}
@@ -183,7 +183,7 @@ func BenchmarkRebalanceScan(b *testing.B) {
 	b.ResetTimer()
 	var found int
 	for i := 0; i < b.N; i++ {
-		s.State(func(st *state.State) {
+		s.withState(func(st *state.State) {
 			found = len(rebalanceMoves(ctx, place, st, nil, nil, 100, 10))
 		})
 	}

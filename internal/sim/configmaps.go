@@ -12,6 +12,7 @@ import (
 
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/plugins"
 )
 
 // ConfigKind says which of vsched's ConfigMaps a ConfigMap is.
@@ -129,21 +130,31 @@ func decodeConfigMap(doc *document) (*ConfigMapFile, Problems) {
 	return &ConfigMapFile{Kind: kind, ConfigMap: &cm, doc: doc}, nil
 }
 
+// registryOrInTree is reg, or the in-tree plugins with vsched's default
+// policy when reg is nil.
+func registryOrInTree(reg *framework.Registry) *framework.Registry {
+	if reg == nil {
+		return plugins.MustInTreeRegistry()
+	}
+	return reg
+}
+
 // checkConfig parses and validates one ConfigMap with the config package,
 // locating every problem it reports in doc. prefix is where the data is:
 // nil for a manifest (problems name "data..."), {"scheduler"} and the like
 // for a scenario.
 func checkConfig(kind ConfigKind, cm *corev1.ConfigMap, doc *document, inScenario bool, reg *framework.Registry) Problems {
 	var err error
+	reg = registryOrInTree(reg)
 	switch kind {
 	case SchedulerConfig:
 		var c *config.SchedulerConfig
-		if c, err = config.ParseSchedulerConfigMap(cm); err == nil {
+		if c, err = config.ParseSchedulerConfigMap(cm, reg); err == nil {
 			err = config.ValidateSchedulerConfig(c, reg)
 		}
 	case DeschedulerConfig:
 		var c *config.DeschedulerConfig
-		if c, err = config.ParseDeschedulerConfigMap(cm); err == nil {
+		if c, err = config.ParseDeschedulerConfigMap(cm, reg); err == nil {
 			err = config.ValidateDeschedulerConfig(c, reg)
 		}
 	case AutoscalerConfig:

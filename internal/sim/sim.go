@@ -254,15 +254,16 @@ func buildConfig(ctx context.Context, s *Scenario, opts Options) (*simConfig, er
 	for _, f := range opts.ConfigMaps {
 		cms[f.Kind] = f.ConfigMap
 	}
-	sc, err := config.ParseSchedulerConfigMap(cms[SchedulerConfig])
+	reg := registryOrInTree(opts.Registry)
+	sc, err := config.ParseSchedulerConfigMap(cms[SchedulerConfig], reg)
 	if err != nil {
 		return nil, err
 	}
-	dc, err := config.ParseDeschedulerConfigMap(cms[DeschedulerConfig])
+	dc, err := config.ParseDeschedulerConfigMap(cms[DeschedulerConfig], reg)
 	if err != nil {
 		return nil, err
 	}
-	if out.profiles, err = config.BuildProfiles(ctx, opts.Registry, sc, dc); err != nil {
+	if out.profiles, err = config.BuildProfiles(ctx, reg, sc, dc); err != nil {
 		return nil, err
 	}
 	if out.autoscaler, err = config.ParseAutoscalerConfigMap(cms[AutoscalerConfig]); err != nil {
@@ -564,15 +565,14 @@ func (sim *simulation) explain(ex *framework.Explanation, after vsched.VPod) *Ex
 		left = max(is-want, 0)
 	}
 	e.Asked = e.Changed + left
-	sim.sched.State(func(s *state.State) {
-		for _, st := range ex.Steps {
-			for _, c := range st.Candidates {
-				if info, ok := s.Pod(c.Ordinal); ok {
-					e.Pods[c.Ordinal] = PodPlace{Node: info.Node, Zone: info.Zone}
-				}
+	s := sim.sched.Snapshot()
+	for _, st := range ex.Steps {
+		for _, c := range st.Candidates {
+			if info, ok := s.Pod(c.Ordinal); ok {
+				e.Pods[c.Ordinal] = PodPlace{Node: info.Node, Zone: info.Zone}
 			}
 		}
-	})
+	}
 	return e
 }
 
@@ -685,16 +685,15 @@ type domains struct {
 // podsNow returns the pods as the scheduler sees them, by ordinal.
 func (sim *simulation) podsNow(replicas int32) []podInfo {
 	var pods []podInfo
-	sim.sched.State(func(s *state.State) {
-		pods = make([]podInfo, s.NumPods())
-		for ord := range s.NumPods() {
-			p := podInfo{name: vsched.PodName(sim.cluster.StatefulSetName(), ord), beyond: ord >= replicas, draining: s.Draining(ord)}
-			if info, ok := s.Pod(ord); ok {
-				p.exists, p.node, p.zone = true, info.Node, info.Zone
-			}
-			pods[ord] = p
+	s := sim.sched.Snapshot()
+	pods = make([]podInfo, s.NumPods())
+	for ord := range s.NumPods() {
+		p := podInfo{name: vsched.PodName(sim.cluster.StatefulSetName(), ord), beyond: ord >= replicas, draining: s.Draining(ord)}
+		if info, ok := s.Pod(ord); ok {
+			p.exists, p.node, p.zone = true, info.Node, info.Zone
 		}
-	})
+		pods[ord] = p
+	}
 	return pods
 }
 
