@@ -26,7 +26,7 @@ func Example() {
 	sched, err := config.ParseSchedulerConfigMapFromData(map[string]string{
 		"predicates": `[{"Name": "PodFitsResources"}]`,
 		"priorities": `[{"Name": "AvoidPods", "Weight": 10, "Args": {"Ordinals": [0, 1]}}, {"Name": "LowestOrdinalPriority", "Weight": 1}]`,
-	})
+	}, reg)
 	if err != nil {
 		panic(err)
 	}
