@@ -2,6 +2,7 @@ package vsched
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -52,4 +53,35 @@ type Scheduler interface {
 	// errors.Is(err, ErrNotEnoughReplicas) holds; errors.As with a
 	// *PendingError yields how many are pending.
 	Schedule(ctx context.Context, vpod VPod) ([]Placement, error)
+}
+
+// PlainVPod is a VPod (and ResourceCounter) as plain data: the one
+// implementation vsched itself uses, for a source known only from the
+// scheduler's state, for the in-memory cluster's sources (package
+// memcluster) and for test fixtures. Source controllers implement VPod on
+// their own resource type instead.
+type PlainVPod struct {
+	Key             types.NamespacedName
+	VReplicas       int32
+	Placements      []Placement
+	ResourceVersion string
+	// Resources is the source's own resource count (ResourceCounter); 0
+	// reports none.
+	Resources int32
+}
+
+var (
+	_ VPod            = &PlainVPod{}
+	_ ResourceCounter = &PlainVPod{}
+)
+
+func (v *PlainVPod) GetKey() types.NamespacedName { return v.Key }
+func (v *PlainVPod) GetVReplicas() int32          { return v.VReplicas }
+func (v *PlainVPod) GetPlacements() []Placement   { return v.Placements }
+func (v *PlainVPod) GetResourceVersion() string   { return v.ResourceVersion }
+func (v *PlainVPod) GetResourceCount() int32      { return v.Resources }
+
+// String reads, for example, "ns/name@7{vreplicas: 3, placements: [...]}".
+func (v *PlainVPod) String() string {
+	return fmt.Sprintf("%s@%s{vreplicas: %d, placements: %v}", v.Key, v.ResourceVersion, v.VReplicas, v.Placements)
 }

@@ -80,9 +80,9 @@ type Options struct {
 	// A configuration that fails the autoscaler's own checks is ignored
 	// and the last good one kept.
 	Config func() *config.AutoscalerConfig
-	// Evictor requeues a source whose vreplicas must leave a draining pod.
+	// Requeue requeues a source whose vreplicas must leave a draining pod.
 	// Without it compaction is off (only empty pods are removed).
-	Evictor evictor.Evictor
+	Requeue evictor.RequeueFunc
 	// Clock defaults to the real clock.
 	Clock clock.Clock
 	// Policy overrides the configuration's policy when set. Whatever the
@@ -139,7 +139,7 @@ type Decision struct {
 	FreeCapacity int64
 	// Draining maps the ordinals the evictor has marked to the reason.
 	Draining map[int32]string
-	// Requeued are the sources handed to the Evictor.
+	// Requeued are the sources handed to Requeue.
 	Requeued []types.NamespacedName
 	// Rebalancing are those of Requeued handed over not for a drain but
 	// because their placements break a Rebalancer's rule that a move can
@@ -240,8 +240,8 @@ func New(ctx context.Context, cfg Options) (*Autoscaler, error) {
 		Namespace:   key.Namespace,
 		StatefulSet: key.Name,
 		Annotation:  s.DrainingAnnotation(),
-		State:       s.State,
-		Evict:       cfg.Evictor,
+		Scheduler:   s,
+		Requeue:     cfg.Requeue,
 	}
 	// The scheduler's informers, when it has them; else the API server.
 	listPods, getSet := s.InformerReads()

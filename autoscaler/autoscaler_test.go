@@ -12,6 +12,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/state"
 	"github.com/vsched/vsched/statefulset"
 )
@@ -24,7 +25,7 @@ func packProfiles(t testing.TB) statefulset.ProfileSource {
 		"predicates": `[{"Name": "PodFitsResources"}]`,
 		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
 	}}
-	ps, err := statefulset.ProfilesFromConfigMaps(context.Background(), nil, sched, nil)
+	ps, err := statefulset.ProfilesFromConfigMaps(context.Background(), inTree, sched, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,19 +49,19 @@ func asProfiles(t testing.TB, sched map[string]string) statefulset.ProfileSource
 // config-descheduler data; nil means the default policy.
 func profilesFromData(t testing.TB, sched, desched map[string]string) statefulset.ProfileSource {
 	t.Helper()
-	sc, dc := config.DefaultSchedulerConfig(), config.DefaultDeschedulerConfig()
+	sc, dc := plugins.DefaultSchedulerConfig(), plugins.DefaultDeschedulerConfig()
 	var err error
 	if sched != nil {
-		if sc, err = config.ParseSchedulerConfigMapFromData(sched); err != nil {
+		if sc, err = config.ParseSchedulerConfigMapFromData(sched, inTree); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if desched != nil {
-		if dc, err = config.ParseDeschedulerConfigMapFromData(desched); err != nil {
+		if dc, err = config.ParseDeschedulerConfigMapFromData(desched, inTree); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ps, err := config.BuildProfiles(context.Background(), nil, sc, dc)
+	ps, err := config.BuildProfiles(context.Background(), inTree, sc, dc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestAutoscalerHARoundsToZones(t *testing.T) {
 	}
 	// Every zone got two of the new pods.
 	zones := map[string]int{}
-	e.s.State(func(st *state.State) {
+	withState(e.s, func(st *state.State) {
 		for ord := int32(0); ord < st.Replicas(); ord++ {
 			info, _ := st.Pod(ord)
 			zones[info.Zone]++
@@ -287,7 +288,7 @@ func TestAutoscalerNoScaleDownBelowHeldPods(t *testing.T) {
 	// c's status says pod 2; the scheduler reserves a move elsewhere that
 	// is not written yet: the committed placement still holds pod 2.
 	e.update("b", 0)
-	e.s.State(func(st *state.State) {
+	withState(e.s, func(st *state.State) {
 		st.Reserve(e.key("c"), 10, "irrelevant", []vsched.Placement{{PodName: vsched.PodName(testSetName(e), 1), VReplicas: 10}}, e.clk.Now())
 	})
 	d := e.reconcile()

@@ -134,7 +134,7 @@ func newBenchWorld(b *testing.B, ctx context.Context, profiles statefulset.Profi
 	}
 	err = c.WaitFor(ctx, func() bool {
 		n := 0
-		w.s.State(func(st *state.State) { n = len(st.Candidates()) })
+		withState(w.s, func(st *state.State) { n = len(st.Candidates()) })
 		return n == benchW2.pods
 	})
 	if err != nil {
@@ -172,7 +172,7 @@ func (w *benchWorld) list(b *testing.B) {
 
 func autoscalerBenchSetup(b *testing.B, ctx context.Context, schedData map[string]string, maxReplicas int32) (*Autoscaler, int64) {
 	b.Helper()
-	profiles, err := statefulset.DefaultProfiles(ctx)
+	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, inTree, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func autoscalerBenchSetup(b *testing.B, ctx context.Context, schedData map[strin
 	w := newBenchWorld(b, ctx, profiles)
 	// Fill every pod, then ask for 1,000 more vreplicas.
 	var free int64
-	w.s.State(func(st *state.State) { free = st.FreeCapacity() })
+	withState(w.s, func(st *state.State) { free = st.FreeCapacity() })
 	for i := 0; free > 0; i++ {
 		n := int32(min(free, 20))
 		w.add(b, ctx, fmt.Sprintf("fill-%05d", i), n)
@@ -193,7 +193,7 @@ func autoscalerBenchSetup(b *testing.B, ctx context.Context, schedData map[strin
 	}
 	w.list(b)
 	var pending int64
-	w.s.State(func(st *state.State) { _, pending = st.Pending() })
+	withState(w.s, func(st *state.State) { _, pending = st.Pending() })
 	if pending != 1000 {
 		b.Fatalf("pending = %d, want 1000", pending)
 	}

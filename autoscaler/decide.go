@@ -154,7 +154,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.Autos
 		limit: max(cfg.MaxReplicas, cfg.MinReplicas), zones: len(base.SchedulableNodeZones()), zoneSpread: place.SpreadsOverZones()}
 	dec.Current = c.current
 	marks := a.drainer.Marks()
-	c.compacting = a.drainer.HasEvictor() && cfg.Compaction
+	c.compacting = a.drainer.CanRequeue() && cfg.Compaction
 	c.wants = descheduler.Drains(base, marks, dec.Time, cfg.UnavailablePodGrace)
 	extra := simulationBase(base, marks, c.wants)
 	dec.FreeCapacity = base.FreeCapacity()

@@ -46,7 +46,7 @@ func (a *Autoscaler) applyDrains(c *cycle) {
 // the sources whose placements break a Rebalancer's rule and could be
 // repaired now (descheduler.RebalanceMoves).
 func (a *Autoscaler) requeue(c *cycle) (requeued, rebalancing []types.NamespacedName) {
-	if !a.drainer.HasEvictor() {
+	if !a.drainer.CanRequeue() {
 		return nil, nil
 	}
 	cfg := c.cfg

@@ -122,7 +122,7 @@ func newEnv(t testing.TB, o envOpts) *asEnv {
 	profiles := o.profiles
 	if profiles == nil {
 		var err error
-		if profiles, err = statefulset.DefaultProfiles(ctx); err != nil {
+		if profiles, err = statefulset.ProfilesFromConfigMaps(ctx, inTree, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -139,7 +139,7 @@ func newEnv(t testing.TB, o envOpts) *asEnv {
 		Scheduler: e.s, Client: c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: c.Clock(),
 	}
 	if !o.noEvictor {
-		acfg.Evictor = func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil }
+		acfg.Requeue = func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil }
 	}
 	if o.autoscaler != nil {
 		o.autoscaler(&acfg)
@@ -268,7 +268,7 @@ func (e *asEnv) sync() {
 	n := e.specReplicas()
 	if err := e.c.WaitFor(e.ctx, func() bool {
 		var r int32
-		e.s.State(func(st *state.State) { r = st.Replicas() })
+		withState(e.s, func(st *state.State) { r = st.Replicas() })
 		return r == n
 	}); err != nil {
 		e.t.Fatal(err)
@@ -315,7 +315,7 @@ func (e *asEnv) scaleUpdates() int {
 // pending is the scheduler's pending count over every source.
 func (e *asEnv) pending() int64 {
 	var n int64
-	e.s.State(func(st *state.State) { _, n = st.Pending() })
+	withState(e.s, func(st *state.State) { _, n = st.Pending() })
 	return n
 }
 
@@ -332,7 +332,7 @@ func (e *asEnv) placementsOf(name string) []vsched.Placement {
 // usedOn is what the state counts per ordinal.
 func (e *asEnv) usedOn() map[int32]int32 {
 	out := map[int32]int32{}
-	e.s.State(func(st *state.State) {
+	withState(e.s, func(st *state.State) {
 		for ord := int32(0); ord < st.NumPods(); ord++ {
 			if u := st.Used(ord); u != 0 {
 				out[ord] = u
@@ -405,7 +405,7 @@ func (e *asEnv) addReplica(alwaysLeader bool, profiles statefulset.ProfileSource
 	}
 	a, err := New(e.ctx, Options{
 		Scheduler: s, Client: e.c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: e.clk,
-		Evictor: func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil },
+		Requeue: func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil },
 	})
 	if err != nil {
 		e.t.Fatal(err)

@@ -118,7 +118,7 @@ func newGrowthEnv(t *testing.T, profiles statefulset.ProfileSource) *asEnv {
 	}
 	e.a, err = New(ctx, Options{
 		Scheduler: e.s, Client: c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: c.Clock(),
-		Evictor: func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil },
+		Requeue: func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil },
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -208,7 +208,7 @@ func newLagWorld(t *testing.T, seed int64) *lagWorld {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); c.Shutdown() })
-	def, err := statefulset.DefaultProfiles(ctx)
+	def, err := statefulset.ProfilesFromConfigMaps(ctx, inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func (w *lagWorld) lagSchedulerConfig() statefulset.Config {
 	return statefulset.Config{
 		Namespace: w.c.Namespace(), Name: w.c.StatefulSetName(), Capacity: lagCapacity,
 		Lister: w.src.List, ListerSynced: w.src.HasSynced, FreshLister: w.src.ListFresh, Informers: statefulset.InformersFromFactory(w.c.InformerFactory()),
-		Profiles:       func() statefulset.Profiles { return w.profiles[w.profile.Load()]() },
+		Profiles:       func() config.Profiles { return w.profiles[w.profile.Load()]() },
 		Requeue:        w.queue.add,
 		ReservationTTL: lagTTL,
 		Clock:          w.c.Clock(),
@@ -250,7 +250,7 @@ func (w *lagWorld) newInstance(name string) *lagInstance {
 	}
 	a, err := New(w.ctx, Options{
 		Scheduler: s, Client: w.c.Client(), Config: w.autoscaling.Load, Clock: w.c.Clock(),
-		Evictor: func(_ context.Context, k types.NamespacedName) error {
+		Requeue: func(_ context.Context, k types.NamespacedName) error {
 			w.evictions.Add(1)
 			w.queue.add(k)
 			return nil
@@ -296,7 +296,7 @@ func (w *lagWorld) run(ops int) {
 		}
 		if lagTrace {
 			var replicas int32
-			w.leader().s.State(func(st *state.State) { replicas = st.Replicas() })
+			withState(w.leader().s, func(st *state.State) { replicas = st.Replicas() })
 			w.t.Logf("step %d: %s (spec.replicas %d, %s counts %d)", w.step, w.op, w.specReplicas(), w.leader().name, replicas)
 		}
 		w.checkCommitted()

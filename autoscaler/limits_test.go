@@ -270,7 +270,7 @@ func TestSchedulerFenceEndsOnlyWithAConfirmingEvent(t *testing.T) {
 	}
 	replicas := func() int32 {
 		var n int32
-		e.s.State(func(st *state.State) { n = st.Replicas() })
+		withState(e.s, func(st *state.State) { n = st.Replicas() })
 		return n
 	}
 	for _, tc := range []struct {

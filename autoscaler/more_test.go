@@ -109,7 +109,7 @@ func TestAutoscalerOverCapacityExcessDrained(t *testing.T) {
 	e := newEnv(t, envOpts{replicas: 2, profiles: packProfiles(t)})
 	e.create("a", 6)
 	e.create("b", 4) // pod 0 full: a 6, b 4
-	e.s.State(func(st *state.State) {
+	withState(e.s, func(st *state.State) {
 		if err := st.SetCapacity(7); err != nil {
 			t.Fatal(err)
 		}
@@ -378,12 +378,12 @@ func TestAutoscalerCountsMinimumSpreadPlacements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, err := statefulset.DefaultProfiles(context.Background())
+	def, err := statefulset.ProfilesFromConfigMaps(context.Background(), inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps := statefulset.Profiles{Place: place, Remove: def().Remove}
-	e := newEnv(t, envOpts{replicas: 2, profiles: func() statefulset.Profiles { return ps }})
+	ps := config.Profiles{Place: place, Remove: def().Remove}
+	e := newEnv(t, envOpts{replicas: 2, profiles: func() config.Profiles { return ps }})
 	// 4 vreplicas would fit one pod of 10, but the profile spreads them
 	// over 4 pods: the autoscaler must ask for 4, not 1.
 	e.create("a", 4)

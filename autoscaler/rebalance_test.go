@@ -30,7 +30,7 @@ func (e *asEnv) waitNotDraining(ords ...int32) {
 	e.t.Helper()
 	if err := e.c.WaitFor(e.ctx, func() bool {
 		draining := false
-		e.s.State(func(st *state.State) {
+		withState(e.s, func(st *state.State) {
 			for _, o := range ords {
 				draining = draining || st.Draining(o)
 			}
@@ -180,7 +180,7 @@ func BenchmarkRebalanceScan(b *testing.B) {
 	b.ResetTimer()
 	var found int
 	for i := 0; i < b.N; i++ {
-		s.State(func(st *state.State) {
+		withState(s, func(st *state.State) {
 			found = len(descheduler.RebalanceMoves(ctx, place, st, nil, nil, 100, 10))
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/state"
 )
@@ -44,9 +45,9 @@ type Scheduler interface {
 	InformerReads() (listPods func(namespace string) ([]*corev1.Pod, error), getSet func(namespace, name string) (*appsv1.StatefulSet, error))
 	// DrainingAnnotation names the annotation the drainer writes on pods.
 	DrainingAnnotation() string
-	// State runs f with the scheduler's state locked; it is what the
-	// drainer (package evictor) reads and marks drains through.
-	State(f func(*state.State))
+	// evictor.Scheduler is what the drainer (package evictor) reads and
+	// marks drains through.
+	evictor.Scheduler
 	// SetPendingHook and SetStatefulSetReader wire the autoscaler in: a
 	// Schedule call leaving vreplicas pending triggers a cycle, and a
 	// term's first load reads the StatefulSet through the autoscaler's

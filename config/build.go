@@ -2,12 +2,12 @@ package config
 
 import (
 	"context"
+	"errors"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vsched/vsched/framework"
-	"github.com/vsched/vsched/plugins"
-	"github.com/vsched/vsched/plugins/core/podfitsresources"
 )
 
 // BuildProfiles validates both configurations against reg and builds the
@@ -15,15 +15,17 @@ import (
 // point for start-up and for live reload: on error nothing is built and the
 // caller keeps the profiles it has.
 //
-// reg holds the plugins that may be configured; nil means the in-tree
-// plugins (plugins.NewInTreeRegistry). Embedders with out-of-tree plugins
-// merge theirs into an in-tree registry and pass it. A nil sched or
-// desched means its default policy.
+// reg holds the plugins that may be configured and the default policy
+// (framework.Defaults); it is required. plugins.NewInTreeRegistry returns
+// the in-tree plugins with vsched's default policy; embedders with
+// out-of-tree plugins merge theirs into it and pass it. A nil sched or
+// desched means reg's default policy.
 //
-// Capacity is never optional: when sched's predicates do not list
-// PodFitsResources (by name or alias) and reg knows it, it is added as the
-// first predicate. This is not an error. Problems in the configured lists are
-// still reported at the index the ConfigMap gives them.
+// Capacity is never optional: when sched's predicates do not list reg's
+// capacity filter (Defaults.CapacityFilter, PodFitsResources for the
+// in-tree registry) by name or alias, and reg knows it, it is added as the
+// first predicate. This is not an error. Problems in the configured lists
+// are still reported at the index the ConfigMap gives them.
 //
 // Every problem in either configuration is reported, in a *Error whose
 // problems name the ConfigMap, the key, the list index and the field, e.g.
@@ -32,15 +34,14 @@ import (
 //
 // ctx is handed to the plugins' constructors.
 func BuildProfiles(ctx context.Context, reg *framework.Registry, sched *SchedulerConfig, desched *DeschedulerConfig) (*Profiles, error) {
-	reg, err := registryOrInTree(reg)
-	if err != nil {
-		return nil, err
+	if reg == nil {
+		return nil, errNoRegistry
 	}
 	if sched == nil {
-		sched = DefaultSchedulerConfig()
+		sched = defaultScheduler(reg)
 	}
 	if desched == nil {
-		desched = DefaultDeschedulerConfig()
+		desched = defaultDescheduler(reg)
 	}
 	place, perrs := buildPlace(ctx, reg, sched)
 	remove, rerrs := buildRemove(ctx, reg, desched)
@@ -51,18 +52,31 @@ func BuildProfiles(ctx context.Context, reg *framework.Registry, sched *Schedule
 	return &Profiles{Place: place, Remove: remove}, nil
 }
 
+// BuildProfilesFromConfigMaps parses the config-scheduler and
+// config-descheduler ConfigMaps and builds their profiles with reg, as the
+// Store does at every change: a nil ConfigMap means reg's default policy.
+// When either fails to parse, the problems of both are reported in one
+// *Error, so one edit can fix them all.
+func BuildProfilesFromConfigMaps(ctx context.Context, reg *framework.Registry, sched, desched *corev1.ConfigMap) (*Profiles, error) {
+	sc, serr := ParseSchedulerConfigMap(sched, reg)
+	dc, derr := ParseDeschedulerConfigMap(desched, reg)
+	if err := joinErrors(serr, derr); err != nil {
+		return nil, err
+	}
+	return BuildProfiles(ctx, reg, sc, dc)
+}
+
 // ValidateSchedulerConfig reports, as a *Error, every problem that would
-// keep BuildProfiles from building cfg's profile with reg (nil: the in-tree
-// plugins): unknown plugins, plugins in the wrong list, duplicates, weights,
+// keep BuildProfiles from building cfg's profile with reg (required):
+// unknown plugins, plugins in the wrong list, duplicates, weights,
 // and each plugin's Args. It builds the profile to do so, with a context
-// cancelled on return, and drops it. A nil cfg is the default policy.
+// cancelled on return, and drops it. A nil cfg is reg's default policy.
 func ValidateSchedulerConfig(cfg *SchedulerConfig, reg *framework.Registry) error {
-	reg, err := registryOrInTree(reg)
-	if err != nil {
-		return err
+	if reg == nil {
+		return errNoRegistry
 	}
 	if cfg == nil {
-		cfg = DefaultSchedulerConfig()
+		cfg = defaultScheduler(reg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -72,12 +86,11 @@ func ValidateSchedulerConfig(cfg *SchedulerConfig, reg *framework.Registry) erro
 
 // ValidateDeschedulerConfig is ValidateSchedulerConfig for the descheduler.
 func ValidateDeschedulerConfig(cfg *DeschedulerConfig, reg *framework.Registry) error {
-	reg, err := registryOrInTree(reg)
-	if err != nil {
-		return err
+	if reg == nil {
+		return errNoRegistry
 	}
 	if cfg == nil {
-		cfg = DefaultDeschedulerConfig()
+		cfg = defaultDescheduler(reg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -85,16 +98,13 @@ func ValidateDeschedulerConfig(cfg *DeschedulerConfig, reg *framework.Registry) 
 	return asError(problems(cfg.name(), errs))
 }
 
-func registryOrInTree(reg *framework.Registry) (*framework.Registry, error) {
-	if reg != nil {
-		return reg, nil
-	}
-	return plugins.NewInTreeRegistry()
-}
+// errNoRegistry is returned for a nil registry: config links no plugin, so
+// it cannot stand in the in-tree ones.
+var errNoRegistry = errors.New("config: no plugin registry; plugins.NewInTreeRegistry returns the in-tree plugins with the default policy")
 
 func buildPlace(ctx context.Context, reg *framework.Registry, cfg *SchedulerConfig) (*framework.Profile, field.ErrorList) {
 	pc := framework.ProfileConfig{Mode: framework.Place, Filters: cfg.Predicates, Scores: cfg.Priorities}
-	if needsCapacityFilter(reg, cfg.Predicates) {
+	if capacity, ok := needsCapacityFilter(reg, cfg.Predicates); ok {
 		// Check the list as configured first, so that every problem is
 		// reported at the index the ConfigMap gives it. The one problem
 		// expected is the missing capacity filter, which the insertion
@@ -103,7 +113,7 @@ func buildPlace(ctx context.Context, reg *framework.Registry, cfg *SchedulerConf
 		if errs = withoutCapacityRequired(errs); len(errs) > 0 {
 			return nil, errs
 		}
-		pc.Filters = append([]framework.PluginConfig{{Name: podfitsresources.Name}}, cfg.Predicates...)
+		pc.Filters = append([]framework.PluginConfig{{Name: capacity}}, cfg.Predicates...)
 	}
 	return framework.BuildProfile(ctx, reg, pc, predicatesPath, prioritiesPath)
 }
@@ -114,18 +124,19 @@ func buildRemove(ctx context.Context, reg *framework.Registry, cfg *DeschedulerC
 	return framework.BuildProfile(ctx, reg, pc, dataPath.Child("predicates"), prioritiesPath)
 }
 
-// needsCapacityFilter reports whether PodFitsResources must be added: reg
-// knows it and no predicate names it (or an alias of it).
-func needsCapacityFilter(reg *framework.Registry, predicates []framework.PluginConfig) bool {
-	if _, ok := reg.Lookup(podfitsresources.Name); !ok {
-		return false
+// needsCapacityFilter returns reg's capacity filter and whether it must be
+// added: reg knows it and no predicate names it (or an alias of it).
+func needsCapacityFilter(reg *framework.Registry, predicates []framework.PluginConfig) (string, bool) {
+	name := reg.Defaults().CapacityFilter
+	if _, ok := reg.Lookup(name); !ok || name == "" {
+		return "", false
 	}
 	for _, p := range predicates {
-		if r, ok := reg.Lookup(p.Name); ok && r.Name == podfitsresources.Name {
-			return false
+		if r, ok := reg.Lookup(p.Name); ok && r.Name == name {
+			return "", false
 		}
 	}
-	return true
+	return name, true
 }
 
 // withoutCapacityRequired drops the error framework.BuildProfile gives a

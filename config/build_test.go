@@ -133,12 +133,12 @@ func TestBuildErrors(t *testing.T) {
 			var desched *config.DeschedulerConfig
 			var err error
 			if tc.sched != nil {
-				if sched, err = config.ParseSchedulerConfigMapFromData(tc.sched); err != nil {
+				if sched, err = config.ParseSchedulerConfigMapFromData(tc.sched, inTree); err != nil {
 					t.Fatalf("parse: %v", err)
 				}
 			}
 			if tc.desched != nil {
-				if desched, err = config.ParseDeschedulerConfigMapFromData(tc.desched); err != nil {
+				if desched, err = config.ParseDeschedulerConfigMapFromData(tc.desched, inTree); err != nil {
 					t.Fatalf("parse: %v", err)
 				}
 			}
@@ -184,11 +184,11 @@ func TestPodFitsResourcesIsAlwaysThere(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			sched, err := config.ParseSchedulerConfigMapFromData(map[string]string{"predicates": tc.predicates})
+			sched, err := config.ParseSchedulerConfigMapFromData(map[string]string{"predicates": tc.predicates}, inTree)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ps, err := config.BuildProfiles(context.Background(), nil, sched, nil)
+			ps, err := config.BuildProfiles(context.Background(), inTree, sched, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,7 +196,7 @@ func TestPodFitsResourcesIsAlwaysThere(t *testing.T) {
 				t.Errorf("filters (-want +got):\n%s", diff)
 			}
 			// The configuration itself is not changed.
-			again, _ := config.ParseSchedulerConfigMapFromData(map[string]string{"predicates": tc.predicates})
+			again, _ := config.ParseSchedulerConfigMapFromData(map[string]string{"predicates": tc.predicates}, inTree)
 			if diff := cmp.Diff(again, sched); diff != "" {
 				t.Errorf("BuildProfiles changed the config (-before +after):\n%s", diff)
 			}
@@ -215,7 +215,9 @@ func TestNoCapacityFilterInRegistry(t *testing.T) {
 	err = config.ValidateSchedulerConfig(sched, reg)
 	checkProblems(t, err, []wantProblem{{field: "data.predicates", typ: field.ErrorTypeRequired, contains: []string{
 		"a scheduler profile needs a filter that enforces pod capacity (PodFitsResources)"}}})
-	// The default descheduler policy names plugins this registry lacks.
+	// The default descheduler policy names plugins this registry lacks
+	// (a registry carries no default policy unless given one).
+	reg.SetDefaults(plugins.InTreeDefaults())
 	err = config.ValidateDeschedulerConfig(nil, reg)
 	var cerr *config.Error
 	if !errors.As(err, &cerr) || len(cerr.Problems) != 4 || cerr.Problems[0].ConfigMap != "config-descheduler" {
@@ -224,13 +226,13 @@ func TestNoCapacityFilterInRegistry(t *testing.T) {
 }
 
 func TestDefaultPolicyBuilds(t *testing.T) {
-	if err := config.ValidateSchedulerConfig(nil, nil); err != nil {
+	if err := config.ValidateSchedulerConfig(nil, inTree); err != nil {
 		t.Errorf("default scheduler config: %v", err)
 	}
-	if err := config.ValidateDeschedulerConfig(nil, nil); err != nil {
+	if err := config.ValidateDeschedulerConfig(nil, inTree); err != nil {
 		t.Errorf("default descheduler config: %v", err)
 	}
-	ps, err := config.BuildProfiles(context.Background(), nil, nil, nil)
+	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +254,7 @@ func TestDefaultPolicyBuilds(t *testing.T) {
 		t.Errorf("the default scheduler profile should take the zone-grouped path (every plugin framework.ZoneEquivalenceAware)")
 	}
 	// Defaults are fresh values.
-	a, b := config.DefaultSchedulerConfig(), config.DefaultSchedulerConfig()
+	a, b := plugins.DefaultSchedulerConfig(), plugins.DefaultSchedulerConfig()
 	*a.Priorities[0].Weight = 1
 	a.Priorities[0].Args[0] = 'x'
 	if *b.Priorities[0].Weight != 10 || b.Priorities[0].Args[0] != '{' {
@@ -263,11 +265,11 @@ func TestDefaultPolicyBuilds(t *testing.T) {
 func TestErrorMessageReadsWell(t *testing.T) {
 	sched, err := config.ParseSchedulerConfigMapFromData(map[string]string{
 		"priorities": `[{"Name": "LowestOrdinalPriority"}, {"Name": "AvailabilityZonePriority", "Args": "{\"MaxSkew\": 0}"}]`,
-	})
+	}, inTree)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = config.BuildProfiles(context.Background(), nil, sched, nil)
+	_, err = config.BuildProfiles(context.Background(), inTree, sched, nil)
 	want := "config-scheduler: data.priorities[1].Args.MaxSkew: Invalid value: 0: must be at least 1"
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)

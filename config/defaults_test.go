@@ -68,7 +68,7 @@ func TestDefaultPolicyPlacements(t *testing.T) {
 		name: "full pods are skipped", cluster: threeZones().Use(0, 10).Use(1, 10), vreplicas: 3,
 		want: map[int32]int32{2: 1, 3: 1, 4: 1},
 	}}
-	ps, err := config.BuildProfiles(context.Background(), nil, nil, nil)
+	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestDefaultPolicyRemovals(t *testing.T) {
 		{name: "three: back to one per pod", remove: 3, want: map[int32]int32{0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 5: 1}},
 		{name: "five: zones stay within one", remove: 5, want: map[int32]int32{0: 1, 1: 1, 2: 1, 3: 1}},
 	}
-	ps, err := config.BuildProfiles(context.Background(), nil, nil, nil)
+	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,11 +29,13 @@
 // Using the package takes two steps, the same at start-up and on every
 // change of either ConfigMap:
 //
-//	sched, err := config.ParseSchedulerConfigMap(schedCM)     // format only
-//	desched, err := config.ParseDeschedulerConfigMap(deschedCM)
+//	registry := plugins.MustInTreeRegistry()                             // once
+//	sched, err := config.ParseSchedulerConfigMap(schedCM, registry)     // format only
+//	desched, err := config.ParseDeschedulerConfigMap(deschedCM, registry)
 //	profiles, err := config.BuildProfiles(ctx, registry, sched, desched)
 //
-// Parsing checks the format without knowing any plugin; BuildProfiles checks
+// Parsing checks the format without knowing any plugin (the registry only
+// supplies the default policy for what is absent); BuildProfiles checks
 // the plugins, weights and Args against a registry and builds both profiles,
 // or reports every problem and builds nothing. Every error is a *Error whose
 // problems name the ConfigMap, the key, the list index, and the field:
@@ -45,12 +47,17 @@
 // problem, Error lists the first 20 problems and counts the rest, and
 // values echoed from the input (Args, names, keys) are cut to 200 bytes.
 //
-// An absent or empty ConfigMap (or key) means the default policy,
-// DefaultSchedulerConfig and DefaultDeschedulerConfig. PodFitsResources is
-// always part of the scheduler profile: capacity is not optional, and it is
-// added in front of the predicates when they do not list it.
+// An absent or empty ConfigMap (or key) means the registry's default policy
+// (framework.Defaults): for the in-tree registry, plugins.DefaultSchedulerConfig
+// and plugins.DefaultDeschedulerConfig. The registry's capacity filter
+// (PodFitsResources) is always part of the scheduler profile: capacity is
+// not optional, and it is added in front of the predicates when they do
+// not list it.
 //
-// The registry is a parameter so that embedders can add out-of-tree plugins;
-// nil means the in-tree plugins. docs/scheduling.md documents the format, every
-// validation rule and the reasons for the default policy.
+// The package parses, validates and stores; it imports no plugin, so an
+// embedder links only the plugins its registry holds. The registry is a
+// required parameter: plugins.NewInTreeRegistry returns the in-tree plugins
+// with vsched's default policy, and embedders merge their own plugins into
+// it. docs/scheduling.md documents the format, every validation rule and
+// the reasons for the default policy.
 package config

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -114,4 +115,22 @@ func asError(ps []Problem) error {
 		return nil
 	}
 	return &Error{Problems: ps}
+}
+
+// joinErrors merges the problems of every *Error in errs into one, in
+// order, so that one edit can fix every ConfigMap; an error that is not a
+// *Error is returned as it is.
+func joinErrors(errs ...error) error {
+	var all []Problem
+	for _, err := range errs {
+		var ce *Error
+		switch {
+		case err == nil:
+		case errors.As(err, &ce):
+			all = append(all, ce.Problems...)
+		default:
+			return err
+		}
+	}
+	return asError(all)
 }

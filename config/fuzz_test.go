@@ -114,7 +114,7 @@ func FuzzParseSchedulerConfigMap(f *testing.F) {
 		if keys&withOddKey != 0 {
 			data[priorities] = predicates // any key, possibly a known one
 		}
-		cfg, err := config.ParseSchedulerConfigMapFromData(data)
+		cfg, err := config.ParseSchedulerConfigMapFromData(data, inTree)
 		if err != nil {
 			checkRejection(t, err, cfg == nil, "config-scheduler", "data")
 			return
@@ -126,7 +126,7 @@ func FuzzParseSchedulerConfigMap(f *testing.F) {
 		again, err := config.ParseSchedulerConfigMapFromData(map[string]string{
 			config.KeyPredicates: encodeList(cfg.Predicates),
 			config.KeyPriorities: encodeList(cfg.Priorities),
-		})
+		}, inTree)
 		if err != nil {
 			t.Fatalf("the re-encoded config does not parse: %v", err)
 		}
@@ -160,7 +160,7 @@ func FuzzParseDeschedulerConfigMap(f *testing.F) {
 		if keys&withOddKey != 0 {
 			data[key] = priorities
 		}
-		cfg, err := config.ParseDeschedulerConfigMapFromData(data)
+		cfg, err := config.ParseDeschedulerConfigMapFromData(data, inTree)
 		if err != nil {
 			checkRejection(t, err, cfg == nil, "config-descheduler", "data")
 			return
@@ -168,7 +168,7 @@ func FuzzParseDeschedulerConfigMap(f *testing.F) {
 		if cfg == nil {
 			t.Fatal("nil config without an error")
 		}
-		again, err := config.ParseDeschedulerConfigMapFromData(map[string]string{config.KeyPriorities: encodeList(cfg.Priorities)})
+		again, err := config.ParseDeschedulerConfigMapFromData(map[string]string{config.KeyPriorities: encodeList(cfg.Priorities)}, inTree)
 		if err != nil {
 			t.Fatalf("the re-encoded config does not parse: %v", err)
 		}
@@ -393,11 +393,11 @@ func FuzzBuildProfiles(f *testing.F) {
 		}
 		sched, err := config.ParseSchedulerConfigMapFromData(map[string]string{
 			config.KeyPredicates: join(pred), config.KeyPriorities: join(prio),
-		})
+		}, inTree)
 		if err != nil {
 			t.Fatalf("a well-formed config-scheduler was rejected: %v", err)
 		}
-		desched, err := config.ParseDeschedulerConfigMapFromData(map[string]string{config.KeyPriorities: join(desc)})
+		desched, err := config.ParseDeschedulerConfigMapFromData(map[string]string{config.KeyPriorities: join(desc)}, inTree)
 		if err != nil {
 			t.Fatalf("a well-formed config-descheduler was rejected: %v", err)
 		}

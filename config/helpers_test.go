@@ -12,7 +12,13 @@ import (
 
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/plugins"
 )
+
+// inTree is the in-tree registry with vsched's default policy, which the
+// tests parse and build against unless they say otherwise. Nothing changes
+// it.
+var inTree = plugins.MustInTreeRegistry()
 
 // wantProblem is one expected problem: its exact field path, its type and
 // fragments its message must contain.

@@ -11,9 +11,9 @@ import (
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/framework/frameworktest"
-	"github.com/vsched/vsched/internal/examples/outoftree"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/plugins/core/podfitsresources"
+	"github.com/vsched/vsched/plugins/example"
 )
 
 // withOutOfTree returns the in-tree registry with the example out-of-tree
@@ -24,7 +24,7 @@ func withOutOfTree(t testing.TB) *framework.Registry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ext, err := outoftree.Registry()
+	ext, err := example.Registry()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestOutOfTreePlugin(t *testing.T) {
 			sched, err := config.ParseSchedulerConfigMap(namedConfigMap("config-scheduler", map[string]string{
 				"predicates": `[{"Name": "PodFitsResources"}]`,
 				"priorities": tc.priorities,
-			}))
+			}), inTree)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +145,7 @@ func TestOutOfTreePluginArgsErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sched, err := config.ParseSchedulerConfigMapFromData(map[string]string{
 				"priorities": `[{"Name": "AvoidPods", "Args": ` + tc.args + `}]`,
-			})
+			}, inTree)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,8 +153,8 @@ func TestOutOfTreePluginArgsErrors(t *testing.T) {
 		})
 	}
 	// The in-tree registry alone does not know the plugin.
-	sched, _ := config.ParseSchedulerConfigMapFromData(map[string]string{"priorities": `[{"Name": "AvoidPods", "Args": {"Ordinals": [0]}}]`})
-	checkProblems(t, config.ValidateSchedulerConfig(sched, nil), []wantProblem{{
+	sched, _ := config.ParseSchedulerConfigMapFromData(map[string]string{"priorities": `[{"Name": "AvoidPods", "Args": {"Ordinals": [0]}}]`}, inTree)
+	checkProblems(t, config.ValidateSchedulerConfig(sched, inTree), []wantProblem{{
 		field: "data.priorities[0].Name", typ: field.ErrorTypeNotSupported, contains: []string{`Unsupported value: "AvoidPods"`}}})
 }
 
@@ -166,12 +166,12 @@ func TestMergeDuplicateName(t *testing.T) {
 		want  string
 	}{{
 		name:  "the same out-of-tree plugin twice",
-		other: outoftree.Registry,
+		other: example.Registry,
 		want:  `plugin "AvoidPods" is already registered`,
 	}, {
 		name: "an out-of-tree plugin named like an in-tree one",
 		other: func() (*framework.Registry, error) {
-			spec := outoftree.Spec
+			spec := example.Spec
 			spec.Name = podfitsresources.Name
 			return framework.NewRegistry(spec.Registration())
 		},

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/internal/suggest"
 )
 
@@ -24,39 +25,41 @@ var (
 // name) and the parsed config remembers it.
 //
 // A nil ConfigMap, one without data, and a key that is absent or blank all
-// mean the default (DefaultSchedulerConfig) for what is missing: a
-// ConfigMap listing only priorities keeps the default predicates, and vice
-// versa. An explicit "[]" means none.
+// mean reg's default policy (framework.Defaults; for the in-tree registry
+// plugins.DefaultSchedulerConfig) for what is missing: a ConfigMap listing
+// only priorities keeps the default predicates, and vice versa. A nil reg
+// has no default: what is missing is empty. An explicit "[]" means none.
 //
 // Parsing checks the format only: the keys, the JSON of the lists, and the
 // shape of every entry. Whether the plugins exist and their Args and Weight
 // are valid is checked against a registry by ValidateSchedulerConfig and
 // BuildProfiles. The returned error, if any, is a *Error listing every
 // problem found.
-func ParseSchedulerConfigMap(cm *corev1.ConfigMap) (*SchedulerConfig, error) {
+func ParseSchedulerConfigMap(cm *corev1.ConfigMap, reg *framework.Registry) (*SchedulerConfig, error) {
 	name, data, binary := unpack(cm, DefaultSchedulerConfigMapName)
-	return parseScheduler(name, data, binary)
+	return parseScheduler(name, data, binary, defaultScheduler(reg))
 }
 
 // ParseSchedulerConfigMapFromData is ParseSchedulerConfigMap for the data
 // of a ConfigMap named DefaultSchedulerConfigMapName.
-func ParseSchedulerConfigMapFromData(data map[string]string) (*SchedulerConfig, error) {
-	return parseScheduler(DefaultSchedulerConfigMapName, data, nil)
+func ParseSchedulerConfigMapFromData(data map[string]string, reg *framework.Registry) (*SchedulerConfig, error) {
+	return parseScheduler(DefaultSchedulerConfigMapName, data, nil, defaultScheduler(reg))
 }
 
 // ParseDeschedulerConfigMap parses a config-descheduler ConfigMap, whose
 // only key is "priorities". A nil ConfigMap, one without data, and an
-// absent or blank "priorities" mean DefaultDeschedulerConfig; an explicit
-// "[]" means none. Otherwise it behaves as ParseSchedulerConfigMap.
-func ParseDeschedulerConfigMap(cm *corev1.ConfigMap) (*DeschedulerConfig, error) {
+// absent or blank "priorities" mean reg's default policy (for the in-tree
+// registry plugins.DefaultDeschedulerConfig); an explicit "[]" means none.
+// Otherwise it behaves as ParseSchedulerConfigMap.
+func ParseDeschedulerConfigMap(cm *corev1.ConfigMap, reg *framework.Registry) (*DeschedulerConfig, error) {
 	name, data, binary := unpack(cm, DefaultDeschedulerConfigMapName)
-	return parseDescheduler(name, data, binary)
+	return parseDescheduler(name, data, binary, defaultDescheduler(reg))
 }
 
 // ParseDeschedulerConfigMapFromData is ParseDeschedulerConfigMap for the
 // data of a ConfigMap named DefaultDeschedulerConfigMapName.
-func ParseDeschedulerConfigMapFromData(data map[string]string) (*DeschedulerConfig, error) {
-	return parseDescheduler(DefaultDeschedulerConfigMapName, data, nil)
+func ParseDeschedulerConfigMapFromData(data map[string]string, reg *framework.Registry) (*DeschedulerConfig, error) {
+	return parseDescheduler(DefaultDeschedulerConfigMapName, data, nil, defaultDescheduler(reg))
 }
 
 func unpack(cm *corev1.ConfigMap, defaultName string) (string, map[string]string, map[string][]byte) {
@@ -70,11 +73,10 @@ func unpack(cm *corev1.ConfigMap, defaultName string) (string, map[string]string
 	return name, cm.Data, cm.BinaryData
 }
 
-func parseScheduler(name string, data map[string]string, binary map[string][]byte) (*SchedulerConfig, error) {
+func parseScheduler(name string, data map[string]string, binary map[string][]byte, cfg *SchedulerConfig) (*SchedulerConfig, error) {
 	if errs := checkSize(data, binary); errs != nil {
 		return nil, asError(problems(name, errs))
 	}
-	cfg := DefaultSchedulerConfig()
 	cfg.ConfigMap = name
 	errs := checkKeys(name, data, binary, KeyPredicates, KeyPriorities)
 	if v, ok := data[KeyPredicates]; ok && strings.TrimSpace(v) != "" {
@@ -93,11 +95,10 @@ func parseScheduler(name string, data map[string]string, binary map[string][]byt
 	return cfg, nil
 }
 
-func parseDescheduler(name string, data map[string]string, binary map[string][]byte) (*DeschedulerConfig, error) {
+func parseDescheduler(name string, data map[string]string, binary map[string][]byte, cfg *DeschedulerConfig) (*DeschedulerConfig, error) {
 	if errs := checkSize(data, binary); errs != nil {
 		return nil, asError(problems(name, errs))
 	}
-	cfg := DefaultDeschedulerConfig()
 	cfg.ConfigMap = name
 	errs := checkKeys(name, data, binary, KeyPriorities)
 	if v, ok := data[KeyPriorities]; ok && strings.TrimSpace(v) != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/plugins"
 )
 
 // The two ConfigMaps of the design seed, verbatim but for the metadata.
@@ -61,7 +62,7 @@ data:
 )
 
 func TestSeedExamples(t *testing.T) {
-	sched, err := config.ParseSchedulerConfigMap(configMapFromYAML(t, seedSchedulerManifest))
+	sched, err := config.ParseSchedulerConfigMap(configMapFromYAML(t, seedSchedulerManifest), inTree)
 	if err != nil {
 		t.Fatalf("ParseSchedulerConfigMap: %v", err)
 	}
@@ -81,7 +82,7 @@ func TestSeedExamples(t *testing.T) {
 		t.Errorf("scheduler config (-want +got):\n%s", diff)
 	}
 
-	desched, err := config.ParseDeschedulerConfigMap(configMapFromYAML(t, seedDeschedulerManifest))
+	desched, err := config.ParseDeschedulerConfigMap(configMapFromYAML(t, seedDeschedulerManifest), inTree)
 	if err != nil {
 		t.Fatalf("ParseDeschedulerConfigMap: %v", err)
 	}
@@ -97,7 +98,7 @@ func TestSeedExamples(t *testing.T) {
 		t.Errorf("descheduler config (-want +got):\n%s", diff)
 	}
 
-	ps, err := config.BuildProfiles(context.Background(), nil, sched, desched)
+	ps, err := config.BuildProfiles(context.Background(), inTree, sched, desched)
 	if err != nil {
 		t.Fatalf("BuildProfiles: %v", err)
 	}
@@ -151,18 +152,18 @@ func TestArgsStringAndObjectAreIdentical(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fromString, err := config.ParseSchedulerConfigMapFromData(map[string]string{"predicates": tc.string})
+			fromString, err := config.ParseSchedulerConfigMapFromData(map[string]string{"predicates": tc.string}, inTree)
 			if err != nil {
 				t.Fatalf("string form: %v", err)
 			}
-			fromObject, err := config.ParseSchedulerConfigMapFromData(map[string]string{"predicates": tc.object})
+			fromObject, err := config.ParseSchedulerConfigMapFromData(map[string]string{"predicates": tc.object}, inTree)
 			if err != nil {
 				t.Fatalf("object form: %v", err)
 			}
 			if diff := cmp.Diff(fromString, fromObject); diff != "" {
 				t.Errorf("(-string +object):\n%s", diff)
 			}
-			if _, err := config.BuildProfiles(context.Background(), nil, fromObject, nil); err != nil {
+			if _, err := config.BuildProfiles(context.Background(), inTree, fromObject, nil); err != nil {
 				t.Errorf("BuildProfiles: %v", err)
 			}
 		})
@@ -170,19 +171,19 @@ func TestArgsStringAndObjectAreIdentical(t *testing.T) {
 }
 
 func TestParseDefaults(t *testing.T) {
-	def := config.DefaultSchedulerConfig()
+	def := plugins.DefaultSchedulerConfig()
 	named := func(name string) *config.SchedulerConfig {
-		c := config.DefaultSchedulerConfig()
+		c := plugins.DefaultSchedulerConfig()
 		c.ConfigMap = name
 		return c
 	}
 	withPriorities := func(ps ...framework.PluginConfig) *config.SchedulerConfig {
-		c := config.DefaultSchedulerConfig()
+		c := plugins.DefaultSchedulerConfig()
 		c.Priorities = ps
 		return c
 	}
 	withPredicates := func(ps ...framework.PluginConfig) *config.SchedulerConfig {
-		c := config.DefaultSchedulerConfig()
+		c := plugins.DefaultSchedulerConfig()
 		c.Predicates = ps
 		return c
 	}
@@ -222,14 +223,14 @@ func TestParseDefaults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := config.ParseSchedulerConfigMap(tc.cm)
+			got, err := config.ParseSchedulerConfigMap(tc.cm, inTree)
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			if _, err := config.BuildProfiles(context.Background(), nil, got, nil); err != nil {
+			if _, err := config.BuildProfiles(context.Background(), inTree, got, nil); err != nil {
 				t.Errorf("BuildProfiles: %v", err)
 			}
 		})
@@ -237,7 +238,7 @@ func TestParseDefaults(t *testing.T) {
 }
 
 func TestParseDeschedulerDefaults(t *testing.T) {
-	def := config.DefaultDeschedulerConfig()
+	def := plugins.DefaultDeschedulerConfig()
 	tests := []struct {
 		name string
 		cm   *corev1.ConfigMap
@@ -258,19 +259,19 @@ func TestParseDeschedulerDefaults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := config.ParseDeschedulerConfigMap(tc.cm)
+			got, err := config.ParseDeschedulerConfigMap(tc.cm, inTree)
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			if _, err := config.BuildProfiles(context.Background(), nil, nil, got); err != nil {
+			if _, err := config.BuildProfiles(context.Background(), inTree, nil, got); err != nil {
 				t.Errorf("BuildProfiles: %v", err)
 			}
 		})
 	}
-	got, err := config.ParseDeschedulerConfigMapFromData(nil)
+	got, err := config.ParseDeschedulerConfigMapFromData(nil, inTree)
 	if err != nil || cmp.Diff(def, got) != "" {
 		t.Errorf("FromData(nil) = %+v, %v; want the default", got, err)
 	}
@@ -409,7 +410,7 @@ func TestParseSchedulerErrors(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := config.ParseSchedulerConfigMapFromData(tc.data)
+			got, err := config.ParseSchedulerConfigMapFromData(tc.data, inTree)
 			if got != nil {
 				t.Errorf("got a config %+v alongside the error", got)
 			}
@@ -446,7 +447,7 @@ func TestParseDeschedulerErrors(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := config.ParseDeschedulerConfigMap(tc.cm)
+			got, err := config.ParseDeschedulerConfigMap(tc.cm, inTree)
 			if got != nil {
 				t.Errorf("got a config %+v alongside the error", got)
 			}
@@ -456,7 +457,7 @@ func TestParseDeschedulerErrors(t *testing.T) {
 }
 
 func TestErrorString(t *testing.T) {
-	_, err := config.ParseSchedulerConfigMap(namedConfigMap("sched", map[string]string{"a": "", "b": ""}))
+	_, err := config.ParseSchedulerConfigMap(namedConfigMap("sched", map[string]string{"a": "", "b": ""}), inTree)
 	want := `sched: data: Invalid value: "a": unknown key; the keys of sched are "predicates" and "priorities" ("_example" is ignored); ` +
 		`sched: data: Invalid value: "b": unknown key; the keys of sched are "predicates" and "priorities" ("_example" is ignored)`
 	if err == nil || err.Error() != want {

@@ -139,7 +139,7 @@ func TestSpreadGoalsRandom(t *testing.T) {
 	ha, err := config.ParseSchedulerConfigMapFromData(map[string]string{
 		"predicates": `[{"Name":"PodFitsResources"},{"Name":"NoMaxResourceCount","Args":"{\"NumPartitions\": 100}"}]`,
 		"priorities": `[{"Name":"AvailabilityZonePriority","Weight":10,"Args":"{\"MaxSkew\": 2}"},{"Name":"LowestOrdinalPriority","Weight":2},{"Name":"EvenPodSpread","Weight":2,"Args":"{\"MaxSkew\": 2}"}]`,
-	})
+	}, inTree)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestSpreadGoalsRandom(t *testing.T) {
 		maxSkew int32
 		packs   bool
 	}{{"default", nil, 1, true}, {"kafkaHA", ha, 2, false}} {
-		ps, err := config.BuildProfiles(context.Background(), nil, prof.sched, nil)
+		ps, err := config.BuildProfiles(context.Background(), inTree, prof.sched, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

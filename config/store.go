@@ -57,7 +57,8 @@ type Store struct {
 }
 
 // NewStore returns a store holding the default policy until the ConfigMaps
-// are seen. reg nil means the in-tree plugins. onReject may be nil.
+// are seen. reg is required (plugins.NewInTreeRegistry for the in-tree
+// plugins and default policy). onReject may be nil.
 func NewStore(ctx context.Context, reg *framework.Registry, names Names, onReject RejectFunc) (*Store, error) {
 	s := &Store{ctx: ctx, reg: reg, names: names.withDefaults(), onReject: onReject}
 	ps, err := BuildProfiles(ctx, reg, nil, nil)
@@ -120,9 +121,9 @@ func (s *Store) OnConfigChanged(cm *corev1.ConfigMap) {
 	var err error
 	switch cm.Name {
 	case s.names.Scheduler:
-		sched, err = ParseSchedulerConfigMap(cm)
+		sched, err = ParseSchedulerConfigMap(cm, s.reg)
 	case s.names.Descheduler:
-		desched, err = ParseDeschedulerConfigMap(cm)
+		desched, err = ParseDeschedulerConfigMap(cm, s.reg)
 	default:
 		return
 	}

@@ -29,7 +29,8 @@ const (
 // the profile that places vreplicas.
 //
 // Lists are used as they are: nil and empty both mean "none". Only a nil
-// *SchedulerConfig stands for the default policy (DefaultSchedulerConfig).
+// *SchedulerConfig stands for the registry's default policy (for the in-tree
+// registry plugins.DefaultSchedulerConfig).
 // PodFitsResources is added in front of Predicates when they do not list it
 // (see BuildProfiles).
 type SchedulerConfig struct {
@@ -46,8 +47,8 @@ type SchedulerConfig struct {
 // plugins of the profile that chooses which vreplicas to remove when a
 // source scales down. A higher score means "remove from this pod first".
 //
-// Only a nil *DeschedulerConfig stands for the default policy
-// (DefaultDeschedulerConfig); an empty Priorities means none, in which case
+// Only a nil *DeschedulerConfig stands for the registry's default policy
+// (plugins.DefaultDeschedulerConfig for the in-tree registry); an empty Priorities means none, in which case
 // vreplicas are removed from the highest ordinal first (the runtime's tie
 // break).
 type DeschedulerConfig struct {

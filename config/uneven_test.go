@@ -111,7 +111,7 @@ func TestDefaultPolicyUnevenZones(t *testing.T) {
 		zones: map[string]int32{"zone-a": 4, "zone-b": 4, "zone-c": 4},
 		nodes: map[string]int32{"a1": 2, "a2": 1, "a3": 1, "b1": 2, "b2": 2, "c1": 4},
 	}}
-	ps, err := config.BuildProfiles(context.Background(), nil, nil, nil)
+	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,17 +135,5 @@ func ListedOr(listed map[types.NamespacedName]vsched.VPod, key types.NamespacedN
 	if v, ok := listed[key]; ok {
 		return v
 	}
-	return &stubVPod{key: key, vreplicas: vreplicas, placements: ps}
+	return &vsched.PlainVPod{Key: key, VReplicas: vreplicas, Placements: ps}
 }
-
-// stubVPod stands for a source the lister did not return.
-type stubVPod struct {
-	key        types.NamespacedName
-	vreplicas  int32
-	placements []vsched.Placement
-}
-
-func (v *stubVPod) GetKey() types.NamespacedName      { return v.key }
-func (v *stubVPod) GetVReplicas() int32               { return v.vreplicas }
-func (v *stubVPod) GetPlacements() []vsched.Placement { return v.placements }
-func (v *stubVPod) GetResourceVersion() string        { return "" }

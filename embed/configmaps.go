@@ -8,6 +8,7 @@ import (
 
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -30,6 +31,13 @@ func WatchConfigMaps(ctx context.Context, w configmap.Watcher, namespace string,
 	var reject config.RejectFunc
 	if recorder != nil {
 		reject = config.RecordRejections(recorder)
+	}
+	if reg == nil {
+		// config links no plugin; embed stands in the in-tree ones.
+		var err error
+		if reg, err = plugins.NewInTreeRegistry(); err != nil {
+			return LiveConfig{}, err
+		}
 	}
 	store, err := config.NewStore(ctx, reg, config.Names{}, reject)
 	if err != nil {

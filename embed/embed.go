@@ -33,7 +33,8 @@ type Options struct {
 	ListerSynced func() bool
 	FreshLister  vsched.VPodLister
 	// Profiles are the scheduling policies (WatchConfigMaps, or
-	// statefulset.DefaultProfiles).
+	// statefulset.ProfilesFromConfigMaps with nil ConfigMaps for the
+	// default policy).
 	Profiles statefulset.ProfileSource
 	// Requeue enqueues a source in the controller's work queue; it must not
 	// block. The scheduler calls it when room appears for pending
@@ -90,7 +91,7 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 	}
 	s.Autoscaler, err = autoscaler.New(ctx, autoscaler.Options{
 		Scheduler: sched, Client: o.Client, Recorder: o.Recorder, Config: o.AutoscalerConfig,
-		Evictor: func(_ context.Context, src types.NamespacedName) error {
+		Requeue: func(_ context.Context, src types.NamespacedName) error {
 			o.Requeue(src)
 			return nil
 		},

@@ -1,8 +1,10 @@
-// Package evictor moves vreplicas off pods by draining them: it marks the
-// pods draining, so the scheduler stops placing on them, and asks the
-// embedding controller to schedule again the sources that hold vreplicas
-// there, so each source's next Schedule call moves them to other pods
-// through the normal profile.
+// Package evictor is the drain protocol: it moves vreplicas off pods by
+// draining them, never by evicting anything. The Drainer marks pods
+// draining, so the scheduler stops placing on them, and calls the embedding
+// controller's RequeueFunc for the sources that hold vreplicas there, so
+// each source's next Schedule call moves them to other pods through the
+// normal profile. What to drain, and how much to move per cycle, the
+// autoscaler decides; this package only carries it out.
 //
 // The protocol, "drain then move", never deletes a vreplica before its
 // replacement is decided: Schedule returns the source's new placements
@@ -13,13 +15,14 @@
 //     "vsched.dev/draining") with the reason as its value: "compaction",
 //     "unavailable" or "over-capacity". The scheduler's state reads the
 //     annotation through its pod informer, and the Drainer also records the
-//     mark in the state's memory (State.SetDraining), so a pod recreated
-//     without the annotation stays draining, and the mark is in force
-//     before the informer delivers the annotation.
-//  2. Requeue. The Drainer calls the Evictor, the controller's callback,
-//     for each source with vreplicas on a marked pod, within a per-cycle
-//     budget (planned by package descheduler). The controller requeues the source; it must not
-//     call Schedule from inside the callback.
+//     mark in the scheduler's memory (Scheduler.MarkDraining), so a pod
+//     recreated without the annotation stays draining, and the mark is in
+//     force before the informer delivers the annotation.
+//  2. Requeue. The Drainer calls Config.Requeue, the controller's
+//     RequeueFunc, for each source with vreplicas on a marked pod, within a
+//     per-cycle budget (planned by package
+//     descheduler). The controller requeues the source; it
+//     must not call Schedule from inside the callback.
 //  3. Move. The controller's next Schedule of the source moves at most the
 //     scheduler's per-source limit of its vreplicas off draining pods
 //     (Scheduler.SetDrainMoveLimit); what finds no room elsewhere stays
@@ -38,6 +41,6 @@
 // cancels the drain on its first cycle.
 //
 // A stray pod, whose ordinal is far above the StatefulSet's replicas
-// (state.State.Tracks), is never adopted nor marked: it is not the
+// (Scheduler.Tracks), is never adopted nor marked: it is not the
 // StatefulSet's, and a drain of it would end with its annotation removed.
 package evictor

@@ -18,12 +18,30 @@ import (
 	"github.com/vsched/vsched/state"
 )
 
-// Evictor asks the embedding controller to schedule the source again, for
-// instance by adding its key to the controller's work queue. The source's
-// next Schedule call moves its vreplicas off draining pods. It must not
-// block, and must not call Schedule itself: it may be called while the
-// autoscaler is in the middle of a cycle.
-type Evictor func(ctx context.Context, source types.NamespacedName) error
+// RequeueFunc asks the embedding controller to schedule the source again,
+// for instance by adding its key to the controller's work queue. The
+// source's next Schedule call moves its vreplicas off draining pods. It
+// must not block, and must not call Schedule itself: it may be called while
+// the autoscaler is in the middle of a cycle.
+type RequeueFunc func(ctx context.Context, source types.NamespacedName) error
+
+// Scheduler is the scheduler's side of the protocol: its memory of the pods
+// being drained, which a decision reads at once, before the informer shows
+// an annotation (and after a pod was recreated without it).
+// *statefulset.Scheduler implements it.
+type Scheduler interface {
+	// Tracks reports whether the ordinal is one of the StatefulSet's pods,
+	// not a stray far above its replicas.
+	Tracks(ord int32) bool
+	// MarkDraining remembers that the pod is draining; for a stray
+	// ordinal it records nothing and returns false.
+	MarkDraining(ord int32) bool
+	// UnmarkDraining forgets what MarkDraining remembered of the pods.
+	UnmarkDraining(ords ...int32)
+	// UnmarkRemoved forgets the memory, from any term, of every pod at or
+	// above from that no longer exists.
+	UnmarkRemoved(from int32)
+}
 
 // The values the evictor writes in the draining annotation: why the pod is
 // draining.
@@ -59,16 +77,16 @@ type Config struct {
 	// Annotation is the draining annotation; it defaults to
 	// state.DefaultDrainingAnnotation and must match the scheduler's.
 	Annotation string
-	// State runs f with the scheduler's state locked
-	// (statefulset.Scheduler.State). Required.
-	State func(f func(*state.State))
+	// Scheduler records the marks at once (statefulset.Scheduler).
+	// Required.
+	Scheduler Scheduler
 	// Pods lists the pods of the namespace, typically from an informer's
 	// lister; nil lists them through Client.
 	Pods func() ([]*corev1.Pod, error)
-	// Evict requeues a source. Without it Requeue does nothing, and
-	// drained vreplicas move only when their sources are scheduled for
+	// Requeue requeues a source. Without it Drainer.Requeue does nothing,
+	// and drained vreplicas move only when their sources are scheduled for
 	// other reasons.
-	Evict Evictor
+	Requeue RequeueFunc
 }
 
 type mark struct {
@@ -97,8 +115,8 @@ func New(cfg Config) (*Drainer, error) {
 		return nil, fmt.Errorf("evictor: Client is required")
 	case cfg.Namespace == "" || cfg.StatefulSet == "":
 		return nil, fmt.Errorf("evictor: Namespace and StatefulSet are required")
-	case cfg.State == nil:
-		return nil, fmt.Errorf("evictor: State is required")
+	case cfg.Scheduler == nil:
+		return nil, fmt.Errorf("evictor: Scheduler is required")
 	}
 	if cfg.Annotation == "" {
 		cfg.Annotation = state.DefaultDrainingAnnotation
@@ -163,11 +181,7 @@ func (d *Drainer) Reset() {
 	d.unmarked = map[int32]types.UID{}
 	d.mu.Unlock()
 	if len(ords) > 0 {
-		d.cfg.State(func(st *state.State) {
-			for _, o := range ords {
-				st.SetDraining(o, false)
-			}
-		})
+		d.cfg.Scheduler.UnmarkDraining(ords...)
 	}
 }
 
@@ -196,13 +210,11 @@ func (d *Drainer) Adopt(ctx context.Context, fromAPI bool) ([]int32, error) {
 	// StatefulSet's: adopting it would put it in the drain set, and a later
 	// cycle would remove an annotation from a pod vsched does not own.
 	tracked := make(map[int32]bool, len(pods))
-	d.cfg.State(func(st *state.State) {
-		for _, pod := range pods {
-			if ord, ok := d.ordinalOf(pod); ok {
-				tracked[ord] = st.Tracks(ord)
-			}
+	for _, pod := range pods {
+		if ord, ok := d.ordinalOf(pod); ok {
+			tracked[ord] = d.cfg.Scheduler.Tracks(ord)
 		}
-	})
+	}
 	d.mu.Lock()
 	for _, pod := range pods {
 		ord, ok := d.ordinalOf(pod)
@@ -242,12 +254,8 @@ func (d *Drainer) Adopt(ctx context.Context, fromAPI bool) ([]int32, error) {
 		// autoscaler), not by editing the annotation.
 	}
 	d.mu.Unlock()
-	if len(adopted) > 0 {
-		d.cfg.State(func(st *state.State) {
-			for _, o := range adopted {
-				st.SetDraining(o, true)
-			}
-		})
+	for _, o := range adopted {
+		d.cfg.Scheduler.MarkDraining(o)
 	}
 	var errs []error
 	for _, f := range reannotate {
@@ -281,19 +289,13 @@ func (d *Drainer) patch(ctx context.Context, ord int32, value *string) (types.UI
 // Mark marks the pod draining for reason: it annotates the pod (a pod that
 // does not exist is only remembered, and annotated once it exists; see
 // Adopt) and records the mark in the scheduler's state at once. A stray
-// ordinal, far above the StatefulSet's replicas (state.State.Tracks), is
+// ordinal, far above the StatefulSet's replicas (Scheduler.Tracks), is
 // refused with an error.
 func (d *Drainer) Mark(ctx context.Context, ord int32, reason string) error {
 	if !Owned(reason) {
 		return fmt.Errorf("evictor: unknown drain reason %q", reason)
 	}
-	tracked := false
-	d.cfg.State(func(st *state.State) {
-		if tracked = st.Tracks(ord); tracked {
-			st.SetDraining(ord, true)
-		}
-	})
-	if !tracked {
+	if !d.cfg.Scheduler.MarkDraining(ord) {
 		return fmt.Errorf("evictor: pod %s is far above the StatefulSet's replicas; it is not drained", d.podName(ord))
 	}
 	d.mu.Lock()
@@ -324,7 +326,7 @@ func (d *Drainer) Unmark(ctx context.Context, ord int32) error {
 	if !ok {
 		return nil
 	}
-	d.cfg.State(func(st *state.State) { st.SetDraining(ord, false) })
+	d.cfg.Scheduler.UnmarkDraining(ord)
 	uid, err := d.patch(ctx, ord, nil)
 	if err == nil && uid != "" {
 		d.mu.Lock()
@@ -355,18 +357,10 @@ func (d *Drainer) Forget(from int32) {
 		}
 	}
 	d.mu.Unlock()
-	d.cfg.State(func(st *state.State) {
-		for _, o := range ords {
-			st.SetDraining(o, false)
-		}
-		// Memory the scheduler holds for removed ordinals from any
-		// earlier term goes too.
-		for _, o := range st.DrainingOrdinals() {
-			if o >= from && !st.PodExists(o) {
-				st.SetDraining(o, false)
-			}
-		}
-	})
+	d.cfg.Scheduler.UnmarkDraining(ords...)
+	// Memory the scheduler holds for removed ordinals from any earlier
+	// term goes too.
+	d.cfg.Scheduler.UnmarkRemoved(from)
 }
 
 // Move is a source to requeue and how many of its vreplicas are expected to
@@ -376,17 +370,17 @@ type Move struct {
 	VReplicas int32
 }
 
-// Requeue calls the Evictor for each move's source, in order, and returns
+// Requeue calls Config.Requeue for each move's source, in order, and returns
 // the sources it requeued. Errors are joined; a failed source does not stop
 // the others.
 func (d *Drainer) Requeue(ctx context.Context, moves []Move) ([]types.NamespacedName, error) {
-	if d.cfg.Evict == nil {
+	if d.cfg.Requeue == nil {
 		return nil, nil
 	}
 	var out []types.NamespacedName
 	var errs []error
 	for _, m := range moves {
-		if err := d.cfg.Evict(ctx, m.Source); err != nil {
+		if err := d.cfg.Requeue(ctx, m.Source); err != nil {
 			errs = append(errs, fmt.Errorf("evictor: requeueing %s: %w", m.Source, err))
 			continue
 		}
@@ -395,5 +389,5 @@ func (d *Drainer) Requeue(ctx context.Context, moves []Move) ([]types.Namespaced
 	return out, errors.Join(errs...)
 }
 
-// HasEvictor reports whether the Drainer can requeue sources.
-func (d *Drainer) HasEvictor() bool { return d.cfg.Evict != nil }
+// CanRequeue reports whether the Drainer can requeue sources.
+func (d *Drainer) CanRequeue() bool { return d.cfg.Requeue != nil }

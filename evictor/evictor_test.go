@@ -40,8 +40,8 @@ func newFixture(t *testing.T, pods ...int32) *fixture {
 	for _, o := range pods {
 		f.createPod(o, fmt.Sprintf("uid-%d", o), nil)
 	}
-	f.d, err = New(Config{Client: f.client, Namespace: ns, StatefulSet: set, State: f.with,
-		Evict: func(_ context.Context, k types.NamespacedName) error {
+	f.d, err = New(Config{Client: f.client, Namespace: ns, StatefulSet: set, Scheduler: f,
+		Requeue: func(_ context.Context, k types.NamespacedName) error {
 			if f.evictErr != nil && k == src("bad") {
 				return f.evictErr
 			}
@@ -59,6 +59,29 @@ func (f *fixture) with(fn func(*state.State)) {
 	defer f.mu.Unlock()
 	fn(f.st)
 }
+
+// The fixture is the Drainer's Scheduler: the scheduler's drain memory on a
+// bare state.
+
+func (f *fixture) Tracks(ord int32) (ok bool) {
+	f.with(func(st *state.State) { ok = st.Tracks(ord) })
+	return ok
+}
+
+func (f *fixture) MarkDraining(ord int32) (ok bool) {
+	f.with(func(st *state.State) { ok = st.MarkDraining(ord) })
+	return ok
+}
+
+func (f *fixture) UnmarkDraining(ords ...int32) {
+	f.with(func(st *state.State) {
+		for _, o := range ords {
+			st.SetDraining(o, false)
+		}
+	})
+}
+
+func (f *fixture) UnmarkRemoved(from int32) { f.with(func(st *state.State) { st.UnmarkRemoved(from) }) }
 
 func (f *fixture) createPod(ord int32, uid string, ann map[string]string) {
 	_, err := f.client.CoreV1().Pods(ns).Create(context.Background(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
@@ -234,20 +257,20 @@ func TestRequeue(t *testing.T) {
 	if d := cmp.Diff([]types.NamespacedName{src("a"), src("c")}, got); d != "" {
 		t.Fatalf("requeued (-want +got):\n%s", d)
 	}
-	none, err := New(Config{Client: f.client, Namespace: ns, StatefulSet: set, State: f.with})
+	none, err := New(Config{Client: f.client, Namespace: ns, StatefulSet: set, Scheduler: f})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := none.Requeue(ctx, []Move{{src("a"), 1}}); got != nil || err != nil || none.HasEvictor() {
-		t.Fatal("a Drainer without an Evictor requeued")
+	if got, err := none.Requeue(ctx, []Move{{src("a"), 1}}); got != nil || err != nil || none.CanRequeue() {
+		t.Fatal("a Drainer without Requeue requeued")
 	}
 }
 
 func TestNewValidates(t *testing.T) {
 	f := newFixture(t)
 	for _, c := range []Config{
-		{Namespace: ns, StatefulSet: set, State: f.with},
-		{Client: f.client, StatefulSet: set, State: f.with},
+		{Namespace: ns, StatefulSet: set, Scheduler: f},
+		{Client: f.client, StatefulSet: set, Scheduler: f},
 		{Client: f.client, Namespace: ns, StatefulSet: set},
 	} {
 		if _, err := New(c); err == nil {

@@ -225,9 +225,11 @@ func position(raw []byte, offset int64) (line, col int) {
 	return line, col
 }
 
-// Registry maps plugin names (and aliases) to registrations.
+// Registry maps plugin names (and aliases) to registrations, and carries
+// the default policy (Defaults) for them.
 type Registry struct {
-	byName map[string]*Registration
+	byName   map[string]*Registration
+	defaults Defaults
 }
 
 // NewRegistry returns a registry holding regs, or an error if two share a
@@ -283,7 +285,7 @@ func (r *Registry) Register(reg Registration) error {
 }
 
 // Merge adds every registration of other. Any name already present is an
-// error and nothing is added.
+// error and nothing is added. The default policy stays r's.
 func (r *Registry) Merge(other *Registry) error {
 	if other == nil {
 		return nil
@@ -301,12 +303,13 @@ func (r *Registry) Merge(other *Registry) error {
 	return nil
 }
 
-// Clone returns an independent copy, for adding plugins to a shared default.
+// Clone returns an independent copy, default policy included, for adding
+// plugins to a shared default.
 func (r *Registry) Clone() *Registry {
 	if r == nil {
 		return &Registry{byName: map[string]*Registration{}}
 	}
-	c := &Registry{byName: make(map[string]*Registration, len(r.byName))}
+	c := &Registry{byName: make(map[string]*Registration, len(r.byName)), defaults: r.defaults.clone()}
 	for k, v := range r.byName {
 		c.byName[k] = v
 	}

@@ -51,5 +51,25 @@
 // Status writes (CommitPlacements) can fail on request: FailCommits(n,
 // err) fails the next n with err, ConflictCommits(n) has another writer win
 // the next n (the source moves to a new version and the write conflicts),
-// and SetCommitHook sees, and may fail, every write.
+// and SetCommitHook sees, and may fail, every write. Each source version is
+// a *vsched.PlainVPod.
+//
+// # Why it is public
+//
+// memcluster is part of vsched's API on purpose, not a test helper kept in
+// internal/:
+//
+//   - the vsched command's simulate and explain, and a team's own vsched
+//     built with cmd/vsched/app, run the scheduler and the autoscaler on it,
+//     so it ships in those binaries;
+//   - embedders test their controller's wiring (reconcile, status writes,
+//     requeues, leader changes, lagging informers) against the real
+//     scheduler with it, without a control plane, as the sample
+//     controller's tests do;
+//   - it imports only vsched, state and client-go's fake clientset and
+//     informers (never the testing package), so linking it costs a program
+//     nothing it does not link already.
+//
+// vsched's own fixtures do not belong here: they stay in _test.go files and
+// framework/frameworktest.
 package memcluster

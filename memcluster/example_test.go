@@ -9,6 +9,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -25,7 +26,7 @@ func Example() {
 	}
 	defer c.Shutdown()
 	sources := memcluster.NewSources()
-	profiles, err := statefulset.DefaultProfiles(ctx)
+	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/memcluster"
-	"github.com/vsched/vsched/state"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -24,7 +24,7 @@ func TestWithScheduler(t *testing.T) {
 	sources := memcluster.NewSources()
 	ctx, cancel := context.WithCancel(logtesting.TestContextWithLogger(t))
 	t.Cleanup(func() { cancel(); c.Shutdown() })
-	profiles, err := statefulset.DefaultProfiles(ctx)
+	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,13 +92,12 @@ func TestWithScheduler(t *testing.T) {
 	if err != nil || vsched.TotalVReplicas(ps) != 10 || onPod(ps, 0) != 0 {
 		t.Fatalf("after ScaleTo(6): Reconcile(two) = %v, %v; want 10 placed, none on pod 0", ps, err)
 	}
-	sched.State(func(st *state.State) {
-		for ord := range int32(6) {
-			if st.Free(ord) < 0 {
-				t.Errorf("pod %d over capacity: Free %d", ord, st.Free(ord))
-			}
+	st := sched.Snapshot()
+	for ord := range int32(6) {
+		if st.Free(ord) < 0 {
+			t.Errorf("pod %d over capacity: Free %d", ord, st.Free(ord))
 		}
-	})
+	}
 
 	// A decision whose status write never happens holds capacity until its
 	// reservation expires.
@@ -110,12 +109,12 @@ func TestWithScheduler(t *testing.T) {
 		t.Fatal(err)
 	}
 	var before, after int64
-	sched.State(func(st *state.State) { before = st.TotalUsed() })
+	before = sched.Snapshot().TotalUsed()
 	c.Clock().Step(ttl)
 	if err := sched.Resync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	sched.State(func(st *state.State) { after = st.TotalUsed() })
+	after = sched.Snapshot().TotalUsed()
 	if before-after != 2 {
 		t.Errorf("TotalUsed %d before expiry, %d after; want 2 freed", before, after)
 	}

@@ -20,42 +20,19 @@ import (
 // apierrors.IsNotFound, IsAlreadyExists and IsConflict recognise them.
 var SourceResource = schema.GroupResource{Group: "sources.vsched.dev", Resource: "vpods"}
 
-// VPod is one version of a source, as a lister would return it. It is never
-// modified once returned: every write makes a new one, so a caller holding
-// an old VPod holds a stale read, exactly as with an informer cache.
-type VPod struct {
-	key           types.NamespacedName
-	vreplicas     int32
-	placements    []vsched.Placement
-	rv            string
-	resourceCount int32
-}
-
-var (
-	_ vsched.VPod            = &VPod{}
-	_ vsched.ResourceCounter = &VPod{}
-)
-
-func (v *VPod) GetKey() types.NamespacedName      { return v.key }
-func (v *VPod) GetVReplicas() int32               { return v.vreplicas }
-func (v *VPod) GetPlacements() []vsched.Placement { return v.placements }
-func (v *VPod) GetResourceVersion() string        { return v.rv }
-
-// GetResourceCount is the source's partition count; 0 when it has none.
-func (v *VPod) GetResourceCount() int32 { return v.resourceCount }
-
-func (v *VPod) String() string {
-	return fmt.Sprintf("%s@%s{vreplicas: %d, placements: %v}", v.key, v.rv, v.vreplicas, v.placements)
-}
-
 // Sources is an in-memory store of sources standing in for a source
 // controller's custom resources and their lister. Resource versions come
 // from one counter, so every write yields a higher one than any before, as
 // with etcd. It is safe for concurrent use.
+//
+// Each source version is a *vsched.PlainVPod that the store never modifies
+// once returned: every write makes a new one, so a caller holding an old
+// one holds a stale read, exactly as with an informer cache. Callers must
+// not modify it either.
 type Sources struct {
 	mu       sync.Mutex
 	rv       uint64
-	items    map[types.NamespacedName]*VPod
+	items    map[types.NamespacedName]*vsched.PlainVPod
 	listErr  error
 	frozen   []vsched.VPod // non-nil while the lister lags
 	unsynced bool
@@ -74,7 +51,7 @@ type CommitHook func(key types.NamespacedName, basedOnRV string, placements []vs
 
 // NewSources returns an empty store, its lister synced.
 func NewSources() *Sources {
-	return &Sources{items: map[types.NamespacedName]*VPod{}}
+	return &Sources{items: map[types.NamespacedName]*vsched.PlainVPod{}}
 }
 
 func (s *Sources) nextRV() string {
@@ -84,7 +61,7 @@ func (s *Sources) nextRV() string {
 
 // Create adds a source wanting vreplicas, with no placements. An optional
 // partition count is reported as its resource count.
-func (s *Sources) Create(key types.NamespacedName, vreplicas int32, partitions ...int32) (*VPod, error) {
+func (s *Sources) Create(key types.NamespacedName, vreplicas int32, partitions ...int32) (*vsched.PlainVPod, error) {
 	if len(partitions) > 1 {
 		return nil, fmt.Errorf("memcluster: at most one partition count, got %d", len(partitions))
 	}
@@ -93,16 +70,16 @@ func (s *Sources) Create(key types.NamespacedName, vreplicas int32, partitions .
 	if _, ok := s.items[key]; ok {
 		return nil, apierrors.NewAlreadyExists(SourceResource, key.String())
 	}
-	v := &VPod{key: key, vreplicas: vreplicas, rv: s.nextRV()}
+	v := &vsched.PlainVPod{Key: key, VReplicas: vreplicas, ResourceVersion: s.nextRV()}
 	if len(partitions) == 1 {
-		v.resourceCount = partitions[0]
+		v.Resources = partitions[0]
 	}
 	s.items[key] = v
 	return v, nil
 }
 
 // update replaces the source with a modified copy at a new version.
-func (s *Sources) update(key types.NamespacedName, mutate func(*VPod) error) (*VPod, error) {
+func (s *Sources) update(key types.NamespacedName, mutate func(*vsched.PlainVPod) error) (*vsched.PlainVPod, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, ok := s.items[key]
@@ -113,20 +90,20 @@ func (s *Sources) update(key types.NamespacedName, mutate func(*VPod) error) (*V
 	if err := mutate(&v); err != nil {
 		return nil, err
 	}
-	v.rv = s.nextRV()
+	v.ResourceVersion = s.nextRV()
 	s.items[key] = &v
 	return &v, nil
 }
 
 // Update changes how many vreplicas the source wants, as a user editing its
 // spec would (unconditionally).
-func (s *Sources) Update(key types.NamespacedName, vreplicas int32) (*VPod, error) {
-	return s.update(key, func(v *VPod) error { v.vreplicas = vreplicas; return nil })
+func (s *Sources) Update(key types.NamespacedName, vreplicas int32) (*vsched.PlainVPod, error) {
+	return s.update(key, func(v *vsched.PlainVPod) error { v.VReplicas = vreplicas; return nil })
 }
 
 // SetResourceCount changes the source's partition count.
-func (s *Sources) SetResourceCount(key types.NamespacedName, n int32) (*VPod, error) {
-	return s.update(key, func(v *VPod) error { v.resourceCount = n; return nil })
+func (s *Sources) SetResourceCount(key types.NamespacedName, n int32) (*vsched.PlainVPod, error) {
+	return s.update(key, func(v *vsched.PlainVPod) error { v.Resources = n; return nil })
 }
 
 // CommitPlacements stores placements in the source's status, as a
@@ -140,12 +117,12 @@ func (s *Sources) CommitPlacements(key types.NamespacedName, basedOnRV string, p
 	if err := s.injectedFault(key, basedOnRV, placements); err != nil {
 		return err
 	}
-	_, err := s.update(key, func(v *VPod) error {
-		if v.rv != basedOnRV {
+	_, err := s.update(key, func(v *vsched.PlainVPod) error {
+		if v.ResourceVersion != basedOnRV {
 			return apierrors.NewConflict(SourceResource, key.String(),
-				fmt.Errorf("the object has been modified: resource version is %s, the update was based on %s", v.rv, basedOnRV))
+				fmt.Errorf("the object has been modified: resource version is %s, the update was based on %s", v.ResourceVersion, basedOnRV))
 		}
-		v.placements = slices.Clone(placements)
+		v.Placements = slices.Clone(placements)
 		return nil
 	})
 	return err
@@ -198,10 +175,10 @@ func (s *Sources) injectedFault(key types.NamespacedName, basedOnRV string, plac
 	if v, ok := s.items[key]; ok && s.conflictN > 0 {
 		s.conflictN--
 		w := *v
-		w.rv = s.nextRV()
+		w.ResourceVersion = s.nextRV()
 		s.items[key] = &w
 		return apierrors.NewConflict(SourceResource, key.String(),
-			fmt.Errorf("the object has been modified: resource version is %s, the update was based on %s", w.rv, basedOnRV))
+			fmt.Errorf("the object has been modified: resource version is %s, the update was based on %s", w.ResourceVersion, basedOnRV))
 	}
 	return nil
 }
@@ -220,7 +197,7 @@ func (s *Sources) Delete(key types.NamespacedName) error {
 
 // Get returns the source's current version. Unlike List it never lags or
 // fails on request: it stands for a read from the API server.
-func (s *Sources) Get(key types.NamespacedName) (*VPod, error) {
+func (s *Sources) Get(key types.NamespacedName) (*vsched.PlainVPod, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.items[key]

@@ -55,7 +55,7 @@ func rvNum(t *testing.T, rv string) uint64 {
 
 func TestSourcesCRUD(t *testing.T) {
 	s := memcluster.NewSources()
-	mustCreate := func(k types.NamespacedName, n int32, parts ...int32) *memcluster.VPod {
+	mustCreate := func(k types.NamespacedName, n int32, parts ...int32) *vsched.PlainVPod {
 		v, err := s.Create(k, n, parts...)
 		if err != nil {
 			t.Fatal(err)

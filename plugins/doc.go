@@ -48,5 +48,15 @@
 //     so an out-of-tree plugin can never silently replace an in-tree one.
 //
 // The resulting registry is what configuration is checked and built against
-// (framework.BuildProfile).
+// (framework.BuildProfile). Package plugins/example (AvoidPods) is the
+// template to copy: the layout above, tests on public packages only.
+//
+// # The default policy
+//
+// DefaultSchedulerConfig and DefaultDeschedulerConfig are vsched's default
+// policy, what an absent config-scheduler or config-descheduler means. It
+// lives here, with the plugins it names, rather than in package config: the
+// in-tree registry carries it (InTreeDefaults, framework.Registry.Defaults)
+// and config reads it from the registry it is given, so a program that
+// parses configuration links only the plugins its registry holds.
 package plugins

@@ -38,12 +38,32 @@ func InTreeRegistrations() []framework.Registration {
 	}
 }
 
-// NewInTreeRegistry returns a new registry holding every in-tree plugin. Each
-// call returns an independent registry, which callers may extend with
-// out-of-tree plugins. The error reports two in-tree plugins sharing a name or
-// alias, a programming error the package's tests rule out.
+// NewInTreeRegistry returns a new registry holding every in-tree plugin and
+// carrying vsched's default policy (InTreeDefaults). Each call returns an
+// independent registry, which callers may extend with out-of-tree plugins
+// (Registry.Merge keeps the default policy). The error reports two in-tree
+// plugins sharing a name or alias, a programming error the package's tests
+// rule out.
 func NewInTreeRegistry() (*framework.Registry, error) {
-	return framework.NewRegistry(InTreeRegistrations()...)
+	reg, err := framework.NewRegistry(InTreeRegistrations()...)
+	if err != nil {
+		return nil, err
+	}
+	reg.SetDefaults(InTreeDefaults())
+	return reg, nil
+}
+
+// InTreeDefaults is vsched's default policy in a registry's terms:
+// DefaultSchedulerConfig and DefaultDeschedulerConfig, with PodFitsResources
+// as the filter that keeps a scheduler profile within pod capacity.
+func InTreeDefaults() framework.Defaults {
+	sched, desched := DefaultSchedulerConfig(), DefaultDeschedulerConfig()
+	return framework.Defaults{
+		Filters:        sched.Predicates,
+		Scores:         sched.Priorities,
+		RemoveScores:   desched.Priorities,
+		CapacityFilter: podfitsresources.Name,
+	}
 }
 
 // MustInTreeRegistry is NewInTreeRegistry for tests and program start-up,

@@ -34,4 +34,31 @@
 // replicas (Tracks) are strays: their pods and placements wait aside,
 // taking no capacity and never draining, instead of growing the pods every
 // call walks; they count once the StatefulSet grows near them.
+//
+// # Who changes it
+//
+// Only the scheduler (package statefulset) changes its State, under the
+// lock, from informer events, its own decisions and resyncs. Other packages
+// read a Reader, a copy taken by Snapshot (statefulset.Scheduler.Snapshot);
+// the drain protocol records marks through the scheduler's MarkDraining and
+// UnmarkDraining, never through the State itself.
+//
+// # What-if simulation
+//
+// Clone and CloneFor return a copy that belongs to its caller, for
+// simulations: the autoscaler places pending vreplicas on a copy extended
+// with pods that do not exist yet (AddVirtualPods, BindStartingPods) and
+// with drains lifted (ClearDraining), and nothing it does there reaches the
+// scheduler. Those methods live in simulate.go and are meant for copies
+// only; on the scheduler's own state the next informer event would undo
+// them.
+//
+// A copy is still a *State rather than a type of its own, because a
+// simulation runs the very code a decision runs: the framework runtime
+// reads the copy as framework.Cluster and framework.FreeCandidateIndex, and
+// the scheduler's placement step takes a *State. A separate type would
+// either embed *State, and so carry every live method anyway, or repeat the
+// forty-odd methods those interfaces and the step use. The line between the
+// live index and a what-if copy is ownership: the live State is the
+// scheduler's, reached by no other package; a copy is its caller's.
 package state

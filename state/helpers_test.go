@@ -104,20 +104,8 @@ func named(pod string, n int32) vsched.Placement {
 
 func key(name string) types.NamespacedName { return types.NamespacedName{Namespace: "ns", Name: name} }
 
-type vpod struct {
-	key        types.NamespacedName
-	vreplicas  int32
-	placements []vsched.Placement
-	rv         string
-}
-
-func (v *vpod) GetKey() types.NamespacedName      { return v.key }
-func (v *vpod) GetVReplicas() int32               { return v.vreplicas }
-func (v *vpod) GetPlacements() []vsched.Placement { return v.placements }
-func (v *vpod) GetResourceVersion() string        { return v.rv }
-
-func src(name, rv string, vreplicas int32, ps ...vsched.Placement) *vpod {
-	return &vpod{key: key(name), vreplicas: vreplicas, placements: ps, rv: rv}
+func src(name, rv string, vreplicas int32, ps ...vsched.Placement) *vsched.PlainVPod {
+	return &vsched.PlainVPod{Key: key(name), VReplicas: vreplicas, Placements: ps, ResourceVersion: rv}
 }
 
 // cluster fills s with nodes (name -> zone) and bound pods (ordinal i on

@@ -299,7 +299,7 @@ func TestSourceViews(t *testing.T) {
 	s.Reserve(key("a"), 3, "1", []vsched.Placement{p(1, 3)}, t0)
 	// b: committed only, on 1 and 2.
 	s.Observe(src("b", "1", 2, p(2, 1), p(1, 1)), t0)
-	s.Observe(&vpod{key: types.NamespacedName{Namespace: "aa", Name: "c"}, vreplicas: 1, placements: []vsched.Placement{p(1, 1)}, rv: "1"}, t0)
+	s.Observe(&vsched.PlainVPod{Key: types.NamespacedName{Namespace: "aa", Name: "c"}, VReplicas: 1, Placements: []vsched.Placement{p(1, 1)}, ResourceVersion: "1"}, t0)
 
 	type each struct {
 		VReplicas  int32

@@ -112,9 +112,9 @@ func TestObserve(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		before  *vpod
+		before  *vsched.PlainVPod
 		reserve *Reservation
-		obs     *vpod
+		obs     *vsched.PlainVPod
 		want    want
 	}{
 		{
@@ -590,7 +590,7 @@ func TestSourcesOn(t *testing.T) {
 	cluster(s, [][2]string{{"n0", "z"}}, []string{"n0", "n0", "n0"})
 	s.Observe(src("c", "1", 2, p(0, 1), p(1, 1)), t0)
 	s.Observe(src("a", "1", 1, p(1, 1)), t0)
-	s.Observe(&vpod{key: types.NamespacedName{Namespace: "aa", Name: "z"}, vreplicas: 1, placements: []vsched.Placement{p(1, 1)}, rv: "1"}, t0)
+	s.Observe(&vsched.PlainVPod{Key: types.NamespacedName{Namespace: "aa", Name: "z"}, VReplicas: 1, Placements: []vsched.Placement{p(1, 1)}, ResourceVersion: "1"}, t0)
 	// b's committed placements are on pod 0, its reservation on pod 2:
 	// both count until the reservation is written.
 	s.Observe(src("b", "1", 1, p(0, 1)), t0)

@@ -652,6 +652,27 @@ func (s *State) SetDraining(ord int32, draining bool) {
 	s.dirty = true
 }
 
+// MarkDraining is SetDraining(ord, true) that says whether it recorded
+// anything: a stray ordinal (Tracks) is refused.
+func (s *State) MarkDraining(ord int32) bool {
+	if !s.tracked(ord) {
+		return false
+	}
+	s.SetDraining(ord, true)
+	return true
+}
+
+// UnmarkRemoved forgets the draining memory of every pod at or above from
+// that does not exist: the StatefulSet was shrunk past it, and a pod
+// created later with its ordinal starts fresh.
+func (s *State) UnmarkRemoved(from int32) {
+	for o := range s.drainMemory {
+		if o >= from && !s.PodExists(o) {
+			s.SetDraining(o, false)
+		}
+	}
+}
+
 // DrainingOrdinals lists, ascending, every pod marked draining.
 func (s *State) DrainingOrdinals() []int32 {
 	set := map[int32]bool{}

@@ -18,6 +18,7 @@ import (
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/state"
 )
 
@@ -67,19 +68,19 @@ var zoneHardScheduler = map[string]string{
 
 func benchProfiles(b testing.TB, schedData map[string]string) ProfileSource {
 	b.Helper()
-	sched := config.DefaultSchedulerConfig()
+	sched := plugins.DefaultSchedulerConfig()
 	if schedData != nil {
 		var err error
-		if sched, err = config.ParseSchedulerConfigMapFromData(schedData); err != nil {
+		if sched, err = config.ParseSchedulerConfigMapFromData(schedData, inTree); err != nil {
 			b.Fatal(err)
 		}
 	}
-	ps, err := config.BuildProfiles(context.Background(), nil, sched, config.DefaultDeschedulerConfig())
+	ps, err := config.BuildProfiles(context.Background(), inTree, sched, plugins.DefaultDeschedulerConfig())
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := Profiles{Place: ps.Place, Remove: ps.Remove}
-	return func() Profiles { return p }
+	p := config.Profiles{Place: ps.Place, Remove: ps.Remove}
+	return func() config.Profiles { return p }
 }
 
 type benchVPod struct {
@@ -149,7 +150,7 @@ func startBenchSchedulerWith(b testing.TB, c *memcluster.Cluster, w workload, pr
 	}
 	err = c.WaitFor(benchCtx(), func() bool {
 		n := 0
-		s.State(func(st *state.State) { n = len(st.Candidates()) })
+		s.withState(func(st *state.State) { n = len(st.Candidates()) })
 		return n == w.pods
 	})
 	if err != nil {

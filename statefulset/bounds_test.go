@@ -66,7 +66,7 @@ func TestNewRejectsCapacityAboveTheBound(t *testing.T) {
 		}
 	}
 	s := c.start(func(cfg *Config) { cfg.Capacity = vsched.MaxCapacity })
-	s.State(func(st *state.State) {
+	s.withState(func(st *state.State) {
 		if st.Capacity() != vsched.MaxCapacity {
 			t.Errorf("capacity %d, want %d", st.Capacity(), vsched.MaxCapacity)
 		}

@@ -78,7 +78,7 @@ func profilesFromData(t testing.TB, sched, desched map[string]string) ProfileSou
 	if desched != nil {
 		dcm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultDeschedulerConfigMapName}, Data: desched}
 	}
-	ps, err := ProfilesFromConfigMaps(context.Background(), nil, scm, dcm)
+	ps, err := ProfilesFromConfigMaps(context.Background(), inTree, scm, dcm)
 	if err != nil {
 		t.Fatalf("building profiles: %v", err)
 	}
@@ -576,7 +576,7 @@ func (c *kubeCluster) waitSynced(s *Scheduler) {
 	for {
 		c.mu.Lock()
 		var diff string
-		s.State(func(st *state.State) { diff = c.diff(st) })
+		s.withState(func(st *state.State) { diff = c.diff(st) })
 		c.mu.Unlock()
 		if diff == "" {
 			return
@@ -713,7 +713,7 @@ func scheduleOK(t testing.TB, s *Scheduler, c *kubeCluster, name string) []vsche
 // used is what the state counts on each pod, committed and reserved.
 func used(s *Scheduler) map[int32]int32 {
 	out := map[int32]int32{}
-	s.State(func(st *state.State) {
+	s.withState(func(st *state.State) {
 		for ord := int32(0); ord < st.NumPods(); ord++ {
 			if u := st.Used(ord); u != 0 {
 				out[ord] = u
@@ -726,7 +726,7 @@ func used(s *Scheduler) map[int32]int32 {
 func reservation(s *Scheduler, name string) (state.Reservation, bool) {
 	var r state.Reservation
 	var ok bool
-	s.State(func(st *state.State) { r, ok = st.ReservationOf(srcKey(name)) })
+	s.withState(func(st *state.State) { r, ok = st.ReservationOf(srcKey(name)) })
 	return r, ok
 }
 

@@ -423,7 +423,7 @@ func (m *sim) snapshot() snapshot {
 		basedOn:    map[types.NamespacedName]string{},
 		candidates: map[int32]bool{},
 	}
-	m.s.State(func(st *state.State) {
+	m.s.withState(func(st *state.State) {
 		for _, k := range st.Sources() {
 			ps, _ := st.Placements(k)
 			sn.placements[k] = counts(m.t, ps)
@@ -451,7 +451,7 @@ func (m *sim) checkCall(src *testSource, before snapshot, ps []vsched.Placement,
 		m.fatalf("%s wants %d: placed %d with %d pending", key.Name, src.vreplicas, total, pending)
 	}
 	var recorded int32
-	m.s.State(func(st *state.State) { recorded = st.PendingOf(key) })
+	m.s.withState(func(st *state.State) { recorded = st.PendingOf(key) })
 	if recorded != pending {
 		m.fatalf("%s: the state records %d pending, the call returned %d", key.Name, recorded, pending)
 	}
@@ -479,7 +479,7 @@ func (m *sim) scheduleOne(name string) {
 		}
 	}
 	if vsched.PendingCount(err) > 0 {
-		m.s.State(func(st *state.State) {
+		m.s.withState(func(st *state.State) {
 			for _, ord := range st.Candidates() {
 				if st.Free(ord) > 0 {
 					m.fatalf("%s left %d pending while candidate adapter-%d has %d free", name, vsched.PendingCount(err), ord, st.Free(ord))
@@ -591,7 +591,7 @@ func (m *sim) checkZoneSkew(src *testSource, before map[int32]int32, ps []vsched
 	// Capacity allows: every zone still has a candidate with room after
 	// the call, so no vreplica was forced into an uneven zone.
 	room := map[string]bool{}
-	m.s.State(func(st *state.State) {
+	m.s.withState(func(st *state.State) {
 		for _, ord := range st.Candidates() {
 			if info, ok := st.Pod(ord); ok && st.Free(ord) > 0 {
 				room[info.Zone] = true
@@ -605,7 +605,7 @@ func (m *sim) checkZoneSkew(src *testSource, before map[int32]int32, ps []vsched
 	skewBefore := m.zoneSkew(before)
 	skewAfter := m.zoneSkew(counts(m.t, ps))
 	if skewAfter > max(simMaxSkew, skewBefore) {
-		m.s.State(func(st *state.State) {
+		m.s.withState(func(st *state.State) {
 			for ord := int32(0); ord < st.NumPods(); ord++ {
 				info, _ := st.Pod(ord)
 				m.t.Logf("adapter-%d: zone %s node %s candidate %v free %d", ord, info.Zone, info.Node, info.Candidate, st.Free(ord))
@@ -619,7 +619,7 @@ func (m *sim) checkZoneSkew(src *testSource, before map[int32]int32, ps []vsched
 // checkState checks capacity and bookkeeping after every step.
 func (m *sim) checkState() {
 	m.t.Helper()
-	m.s.State(func(st *state.State) {
+	m.s.withState(func(st *state.State) {
 		// Until a restarted scheduler reads the statuses it knows no
 		// source, and the model's sources are not yet its own.
 		perPod := map[int32]int32{}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -30,7 +31,7 @@ func logScenario(t *testing.T, l logr.Logger) {
 	}
 	t.Cleanup(func() { cancel(); c.Shutdown() })
 	sources := memcluster.NewSources()
-	profiles, err := statefulset.DefaultProfiles(ctx)
+	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

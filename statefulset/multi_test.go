@@ -74,7 +74,7 @@ func TestSeveralStatefulSetsShareInformers(t *testing.T) {
 	}
 	for name, s := range scheds {
 		var got string
-		s.State(func(st *state.State) { got = fmt.Sprint(st.Replicas(), st.Candidates()) })
+		s.withState(func(st *state.State) { got = fmt.Sprint(st.Replicas(), st.Candidates()) })
 		want := map[string]string{"adapter": "2 [0 1]", "adapter-b": "3 [0 1 2]"}[name]
 		if got != want {
 			t.Errorf("%s: replicas and candidates = %s, want %s", name, got, want)
@@ -89,7 +89,7 @@ func TestSeveralStatefulSetsShareInformers(t *testing.T) {
 	if got := fmt.Sprint(ps); got != "[{adapter-0 z0 n0 4} {adapter-1 z0 n0 4}]" {
 		t.Errorf("adapter placements = %s", got)
 	}
-	scheds["adapter-b"].State(func(st *state.State) {
+	scheds["adapter-b"].withState(func(st *state.State) {
 		for _, ord := range st.Candidates() {
 			if st.Free(ord) != 4 {
 				t.Errorf("adapter-b-%d has %d free, want 4", ord, st.Free(ord))

@@ -35,7 +35,7 @@ func TestPendingReturnsPartialPlacements(t *testing.T) {
 			t.Fatalf("OnPending called %d times after %d pending calls", got, call)
 		}
 		var n int32
-		s.State(func(st *state.State) { n = st.PendingOf(srcKey("a")) })
+		s.withState(func(st *state.State) { n = st.PendingOf(srcKey("a")) })
 		if n != 2 {
 			t.Fatalf("state records %d pending, want 2", n)
 		}

@@ -2,7 +2,6 @@ package statefulset
 
 import (
 	"context"
-	"errors"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -15,56 +14,24 @@ import (
 // that Schedule rejects with an error naming the source, rather than a
 // panic. For configuration that changes at run time use ProfilesFromStore.
 func ProfilesFrom(p *config.Profiles) ProfileSource {
-	var ps Profiles
+	var ps config.Profiles
 	if p != nil {
-		ps = Profiles{Place: p.Place, Remove: p.Remove}
+		ps = *p
 	}
-	return func() Profiles { return ps }
+	return func() config.Profiles { return ps }
 }
 
-// DefaultProfiles builds the default scheduler and descheduler policies
-// (config.DefaultSchedulerConfig, config.DefaultDeschedulerConfig) with the
-// in-tree plugins.
-func DefaultProfiles(ctx context.Context) (ProfileSource, error) {
-	p, err := config.BuildProfiles(ctx, nil, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	return ProfilesFrom(p), nil
-}
-
-// ProfilesFromConfigMaps parses the config-scheduler and config-descheduler
-// ConfigMaps and builds their profiles with reg (nil: the in-tree plugins).
-// A nil ConfigMap means its default policy. Errors are config's *Error,
-// naming the ConfigMap, key, index and field of every problem.
+// ProfilesFromConfigMaps is ProfilesFrom(config.BuildProfilesFromConfigMaps(...)):
+// the profiles of the config-scheduler and config-descheduler ConfigMaps,
+// built with reg (plugins.NewInTreeRegistry for the in-tree plugins). A nil
+// ConfigMap means reg's default policy. Errors are config's *Error, naming
+// the ConfigMap, key, index and field of every problem.
 func ProfilesFromConfigMaps(ctx context.Context, reg *framework.Registry, sched, desched *corev1.ConfigMap) (ProfileSource, error) {
-	p, err := buildFromConfigMaps(ctx, reg, sched, desched)
+	p, err := config.BuildProfilesFromConfigMaps(ctx, reg, sched, desched)
 	if err != nil {
 		return nil, err
 	}
 	return ProfilesFrom(p), nil
-}
-
-func buildFromConfigMaps(ctx context.Context, reg *framework.Registry, sched, desched *corev1.ConfigMap) (*config.Profiles, error) {
-	sc, serr := config.ParseSchedulerConfigMap(sched)
-	dc, derr := config.ParseDeschedulerConfigMap(desched)
-	if serr != nil || derr != nil {
-		// Report both ConfigMaps' problems in one *config.Error, as
-		// BuildProfiles does, so one edit can fix them all.
-		var all config.Error
-		for _, err := range []error{serr, derr} {
-			var ce *config.Error
-			switch {
-			case err == nil:
-			case errors.As(err, &ce):
-				all.Problems = append(all.Problems, ce.Problems...)
-			default:
-				return nil, err
-			}
-		}
-		return nil, &all
-	}
-	return config.BuildProfiles(ctx, reg, sc, dc)
 }
 
 // ProfilesFromStore returns the ProfileSource for live reload: it reads the
@@ -72,10 +39,10 @@ func buildFromConfigMaps(ctx context.Context, reg *framework.Registry, sched, de
 // config-descheduler applies from the next decision on, and a rejected one
 // leaves the last good profiles in force (config.Store).
 func ProfilesFromStore(store *config.Store) ProfileSource {
-	return func() Profiles {
+	return func() config.Profiles {
 		if p := store.Profiles(); p != nil {
-			return Profiles{Place: p.Place, Remove: p.Remove}
+			return *p
 		}
-		return Profiles{}
+		return config.Profiles{}
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 func TestProfilesFromAndDefaults(t *testing.T) {
 	ctx := context.Background()
-	def, err := DefaultProfiles(ctx)
+	def, err := ProfilesFromConfigMaps(ctx, inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestProfilesFromAndDefaults(t *testing.T) {
 		t.Fatalf("default scheduler priorities = %s", got)
 	}
 
-	built, err := config.BuildProfiles(ctx, nil, nil, nil)
+	built, err := config.BuildProfiles(ctx, inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestProfilesFromConfigMapsReportsBothConfigMaps(t *testing.T) {
 	desched := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config-descheduler"}, Data: map[string]string{
 		"priorities": `not json`,
 	}}
-	_, err := ProfilesFromConfigMaps(context.Background(), nil, sched, desched)
+	_, err := ProfilesFromConfigMaps(context.Background(), inTree, sched, desched)
 	var ce *config.Error
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v, want a *config.Error", err)
@@ -63,7 +63,7 @@ func TestProfilesFromConfigMapsReportsBothConfigMaps(t *testing.T) {
 		t.Fatalf("err = %v, want the descheduler's problem", err)
 	}
 	sched.Data["priorities"] = `{`
-	_, err = ProfilesFromConfigMaps(context.Background(), nil, sched, desched)
+	_, err = ProfilesFromConfigMaps(context.Background(), inTree, sched, desched)
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "config-scheduler") || !strings.Contains(err.Error(), "config-descheduler") {
 		t.Fatalf("err = %v, want both ConfigMaps' problems in one *config.Error", err)
 	}
@@ -71,7 +71,7 @@ func TestProfilesFromConfigMapsReportsBothConfigMaps(t *testing.T) {
 
 func TestLiveReloadThroughConfigStore(t *testing.T) {
 	rec := record.NewFakeRecorder(4)
-	store, err := config.NewStore(quietCtx(), nil, config.Names{}, config.RecordRejections(rec))
+	store, err := config.NewStore(quietCtx(), inTree, config.Names{}, config.RecordRejections(rec))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -255,7 +255,7 @@ func qualityRun(b *testing.B, c *memcluster.Cluster, prof qualityProfile) qualit
 	call := func(v *benchVPod, size int32, timer, cpu *time.Duration) {
 		var before zoneView
 		old := v.placements
-		s.State(func(st *state.State) { before = viewZones(st, old) })
+		s.withState(func(st *state.State) { before = viewZones(st, old) })
 		delta := size - v.vreplicas
 		if v.rv == 1 {
 			delta = size
@@ -271,7 +271,7 @@ func qualityRun(b *testing.B, c *memcluster.Cluster, prof qualityProfile) qualit
 		}
 		commit(s, v, ps)
 		var after zoneView
-		s.State(func(st *state.State) { after = viewZones(st, ps) })
+		s.withState(func(st *state.State) { after = viewZones(st, ps) })
 		q.judge(before, after, delta, prof.maxSkew)
 		q.moves += movedBy(old, ps)
 	}
@@ -306,7 +306,7 @@ func (q *qualityStats) zoneEvent(b *testing.B, c *memcluster.Cluster, s *Schedul
 	}
 	err := c.WaitFor(benchCtx(), func() bool {
 		n := 0
-		s.State(func(st *state.State) { n = len(st.SchedulableZones()) })
+		s.withState(func(st *state.State) { n = len(st.SchedulableZones()) })
 		return n == want
 	})
 	if err != nil {
@@ -318,7 +318,7 @@ func (q *qualityStats) zoneEvent(b *testing.B, c *memcluster.Cluster, s *Schedul
 // source's placements changed behind its back.
 func (q *qualityStats) checkpoint(b *testing.B, s *Scheduler, vpods []*benchVPod, phase int) {
 	var used, total int64
-	s.State(func(st *state.State) {
+	s.withState(func(st *state.State) {
 		for ord := int32(0); ord < st.Replicas(); ord++ {
 			if u := st.Used(ord); u > 0 {
 				used++
@@ -329,7 +329,7 @@ func (q *qualityStats) checkpoint(b *testing.B, s *Scheduler, vpods []*benchVPod
 	bound := (total + benchCapacity - 1) / benchCapacity
 	if os.Getenv("QDEBUG") != "" {
 		partial := map[string][]int32{}
-		s.State(func(st *state.State) {
+		s.withState(func(st *state.State) {
 			for ord := int32(0); ord < st.Replicas(); ord++ {
 				if u := st.Used(ord); u > 0 && u < benchCapacity {
 					info, _ := st.Pod(ord)
@@ -347,7 +347,7 @@ func (q *qualityStats) checkpoint(b *testing.B, s *Scheduler, vpods []*benchVPod
 // differs from what their source committed.
 func othersMoved(s *Scheduler, vpods []*benchVPod) int64 {
 	var n int64
-	s.State(func(st *state.State) {
+	s.withState(func(st *state.State) {
 		for _, v := range vpods {
 			got, _ := st.Placements(v.key)
 			n += movedBy(v.placements, got) + movedBy(got, v.placements)

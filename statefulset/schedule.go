@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/descheduler"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/state"
@@ -163,7 +164,7 @@ func (s *Scheduler) observeForDecision(ctx context.Context, vpod vsched.VPod, no
 // the replicas (descheduler.SplitPlacements), new vreplicas through the
 // scheduler profile, surplus ones through the descheduler profile, and
 // the moves a Rebalancer wants. Called with the state locked.
-func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles Profiles, base []vsched.Placement, moves *moveCounts) ([]vsched.Placement, string, error) {
+func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles config.Profiles, base []vsched.Placement, moves *moveCounts) ([]vsched.Placement, string, error) {
 	desired := vpod.GetVReplicas()
 	split := descheduler.SplitPlacements(s.st, base, make([]vsched.Placement, 0, len(base)))
 	kept, fromDraining := split.Kept, split.Draining

@@ -19,6 +19,7 @@ import (
 	"knative.dev/pkg/reconciler"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/internal/vlog"
 	"github.com/vsched/vsched/state"
@@ -44,15 +45,10 @@ var ErrNotReady = errors.New("scheduler state is not loaded yet")
 // the controller's next read of the source is newer.
 var ErrStale = errors.New("source version is older than one already seen")
 
-// Profiles are the scheduler and descheduler profiles in force.
-type Profiles struct {
-	Place  *framework.Profile
-	Remove *framework.Profile
-}
-
-// ProfileSource returns the profiles for the next decision. It is called once
-// per Schedule call, so live-reloaded configuration takes effect at once.
-type ProfileSource func() Profiles
+// ProfileSource returns the scheduler and descheduler profiles for the next
+// decision. It is called once per Schedule call, so live-reloaded
+// configuration takes effect at once.
+type ProfileSource func() config.Profiles
 
 // Config configures a Scheduler.
 type Config struct {
@@ -225,12 +221,15 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 // internal/vlog).
 func (s *Scheduler) logger(ctx context.Context) *zap.SugaredLogger { return vlog.Pick(ctx, s.log) }
 
-// State runs f with the scheduler's state locked, for the autoscaler, the
-// evictor and tests. f must not keep the pointer.
-func (s *Scheduler) State(f func(*state.State)) {
+// Snapshot returns a read-only copy of the scheduler's state, for tests,
+// tools and diagnostics: it copies every source, so it is not for every
+// reconcile. The live state is the scheduler's alone; the drain protocol
+// changes it through MarkDraining and UnmarkDraining, the autoscaler
+// simulates on CloneLoaded.
+func (s *Scheduler) Snapshot() state.Reader {
 	s.st.Lock()
 	defer s.st.Unlock()
-	f(s.st)
+	return s.st.Snapshot()
 }
 
 // StatefulSet is the StatefulSet's key.

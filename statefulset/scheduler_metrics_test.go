@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -77,7 +78,7 @@ func TestSchedulerMetrics(t *testing.T) {
 	}
 	t.Cleanup(func() { cancel(); c.Shutdown() })
 	lowestOrdinal := map[string]string{"predicates": `[{"Name": "PodFitsResources"}]`, "priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`}
-	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, nil, &corev1.ConfigMap{Data: lowestOrdinal}, nil)
+	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), &corev1.ConfigMap{Data: lowestOrdinal}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func checkSpreadCall(t *testing.T, s *Scheduler, c *kubeCluster, name, where str
 	t.Helper()
 	src := c.store.get(name)
 	var before zoneView
-	s.State(func(st *state.State) { before = viewZones(st, src.GetPlacements()) })
+	s.withState(func(st *state.State) { before = viewZones(st, src.GetPlacements()) })
 	delta := src.GetVReplicas() - vsched.TotalVReplicas(src.GetPlacements())
 	ps, err := s.Schedule(quietCtx(), src)
 	if err != nil && vsched.PendingCount(err) == 0 {
@@ -81,7 +81,7 @@ func checkSpreadCall(t *testing.T, s *Scheduler, c *kubeCluster, name, where str
 	c.store.writeStatus(name, ps)
 	s.Observe(c.store.get(name))
 	var after zoneView
-	s.State(func(st *state.State) { after = viewZones(st, ps) })
+	s.withState(func(st *state.State) { after = viewZones(st, ps) })
 	const maxSkew = 1 // the default policy's
 	if bestSkew(before, before.healthy, delta) <= maxSkew {
 		if got := skewOver(after.on, after.healthy); got > maxSkew {

@@ -21,6 +21,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -33,7 +34,7 @@ type Options struct {
 	// Kube enables the autoscaler, which writes the StatefulSet's scale
 	// subresource (kubernetes.NewForConfig(mgr.GetConfig())). nil: none.
 	Kube kubernetes.Interface
-	// Profiles default to statefulset.DefaultProfiles; AutoscalerConfig
+	// Profiles default to the in-tree default policy; AutoscalerConfig
 	// to config-autoscaler's defaults (embed.WatchConfigMaps gives both
 	// live from the ConfigMaps).
 	Profiles         statefulset.ProfileSource
@@ -58,7 +59,11 @@ func Setup(ctx context.Context, mgr manager.Manager, o Options) (*embed.Schedule
 		return nil, err
 	}
 	if o.Profiles == nil {
-		if o.Profiles, err = statefulset.DefaultProfiles(ctx); err != nil {
+		reg, err := plugins.NewInTreeRegistry()
+		if err != nil {
+			return nil, err
+		}
+		if o.Profiles, err = statefulset.ProfilesFromConfigMaps(ctx, reg, nil, nil); err != nil {
 			return nil, err
 		}
 	}

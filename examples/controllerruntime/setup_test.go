@@ -34,6 +34,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -148,7 +149,7 @@ func TestSchedulesOnTheManagersCache(t *testing.T) {
 	// The deadline only ends a test whose source is never scheduled.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, nil, &corev1.ConfigMap{Data: map[string]string{
+	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), &corev1.ConfigMap{Data: map[string]string{
 		"predicates": `[{"Name": "PodFitsResources"}]`,
 		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
 	}}, nil)

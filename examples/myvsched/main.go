@@ -1,6 +1,6 @@
 // Command myvsched is a team's own vsched: the stock command, with the
 // team's plugins beside the in-tree ones. Here the plugin is AvoidPods, the
-// out-of-tree plugin template (internal/examples/outoftree); a team puts
+// out-of-tree plugin template (plugins/example); a team puts
 // its own plugin packages in its WithPlugin call the same way.
 //
 //	go run ./examples/myvsched validate examples/myvsched/avoid-pods.yaml
@@ -12,12 +12,12 @@ import (
 	"os"
 
 	"github.com/vsched/vsched/cmd/vsched/app"
-	"github.com/vsched/vsched/internal/examples/outoftree"
+	"github.com/vsched/vsched/plugins/example"
 )
 
 func main() {
 	os.Exit(app.Run(os.Args[1:],
 		app.WithName("myvsched"),
-		app.WithPlugin(outoftree.Spec.Registration()),
+		app.WithPlugin(example.Spec.Registration()),
 	))
 }

@@ -1,5 +1,5 @@
 // Package cli implements the vsched command (simulate, explain, validate,
-// version, completion) with spf13/cobra. cmd/vsched only hands it the
+// snapshot, version, completion) with spf13/cobra. cmd/vsched only hands it the
 // process's arguments and streams; cmd/vsched/app exposes NewCommand to
 // embedders who build their own vsched with their plugins.
 package cli

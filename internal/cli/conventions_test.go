@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -189,9 +190,74 @@ func TestFileInputs(t *testing.T) {
 	if code != ExitOK || strings.ReplaceAll(got, "cms/scheduler.yml", "cm.yaml") != want2 || got == spread {
 		t.Errorf("--configmap DIR: exit %d, stderr %q; output differs from --configmap FILE's", code, errOut)
 	}
-	code, _, errOut = run(t, files, "simulate", "-f", "dir")
-	if code != ExitUsage || !strings.Contains(errOut, "-f dir is a directory; a scenario is one file") {
-		t.Errorf("simulate -f DIR: exit %d, stderr %q", code, errOut)
+}
+
+// TestScenarioDirectory: simulate and explain take -f DIR for a directory
+// holding one scenario and, beside it, ConfigMaps (which act as
+// --configmap) and manifests vsched does not read (skipped with a note).
+func TestScenarioDirectory(t *testing.T) {
+	deployment := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+	files := map[string]string{
+		"s.yaml":            scenario,
+		"cm.yaml":           cmScheduler,
+		"run/s.yaml":        scenario,
+		"run/cm.yaml":       cmScheduler,
+		"run/web.yaml":      deployment,
+		"two/a.yaml":        scenario,
+		"two/b.json":        `{"version": 1, "cluster": {"zones": ["z"], "statefulSet": {"capacity": 1}}, "steps": [{"advance": "1m"}]}`,
+		"none/cm.yaml":      cmScheduler,
+		"bad/s.yaml":        scenario,
+		"bad/cm.yaml":       strings.Replace(cmScheduler, `"Weight": 1`, `"Weight": 20`, 1),
+		"plain/s.yaml":      scenario,
+		"empty/sub/x.yaml":  "",
+		"cms/scheduler.yml": cmScheduler,
+	}
+	_, want, _ := run(t, files, "simulate", "-f", "s.yaml", "--configmap", "cm.yaml", "-o", "json")
+	code, got, errOut := run(t, files, "simulate", "-f", "run", "-o", "json")
+	if code != ExitOK || strings.ReplaceAll(got, "run/cm.yaml", "cm.yaml") != want {
+		t.Errorf("-f DIR: exit %d, stderr %q; want the output of -f FILE --configmap FILE", code, errOut)
+	}
+	if errOut != "vsched simulate: note: -f: skipped Deployment web, which vsched does not read\n" {
+		t.Errorf("-f DIR: stderr %q", errOut)
+	}
+	_, plain, _ := run(t, files, "simulate", "-f", "s.yaml", "-o", "json")
+	if code, got, errOut := run(t, files, "simulate", "-f", "plain", "-o", "json"); code != ExitOK || got != plain {
+		t.Errorf("-f DIR of a scenario alone: exit %d, stderr %q", code, errOut)
+	}
+	if code, out, errOut := run(t, files, "explain", "-f", "run", "--source", "default/b"); code != ExitOK || !strings.HasPrefix(out, "Most recent decision about default/b") {
+		t.Errorf("explain -f DIR: exit %d, stderr %q", code, errOut)
+	}
+	// -f is repeatable, as validate's: the files go together.
+	if code, got, errOut := run(t, files, "simulate", "-f", "s.yaml", "-f", "cm.yaml", "-o", "json"); code != ExitOK || got != want {
+		t.Errorf("-f FILE -f CONFIGMAP: exit %d, stderr %q; want the output of -f FILE --configmap FILE", code, errOut)
+	}
+	if code, _, errOut := run(t, files, "simulate", "-f", "s.yaml", "-f", "plain"); code != ExitInvalid || !strings.Contains(errOut, "-f s.yaml -f plain: 2 scenarios, s.yaml and plain/s.yaml;") {
+		t.Errorf("-f FILE -f DIR of two scenarios: exit %d, stderr %q", code, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"simulate", "-f", "two"}, ExitInvalid,
+			"vsched simulate: -f two: 2 scenarios, two/a.yaml and two/b.json; a simulation runs one (the files of a directory go together: one scenario, and ConfigMaps)\n"},
+		{[]string{"explain", "-f", "two", "--source", "default/a"}, ExitInvalid,
+			"vsched explain: -f two: 2 scenarios, two/a.yaml and two/b.json; a simulation runs one (the files of a directory go together: one scenario, and ConfigMaps)\n"},
+		{[]string{"simulate", "-f", "none"}, ExitInvalid,
+			"vsched simulate: -f none: no scenario among none/cm.yaml (a scenario is the document without kind, starting version: 1; ConfigMaps go with it)\n"},
+		{[]string{"simulate", "-f", "bad"}, ExitInvalid,
+			"bad/cm.yaml:6: config-scheduler: data.priorities[0].Weight: Invalid value: 20: must be between 0 and 10\n"},
+		{[]string{"simulate", "-f", "run", "--configmap", "cms"}, ExitUsage,
+			"vsched simulate: --configmap: config-scheduler is given twice (run/cm.yaml and cms/scheduler.yml)\n"},
+		{[]string{"simulate", "-f", "empty"}, ExitUsage,
+			"vsched simulate: directory empty holds no .yaml, .yml or .json file\n"},
+		{[]string{"simulate", "-f", "nope"}, ExitUsage,
+			"vsched simulate: cannot read scenario: open nope: file does not exist\n"},
+	} {
+		code, _, errOut := run(t, files, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.err) {
+			t.Errorf("%v: exit %d, stderr %q, want %d %q", tc.args, code, errOut, tc.code, tc.err)
+		}
 	}
 }
 
@@ -203,5 +269,34 @@ func TestNoArgumentsIsUsage(t *testing.T) {
 	}
 	if !strings.HasSuffix(errOut, "vsched: no command given\nRun \"vsched help\" for usage.\n") {
 		t.Errorf("stderr ends %q", errOut[max(0, len(errOut)-80):])
+	}
+}
+
+// TestHelpExamplesRun runs, from the repository's root, every example of
+// every command's --help that is one vsched command line (not a pipe, a
+// snapshot of a live cluster, or a shell's completion): each succeeds.
+// --out files are kept in memory.
+func TestHelpExamplesRun(t *testing.T) {
+	env := OSEnv()
+	root := NewCommand(Config{}, &env)
+	var lines []string
+	for _, c := range root.Commands() {
+		for _, l := range strings.Split(c.Example, "\n") {
+			l = strings.TrimSpace(l)
+			if strings.HasPrefix(l, "vsched ") && !strings.ContainsAny(l, `|\<`) && !strings.HasPrefix(l, "vsched snapshot") && !strings.HasPrefix(l, "vsched completion") {
+				lines = append(lines, l)
+			}
+		}
+	}
+	if len(lines) < 10 {
+		t.Fatalf("found %d examples: %q", len(lines), lines)
+	}
+	t.Chdir(filepath.Join("..", ".."))
+	for _, l := range lines {
+		var out strings.Builder
+		env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, WriteFile: func(string, []byte) error { return nil }}
+		if code := Main(strings.Fields(strings.TrimPrefix(l, "vsched ")), env); code != ExitOK {
+			t.Errorf("%s: exit %d\n%s", l, code, out.String())
+		}
 	}
 }

@@ -17,29 +17,38 @@ made its most recent decision about the source (--step N: the one made in
 step N; --all: every one): how many vreplicas it was asked to place or
 remove, how many it did and how many are left pending, then per vreplica
 every candidate pod with its node and zone, the filter that rejected it and
-why, each score plugin's score and weight, and the winner.`
+why, each score plugin's score and weight, and the winner.
+
+A scenario that starts from sources (a snapshot) reconciles each of them
+once before step 1: --step 0 selects those decisions.`
 
 const explainExample = `  # How the built-in scenario's compaction moved shop/payments
   %[1]s explain --source shop/payments
 
-  # The decision made in step 3, and every decision in order
-  %[1]s explain --source shop/orders --step 3
+  # The decision made in step 5 (the eviction), and every decision in order
+  %[1]s explain --source shop/orders --step 5
   %[1]s explain --source shop/orders --all
 
+  # How a snapshot's source was reconciled when the simulation loaded it
+  %[1]s explain -f examples/snapshot.yaml --source shop/new --step 0
+
   # The same as JSON, with the sample deployment's configuration
-  %[1]s explain -f examples/failures.yaml --source kafka/orders --configmap deploy/sample/400-config.yaml -o json`
+  %[1]s explain -f examples/failures.yaml --source default/a --configmap deploy/sample/400-config.yaml -o json`
 
 type explainFlags struct {
-	file, source, format, out string
-	configMaps                []string
-	step                      int
-	all                       bool
+	source, format, out string
+	files, configMaps   []string
+	step                int
+	// stepSet: --step was given; 0 is then the initial sources'
+	// reconcile.
+	stepSet bool
+	all     bool
 }
 
 func newExplainCommand(cfg Config, env *Env) *cobra.Command {
 	var f explainFlags
 	cmd := &cobra.Command{
-		Use:     "explain [-f SCENARIO] --source NAMESPACE/NAME [--step N | --all] [-o text|json|yaml] [--out FILE] [--configmap FILE|DIR]...",
+		Use:     "explain [-f SCENARIO|DIR|-]... --source NAMESPACE/NAME [--step N | --all] [-o text|json|yaml] [--out FILE] [--configmap FILE|DIR|-]...",
 		Short:   "Show how the scheduler decided where a source's vreplicas go",
 		Long:    explainLong,
 		Example: fmt.Sprintf(explainExample, cfg.name()),
@@ -49,15 +58,18 @@ func newExplainCommand(cfg Config, env *Env) *cobra.Command {
 			}
 			return nil
 		},
-		RunE: func(*cobra.Command, []string) error { return explain(&f, cfg, env) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.stepSet = cmd.Flags().Changed("step")
+			return explain(&f, cfg, env)
+		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&f.file, "file", "f", "", "the scenario (YAML or JSON; - for stdin); the built-in one without it")
+	fs.StringArrayVarP(&f.files, "file", "f", nil, "the scenario (YAML or JSON; - for stdin), or a directory holding one scenario and the ConfigMaps to apply; repeatable: the files go together; the built-in scenario without it")
 	fs.StringVar(&f.source, "source", "", "the source to explain, as namespace/name (required)")
 	formatFlag(cmd, &f.format, "text", "text", "json", "yaml")
 	fs.StringVar(&f.out, "out", "", "write to this file instead of stdout")
 	fs.StringArrayVar(&f.configMaps, "configmap", nil, "ConfigMap manifests (file, directory or -) replacing the scenario's configuration of their kind; repeatable")
-	fs.IntVar(&f.step, "step", 0, "explain the decision made in this step (1-based) instead of the most recent one")
+	fs.IntVar(&f.step, "step", 0, "explain the decision made in this step (1-based; 0: the reconcile of the scenario's initial sources) instead of the most recent one")
 	fs.BoolVar(&f.all, "all", false, "explain every decision about the source, in order")
 	manifestFlag(fs, "file")
 	manifestFlag(fs, "configmap")
@@ -75,22 +87,15 @@ func explain(f *explainFlags, cfg Config, env *Env) error {
 	if err := checkFormat(&f.format, map[string]string{"table": "text"}, "text", "json", "yaml"); err != nil {
 		return err
 	}
-	s, err := loadScenario(f.file, cfg, env)
-	if err != nil {
-		return err
-	}
-	configMaps, err := loadConfigMaps(f.configMaps, cfg, "explain", env)
+	s, configMaps, err := loadInputs(f.files, f.configMaps, cfg, "explain", env)
 	if err != nil {
 		return err
 	}
 	if err := sim.CheckSource(s, f.source); err != nil {
 		return err
 	}
-	switch {
-	case f.all && f.step != 0:
-		return usagef("--step and --all: give one of them")
-	case f.step < 0 || f.step > len(s.Steps):
-		return usagef("--step %d: the scenario's steps are 1 to %d", f.step, len(s.Steps))
+	if err := checkStep(f, s); err != nil {
+		return err
 	}
 	_, all, err := sim.RunExplained(context.Background(), s, sim.Options{Registry: cfg.Registry, ConfigMaps: configMaps, Explain: &key})
 	if err != nil {
@@ -102,6 +107,8 @@ func explain(f *explainFlags, cfg Config, env *Env) error {
 	}
 	var buf bytes.Buffer
 	switch {
+	case f.format == "text" && f.stepSet:
+		err = sim.WriteDecision(&buf, f.source, chosen[0])
 	case f.format == "json" && f.all:
 		err = sim.WriteExplanationsJSON(&buf, f.source, chosen)
 	case f.format == "json":
@@ -121,6 +128,24 @@ func explain(f *explainFlags, cfg Config, env *Env) error {
 	return output(f.out, buf.Bytes(), env)
 }
 
+// checkStep checks --step against the scenario: 1 to its steps, or 0
+// when it has initial sources.
+func checkStep(f *explainFlags, s *sim.Scenario) error {
+	first, from := 1, "1"
+	if len(s.Sources) > 0 {
+		first, from = 0, "0 (its initial sources)"
+	}
+	switch {
+	case f.all && f.stepSet:
+		return usagef("--step and --all: give one of them")
+	case f.stepSet && f.step == 0 && first == 1:
+		return usagef("--step 0: the scenario has no initial sources; its steps are 1 to %d", len(s.Steps))
+	case f.stepSet && (f.step < first || f.step > len(s.Steps)):
+		return usagef("--step %d: the scenario's steps are %s to %d", f.step, from, len(s.Steps))
+	}
+	return nil
+}
+
 // chooseDecisions picks what --step and --all ask for among every
 // decision about the source: all of them, the last one of a step, or the
 // most recent one.
@@ -131,7 +156,7 @@ func chooseDecisions(all []*sim.Explained, f *explainFlags, steps int) ([]*sim.E
 	switch {
 	case f.all:
 		return all, nil
-	case f.step == 0:
+	case !f.stepSet:
 		return all[len(all)-1:], nil
 	}
 	var in []int
@@ -154,6 +179,9 @@ func intList(ns []int) string {
 	parts := make([]string, len(ns))
 	for i, n := range ns {
 		parts[i] = strconv.Itoa(n)
+		if n == 0 {
+			parts[i] += " (the " + sim.InitialStepName + ")"
+		}
 	}
 	return strings.Join(parts, ", ")
 }

@@ -2,8 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vsched/vsched/internal/cmdtest"
 )
 
 // capped leaves vreplicas pending: one pod of capacity 2 for 4 vreplicas,
@@ -86,7 +90,7 @@ steps:
 func TestExplainStepAndAll(t *testing.T) {
 	files := map[string]string{"s.yaml": steps3}
 	code, out, errOut := run(t, files, "explain", "-f", "s.yaml", "--source", "default/s", "--step", "2")
-	if code != ExitOK || !strings.HasPrefix(out, `Most recent decision about default/s: step 2 "grow", placed 3 of 3 vreplica(s) asked, 0 pending.`) {
+	if code != ExitOK || !strings.HasPrefix(out, `Decision about default/s: step 2 "grow", placed 3 of 3 vreplica(s) asked, 0 pending.`) {
 		t.Errorf("--step 2: exit %d, stderr %q\n%s", code, errOut, out)
 	}
 	code, out, _ = run(t, files, "explain", "-f", "s.yaml", "--source", "default/s", "--all")
@@ -126,6 +130,45 @@ func TestExplainStepAndAll(t *testing.T) {
 		{[]string{"--step", "1", "--all"}, ExitUsage, "vsched explain: --step and --all: give one of them\n"},
 	} {
 		code, _, errOut := run(t, files, append([]string{"explain", "-f", "s.yaml", "--source", "default/s"}, tc.args...)...)
+		if code != tc.code || !strings.HasPrefix(errOut, tc.err) {
+			t.Errorf("%v: exit %d, stderr %q, want %d %q", tc.args, code, errOut, tc.code, tc.err)
+		}
+	}
+}
+
+// TestExplainInitialDecisions: --step 0 selects the decisions made while
+// loading the scenario's initial sources (a snapshot's), --all lists them
+// first, and a scenario without sources says it has no step 0.
+func TestExplainInitialDecisions(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "snapshot.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{"snapshot.yaml": string(data), "s.yaml": steps3}
+	code, out, errOut := run(t, files, "explain", "-f", "snapshot.yaml", "--source", "shop/new", "--step", "0")
+	if code != ExitOK {
+		t.Fatalf("--step 0: exit %d, stderr %q", code, errOut)
+	}
+	cmdtest.Golden(t, filepath.Join("testdata", "golden", "explain-initial.txt"), []byte(out))
+	code, out, errOut = run(t, files, "explain", "-f", "snapshot.yaml", "--source", "shop/new", "--all")
+	if code != ExitOK {
+		t.Fatalf("--all: exit %d, stderr %q", code, errOut)
+	}
+	cmdtest.Golden(t, filepath.Join("testdata", "golden", "explain-initial-all.txt"), []byte(out))
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"-f", "snapshot.yaml", "--source", "shop/new", "--step", "1"}, ExitInvalid,
+			"vsched explain: source shop/new: the scheduler made no decision about it in step 1; it made one in step(s) 0 (the initial state), 3\n"},
+		{[]string{"-f", "snapshot.yaml", "--source", "shop/new", "--step", "5"}, ExitUsage,
+			"vsched explain: --step 5: the scenario's steps are 0 (its initial sources) to 4\n"},
+		{[]string{"-f", "s.yaml", "--source", "default/s", "--step", "0"}, ExitUsage,
+			"vsched explain: --step 0: the scenario has no initial sources; its steps are 1 to 4\n"},
+	} {
+		code, _, errOut := run(t, files, append([]string{"explain"}, tc.args...)...)
 		if code != tc.code || !strings.HasPrefix(errOut, tc.err) {
 			t.Errorf("%v: exit %d, stderr %q, want %d %q", tc.args, code, errOut, tc.code, tc.err)
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,12 +91,49 @@ func TestSimulateWarnsAboveMaxReplicas(t *testing.T) {
 	}
 }
 
-// TestSimulateHTMLExplains: -o html puts each decision's explanation in
-// the report, for scenarios of up to maxExplainedSources sources.
+// TestSimulateHTMLExplains: -o html puts each source's explanation one
+// click away: every row of the report links its decision (the browser
+// tests in internal/sim click them).
 func TestSimulateHTMLExplains(t *testing.T) {
 	files := map[string]string{"s.yaml": scenario}
 	code, _, errOut := run(t, files, "simulate", "-f", "s.yaml", "-o", "html", "--out", "r.html")
-	if code != ExitOK || !strings.Contains(files["r.html"], `<details class="why"><summary>why</summary><pre>Decision about default/b: step 2`) {
-		t.Errorf("exit %d, stderr %q; the report lacks default/b's explanation", code, errOut)
+	if code != ExitOK || strings.Count(files["r.html"], `<details class="why" data-why=`) != 3 {
+		t.Errorf("exit %d, stderr %q; want a why in each of the 3 rows (a in steps 1 and 2, b in step 2)", code, errOut)
+	}
+}
+
+// TestSimulateHTMLExplainsManySources: so it does with 2,000 sources.
+func TestSimulateHTMLExplainsManySources(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2,000 sources: not in -short")
+	}
+	var b strings.Builder
+	b.WriteString("version: 1\ncluster:\n  zones: [zone-a, zone-b]\n  statefulSet: {replicas: 20, capacity: 100}\nsteps:\n  - schedule:\n")
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&b, "      - {source: ns/src-%d, vreplicas: 1}\n", i)
+	}
+	files := map[string]string{"s.yaml": b.String()}
+	code, _, errOut := run(t, files, "simulate", "-f", "s.yaml", "-o", "html", "--out", "r.html")
+	if n := strings.Count(files["r.html"], `<details class="why" data-why=`); code != ExitOK || n != 2000 {
+		t.Errorf("exit %d, stderr %q; %d rows of 2000 link their explanation", code, errOut, n)
+	}
+}
+
+// TestSimulateExampleDirectory: examples/whatif holds a scenario and the
+// config-scheduler to try on it; -f DIR applies it, and packing puts both
+// sources' new vreplicas on adapter-0.
+func TestSimulateExampleDirectory(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "whatif")
+	code, out, errOut := osRun(t, "simulate", "-f", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{
+		"Configuration: config-scheduler (from " + filepath.Join(dir, "config-scheduler.yaml") + "), config-descheduler (defaults), config-autoscaler (defaults)\n",
+		"  zone-1  node-1  adapter-0        4       4     2\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
 	}
 }

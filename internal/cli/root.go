@@ -15,7 +15,7 @@ scheduler, autoscaler and evictor, and prints where every vreplica is after
 each step; without -f it runs the built-in scenario. explain shows how the
 scheduler made a decision about one source. validate checks ConfigMap
 manifests (config-scheduler, config-descheduler, config-autoscaler) and
-scenarios.
+scenarios. snapshot writes a live cluster as a scenario to simulate.
 
 Exit codes: 0 success (validate: all valid), 1 invalid input or failed
 simulation, 2 usage error or unreadable file.`

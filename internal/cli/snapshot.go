@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
@@ -47,6 +49,7 @@ const snapshotExample = `  # The sample deployment
 
 type snapshotFlags struct {
 	kubeconfig, context, namespace, statefulSet, out string
+	format                                           string
 	capacity                                         int32
 	sources, sourcesNamespace                        string
 	vreplicasPath, placementsPath, partitionsPath    string
@@ -60,7 +63,7 @@ type KubeClients func(kubeconfig, context string) (kubernetes.Interface, dynamic
 func newSnapshotCommand(cfg Config, env *Env) *cobra.Command {
 	f := snapshotFlags{}
 	cmd := &cobra.Command{
-		Use:     "snapshot --namespace NS --statefulset NAME --capacity N --sources GROUP/VERSION/RESOURCE [--out FILE]",
+		Use:     "snapshot --namespace NS --statefulset NAME --capacity N --sources GROUP/VERSION/RESOURCE [-o yaml|json] [--out FILE]",
 		Short:   "Write a live cluster's nodes, StatefulSet, sources and ConfigMaps as a scenario",
 		Long:    snapshotLong,
 		Example: fmt.Sprintf(snapshotExample, cfg.name()),
@@ -82,6 +85,7 @@ func newSnapshotCommand(cfg Config, env *Env) *cobra.Command {
 	fs.StringSliceVar(&f.configMaps, "configmaps", []string{config.DefaultSchedulerConfigMapName, config.DefaultDeschedulerConfigMapName, config.DefaultAutoscalerConfigMapName},
 		"the names of the scheduler, descheduler and autoscaler ConfigMaps, in this order")
 	fs.StringVar(&f.out, "out", "", "write to this file instead of stdout")
+	formatFlag(cmd, &f.format, "yaml", "yaml", "json")
 	return cmd
 }
 
@@ -97,6 +101,9 @@ func snapshot(f *snapshotFlags, cfg Config, env *Env) error {
 	}
 	if len(missing) > 0 {
 		return usagef("required: %s", strings.Join(missing, ", "))
+	}
+	if err := checkFormat(&f.format, nil, "yaml", "json"); err != nil {
+		return err
 	}
 	gvr, err := parseGVR(f.sources)
 	if err != nil {
@@ -121,16 +128,39 @@ func snapshot(f *snapshotFlags, cfg Config, env *Env) error {
 	if err != nil {
 		return err
 	}
+	head := fmt.Sprintf("# A snapshot of StatefulSet %s/%s and its sources (%s), taken %s by %s snapshot.\n",
+		f.namespace, f.statefulSet, f.sources, now().UTC().Format(time.RFC3339), cfg.name()) +
+		"# Simulating it reproduces the live placements; add steps to ask what if.\n"
+	data, err := encodeSnapshot(doc, head, f.format)
+	if err != nil {
+		return err
+	}
+	return output(f.out, data, env)
+}
+
+// encodeSnapshot writes the scenario as YAML after the head comment, or
+// as JSON, which has no comments.
+func encodeSnapshot(doc *snapshotDoc, head, format string) ([]byte, error) {
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# A snapshot of StatefulSet %s/%s and its sources (%s), taken %s by %s snapshot.\n",
-		f.namespace, f.statefulSet, f.sources, now().UTC().Format(time.RFC3339), cfg.name())
-	buf.WriteString("# Simulating it reproduces the live placements; add steps to ask what if.\n")
+	buf.WriteString(head)
 	enc := yamlv3.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(doc); err != nil {
-		return err
+		return nil, err
 	}
-	return output(f.out, buf.Bytes(), env)
+	if format != "json" {
+		return buf.Bytes(), nil
+	}
+	j, err := yaml.YAMLToJSON(buf.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	buf.Reset()
+	if err := json.Indent(&buf, j, "", "  "); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
 }
 
 func parseGVR(s string) (schema.GroupVersionResource, error) {

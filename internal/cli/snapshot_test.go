@@ -131,6 +131,28 @@ sources:
 	}
 }
 
+// TestSnapshotJSON: -o json writes the same scenario as JSON, which
+// simulates as the YAML does; -o takes only yaml and json.
+func TestSnapshotJSON(t *testing.T) {
+	files := map[string]string{}
+	_, snapYAML, _ := runEnv(t, files, snapshotEnv, snapshotArgs...)
+	code, snapJSON, errOut := runEnv(t, files, snapshotEnv, append(snapshotArgs, "-o", "json")...)
+	var doc map[string]any
+	if code != ExitOK || json.Unmarshal([]byte(snapJSON), &doc) != nil || doc["version"] != 1.0 {
+		t.Fatalf("-o json: exit %d, stderr %q\n%s", code, errOut, snapJSON)
+	}
+	files["s.yaml"], files["s.json"] = snapYAML, snapJSON
+	_, fromYAML, _ := run(t, files, "simulate", "-f", "s.yaml", "-o", "json")
+	code, fromJSON, errOut := run(t, files, "simulate", "-f", "s.json", "-o", "json")
+	if code != ExitOK || fromJSON != fromYAML {
+		t.Errorf("simulating the JSON snapshot: exit %d, stderr %q; output differs from the YAML's", code, errOut)
+	}
+	code, _, errOut = runEnv(t, files, snapshotEnv, append(snapshotArgs, "-o", "table")...)
+	if code != ExitUsage || !strings.HasPrefix(errOut, `vsched snapshot: -o "table": the formats are yaml and json`) {
+		t.Errorf("-o table: exit %d, stderr %q", code, errOut)
+	}
+}
+
 // TestSnapshotSimulatesToLivePlacements is the unit form of the e2e check:
 // simulating a snapshot reproduces the live placements exactly (the new
 // source, with nothing placed yet, gets placed by the first reconcile).

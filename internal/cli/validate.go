@@ -21,13 +21,13 @@ Exit codes: 0 every file is valid, 1 a file is invalid, 2 usage error or
 unreadable file.`
 
 const validateExample = `  # A ConfigMap before applying it
-  %[1]s validate my-config-scheduler.yaml
+  %[1]s validate examples/configmaps/config-scheduler.yaml
 
   # Every manifest of a directory, and a scenario from stdin
-  cat scenario.yaml | %[1]s validate -f deploy/sample/ -f -
+  cat examples/schedule.yaml | %[1]s validate -f deploy/sample/ -f -
 
   # For CI: the verdict and every problem as JSON
-  %[1]s validate -f deploy/ -o json`
+  %[1]s validate -f deploy/sample/ -o json`
 
 type validateFlags struct {
 	files  []string

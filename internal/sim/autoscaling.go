@@ -45,7 +45,7 @@ func newAutoscaling(ctx context.Context, sim *simulation, cfg *config.Autoscaler
 		Client:        sim.cluster.Client(),
 		Recorder:      a.recorder,
 		Config:        func() *config.AutoscalerConfig { return cfg },
-		Evictor:       a.evict,
+		Requeue:       a.evict,
 		Clock:         sim.cluster.Clock(),
 		MeterProvider: noop.NewMeterProvider(),
 	})
@@ -55,7 +55,7 @@ func newAutoscaling(ctx context.Context, sim *simulation, cfg *config.Autoscaler
 	return a, nil
 }
 
-// evict is the Evictor: it queues the source, as a controller's work queue
+// evict is the autoscaler's Requeue: it queues the source, as a controller's work queue
 // would, for scheduling once the cycle is over.
 func (a *autoscaling) evict(_ context.Context, key types.NamespacedName) error {
 	a.mu.Lock()

@@ -3,16 +3,20 @@ package sim
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/png"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/net/html"
 )
 
@@ -272,5 +276,104 @@ func TestBrowserManySources(t *testing.T) {
 	}
 	if dark < b.Dx()*b.Dy()/1000 {
 		t.Errorf("only %d dark (text) pixels: is anything written on the page?", dark)
+	}
+}
+
+// openWhy finds a source with the filter box and opens its "why" in the
+// step's table, as a person would, and returns the text the page shows.
+func openWhy(p *page, step int, source string) string {
+	p.t.Helper()
+	p.waitFor(`(document.body && document.body.getAttribute("data-rendered")) || ""`)
+	p.click("#filter")
+	p.typeText(source)
+	p.waitFor(`document.getElementById("filtered").textContent`)
+	row := fmt.Sprintf(`section[data-step="%d"] tr[data-source=%s] details.why`, step, quote(source))
+	p.click(row + " summary")
+	q, _ := json.Marshal(row + " pre")
+	return p.waitFor(fmt.Sprintf(`(function () { var pre = document.querySelector(%s); return pre ? pre.textContent : ""; })()`, q))
+}
+
+// wantWhy is the explanation explain prints for the decision.
+func wantWhy(t *testing.T, source string, ex *Explained) string {
+	t.Helper()
+	if ex == nil {
+		t.Fatalf("no decision about %s recorded", source)
+	}
+	var b strings.Builder
+	if err := writeExplanation(&b, "Decision about "+source, ex); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestBrowserWhy clicks a source's "why" in the built-in scenario's report
+// and reads what the browser shows: the text explain prints for the
+// decision, the one of the step, or the most recent before it.
+func TestBrowserWhy(t *testing.T) {
+	bin := chromium(t)
+	res, html := report(t, loadExample(t, "builtin.yaml"), true)
+	url := writePage(t, html)
+	for _, tc := range []struct {
+		step, decidedIn int
+		source          string
+	}{
+		{10, 10, "shop/payments"}, // the compaction moved it
+		{6, 5, "shop/orders"},     // node-b1 is back: the eviction's decision still explains it
+	} {
+		got := openWhy(openPage(t, bin, url), tc.step, tc.source)
+		if diff := cmp.Diff(wantWhy(t, tc.source, res.Explanations[tc.decidedIn-1][tc.source]), got); diff != "" {
+			t.Errorf("%s's why in step %d (-want +got):\n%s", tc.source, tc.step, diff)
+		}
+	}
+}
+
+// TestBrowserWhyManySources: in the report of 2,000 sources, a source
+// found with the filter box has its explanation one click away.
+func TestBrowserWhyManySources(t *testing.T) {
+	bin := chromium(t)
+	res, html := renderMany(t, 2000)
+	url := writePage(t, html)
+	// A source the zone failure evicted, explained in step 4, and one
+	// left in place, explained by step 1's decision.
+	moved := slices.SortedFunc(maps.Keys(res.Explanations[3]), naturalCompare)
+	if len(moved) == 0 {
+		t.Fatal("step 4 moved no source")
+	}
+	stayed := ""
+	for _, k := range slices.SortedFunc(maps.Keys(res.Steps[3].Placements), naturalCompare) {
+		if res.Explanations[3][k] == nil && naturalCompare(k, "ns/src-1500") > 0 {
+			stayed = k
+			break
+		}
+	}
+	for _, tc := range []struct {
+		source string
+		ex     *Explained
+	}{
+		{moved[len(moved)-1], res.Explanations[3][moved[len(moved)-1]]},
+		{stayed, res.Explanations[0][stayed]},
+	} {
+		p := openPage(t, bin, url)
+		got := openWhy(p, 4, tc.source)
+		if diff := cmp.Diff(wantWhy(t, tc.source, tc.ex), got); diff != "" {
+			t.Errorf("%s's why in step 4 (-want +got):\n%s", tc.source, diff)
+		}
+		// The filter kept one source's rows of the 2,000, and the table's
+		// headers stay in view while scrolling.
+		var shown struct {
+			Text   string
+			Rows   int
+			Sticky string
+		}
+		p.eval(`(function () {
+  var rows = 0, trs = document.querySelectorAll("table.sources tbody tr");
+  for (var i = 0; i < trs.length; i++) { if (trs[i].offsetParent !== null) { rows++; } }
+  var th = document.querySelector('section[data-step="4"] table.sources thead th');
+  return {Text: document.getElementById("filtered").textContent, Rows: rows,
+    Sticky: getComputedStyle(th).position};
+})()`, &shown)
+		if shown.Text != "1 shown" || shown.Rows != 4 || shown.Sticky != "sticky" {
+			t.Errorf("after filtering for %s: %q, %d rows shown (want 1 in each of the 4 steps), headers %s", tc.source, shown.Text, shown.Rows, shown.Sticky)
+		}
 	}
 }

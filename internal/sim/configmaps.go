@@ -12,6 +12,7 @@ import (
 
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/plugins"
 )
 
 // ConfigKind says which of vsched's ConfigMaps a ConfigMap is.
@@ -129,21 +130,31 @@ func decodeConfigMap(doc *document) (*ConfigMapFile, Problems) {
 	return &ConfigMapFile{Kind: kind, ConfigMap: &cm, doc: doc}, nil
 }
 
+// registryOrInTree is reg, or the in-tree plugins with vsched's default
+// policy when reg is nil.
+func registryOrInTree(reg *framework.Registry) *framework.Registry {
+	if reg == nil {
+		return plugins.MustInTreeRegistry()
+	}
+	return reg
+}
+
 // checkConfig parses and validates one ConfigMap with the config package,
 // locating every problem it reports in doc. prefix is where the data is:
 // nil for a manifest (problems name "data..."), {"scheduler"} and the like
 // for a scenario.
 func checkConfig(kind ConfigKind, cm *corev1.ConfigMap, doc *document, inScenario bool, reg *framework.Registry) Problems {
 	var err error
+	reg = registryOrInTree(reg)
 	switch kind {
 	case SchedulerConfig:
 		var c *config.SchedulerConfig
-		if c, err = config.ParseSchedulerConfigMap(cm); err == nil {
+		if c, err = config.ParseSchedulerConfigMap(cm, reg); err == nil {
 			err = config.ValidateSchedulerConfig(c, reg)
 		}
 	case DeschedulerConfig:
 		var c *config.DeschedulerConfig
-		if c, err = config.ParseDeschedulerConfigMap(cm); err == nil {
+		if c, err = config.ParseDeschedulerConfigMap(cm, reg); err == nil {
 			err = config.ValidateDeschedulerConfig(c, reg)
 		}
 	case AutoscalerConfig:
@@ -200,6 +211,21 @@ func LoadConfigMaps(files []NamedData) ([]*ConfigMapFile, Problems) {
 // deployment's manifests can be given as they are; it is a problem when
 // the files hold no ConfigMap vsched reads at all.
 func ReadConfigMaps(files []NamedData, reg *framework.Registry) ([]*ConfigMapFile, []Skipped, Problems) {
+	out, skipped, probs := ReadManifests(files, reg)
+	if len(out) == 0 && len(probs) == 0 && len(skipped) > 0 {
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = f.Name
+		}
+		probs = append(probs, Problem{File: strings.Join(names, ", "), Step: -1,
+			Message: fmt.Sprintf("holds no ConfigMap vsched reads (%s, %s or %s), only %s", configNames[0], configNames[1], configNames[2], SkippedList(skipped))})
+	}
+	return out, skipped, probs
+}
+
+// ReadManifests is ReadConfigMaps for the manifests beside a scenario
+// (-f DIR), which need hold no ConfigMap.
+func ReadManifests(files []NamedData, reg *framework.Registry) ([]*ConfigMapFile, []Skipped, Problems) {
 	var out []*ConfigMapFile
 	var skipped []Skipped
 	var probs Problems
@@ -232,15 +258,27 @@ func ReadConfigMaps(files []NamedData, reg *framework.Registry) ([]*ConfigMapFil
 			out = append(out, cmf)
 		}
 	}
-	if len(out) == 0 && len(probs) == 0 && len(skipped) > 0 {
-		names := make([]string, len(files))
-		for i, f := range files {
-			names[i] = f.Name
-		}
-		probs = append(probs, Problem{File: strings.Join(names, ", "), Step: -1,
-			Message: fmt.Sprintf("holds no ConfigMap vsched reads (%s, %s or %s), only %s", configNames[0], configNames[1], configNames[2], SkippedList(skipped))})
-	}
 	return out, skipped, probs
+}
+
+// File is the manifest file the ConfigMap was read from.
+func (f *ConfigMapFile) File() string { return f.doc.file }
+
+// SplitInputs sorts the files -f named into scenarios (a file whose first
+// document has no kind, or is empty) and Kubernetes manifests.
+func SplitInputs(files []NamedData) (scenarios, manifests []NamedData, ps Problems) {
+	for _, f := range files {
+		docs, p := splitFile(f.Name, f.Data)
+		switch {
+		case len(p) > 0:
+			ps = append(ps, p...)
+		case len(docs) > 0 && hasKind(docs[0]):
+			manifests = append(manifests, f)
+		default:
+			scenarios = append(scenarios, f)
+		}
+	}
+	return scenarios, manifests, ps
 }
 
 // Skipped is an object of a manifest file that vsched does not read.

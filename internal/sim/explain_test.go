@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/internal/cmdtest"
 )
 
 // explainScenarios are small scenarios in which one plugin decides the last
@@ -280,7 +281,7 @@ func TestExplainChangesNothing(t *testing.T) {
 	for _, src := range []string{"shop/orders", "ops/alerts"} {
 		key, _ := SourceKey(src)
 		if got := simulateJSON(t, s, Options{Explain: &key}); !bytes.Equal(got, plain) {
-			t.Errorf("explaining %s changed the result:\n%s", src, firstDiff(string(plain), string(got)))
+			t.Errorf("explaining %s changed the result:\n%s", src, cmdtest.FirstDiff(string(plain), string(got)))
 		}
 	}
 }

@@ -3,17 +3,14 @@ package sim
 import (
 	"bytes"
 	"context"
-	"flag"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vsched/vsched/examples"
+	"github.com/vsched/vsched/internal/cmdtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // loadExample parses an example scenario.
 func loadExample(t testing.TB, name string) *Scenario {
@@ -64,54 +61,7 @@ func simulateJSON(t testing.TB, s *Scenario, opts Options) []byte {
 // -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/sim -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (rerun with -update if the change is intended):\n%s", path, firstDiff(string(want), string(got)))
-	}
-}
-
-// firstDiff shows the first line that differs, with some context.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl
-		}
-	}
-	return "(identical lines; lengths differ)"
-}
-
-func itoa(i int) string {
-	var b [20]byte
-	n := len(b)
-	for {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-		if i == 0 {
-			return string(b[n:])
-		}
-	}
+	cmdtest.Golden(t, filepath.Join("testdata", "golden", name), got)
 }
 
 func goldenName(scenario, ext string) string {
@@ -171,7 +121,7 @@ func TestDeterministic(t *testing.T) {
 		first := simulateJSON(t, s, Options{})
 		for i := 0; i < 3; i++ {
 			if again := simulateJSON(t, s, Options{}); !bytes.Equal(first, again) {
-				t.Fatalf("%s: run %d differs from the first:\n%s", name, i+2, firstDiff(string(first), string(again)))
+				t.Fatalf("%s: run %d differs from the first:\n%s", name, i+2, cmdtest.FirstDiff(string(first), string(again)))
 			}
 		}
 	}

@@ -50,6 +50,8 @@ type htmlPage struct {
 	Initial *htmlStep
 	// Sources counts the sources of the whole run, for the filter box.
 	Sources int
+	// Why is the explanations' table, for the page's script.
+	Why template.JS
 }
 
 type htmlStep struct {
@@ -77,9 +79,10 @@ type htmlStep struct {
 }
 
 type htmlSource struct {
-	// Why is the explanation of the step's decision about the source,
-	// when the run recorded it.
-	Why        string
+	// Why indexes the source's most recent decision up to the step in
+	// the explanations' table, when HasWhy.
+	HasWhy     bool
+	Why        int
 	Key        string
 	VReplicas  int32
 	Pending    int32
@@ -201,8 +204,11 @@ func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
 	order := zoneOrder(s)
 	prev := int32(-1)
 	before := res.Initial
+	why := newWhyTable()
 	if before != nil {
 		hs := buildHTMLStep(-1, len(res.Steps), before, res.Capacity, order)
+		why.add(res.Explanations[-1])
+		why.link(&hs)
 		hs.ID, hs.ReplicasText = "initial", fmt.Sprintf("%d replicas", before.Replicas)
 		page.Initial, prev = &hs, before.Replicas
 	}
@@ -210,7 +216,8 @@ func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
 	for i := range res.Steps {
 		st := &res.Steps[i]
 		hs := buildHTMLStep(i, len(res.Steps), st, res.Capacity, order)
-		addExplanations(&hs, res.Explanations[i])
+		why.add(res.Explanations[i])
+		why.link(&hs)
 		hs.ReplicasText = strings.Replace(replicasText(prev, hs.Replicas), "replicas ", "", 1) + " replicas"
 		hs.Unchanged = before != nil && sameState(before, st)
 		hs.Changed = markChanges(&hs.Map, before, st)
@@ -222,22 +229,11 @@ func WriteHTML(w io.Writer, s *Scenario, res *Result) error {
 	}
 	page.Sources = len(all)
 	page.Timeline = buildTimeline(res)
-	return pageTemplate.Execute(w, page)
-}
-
-// addExplanations puts each source's explanation of the step, as explain
-// prints it, one click away in its table row.
-func addExplanations(hs *htmlStep, byKey map[string]*Explained) {
-	for i := range hs.Sources {
-		ex := byKey[hs.Sources[i].Key]
-		if ex == nil {
-			continue
-		}
-		var b strings.Builder
-		if WriteExplanation(&b, hs.Sources[i].Key, ex) == nil {
-			hs.Sources[i].Why = strings.Replace(b.String(), "Most recent decision", "Decision", 1)
-		}
+	var err error
+	if page.Why, err = why.js(); err != nil {
+		return err
 	}
+	return pageTemplate.Execute(w, page)
 }
 
 // markChanges marks the cells whose vreplicas changed since before, with
@@ -289,7 +285,7 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 		hs.Action = st.Action
 	}
 	keys := slices.SortedFunc(maps.Keys(st.Placements), naturalCompare)
-	on := map[string]map[string]int32{}
+	on := map[string]map[string]int32{} // pod -> source -> vreplicas
 	for _, k := range keys {
 		var parts []string
 		for _, p := range st.Placements[k] {
@@ -305,31 +301,39 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 			Placements: strings.Join(parts, " "),
 		})
 	}
-
-	// The heat map's columns: every source, or with many of them the
-	// biggest maxHTMLSources and a column summing the others (the table
-	// below the map lists every placement).
-	cols := keys
-	var others []string
-	if len(keys) > maxHTMLSources {
-		bySize := append([]string(nil), keys...)
-		sort.SliceStable(bySize, func(i, j int) bool {
-			return st.Metrics.Sources[bySize[i]].VReplicas > st.Metrics.Sources[bySize[j]].VReplicas
-		})
-		cols = append([]string(nil), bySize[:maxHTMLSources]...)
-		slices.SortFunc(cols, naturalCompare)
-		others = bySize[maxHTMLSources:]
-		for pod, bySrc := range on {
-			for _, k := range others {
-				on[pod][otherSources] += bySrc[k]
-			}
-		}
-		cols = append(cols, otherSources)
+	cols, others := mapColumns(keys, st, on)
+	if len(others) > 0 {
 		hs.Others, hs.Shown = len(others), maxHTMLSources
 	}
-	keys = cols
+	hs.Map = layoutMap(cols, len(others), sortPods(st.Pods, order), on, capacity)
+	return hs
+}
 
-	pods := sortPods(st.Pods, order)
+// mapColumns chooses the heat map's columns: every source, or with many
+// of them the biggest maxHTMLSources and a column summing the others (the
+// table below the map lists every placement), whose vreplicas it adds to
+// on under otherSources.
+func mapColumns(keys []string, st *StepResult, on map[string]map[string]int32) (cols, others []string) {
+	if len(keys) <= maxHTMLSources {
+		return keys, nil
+	}
+	bySize := append([]string(nil), keys...)
+	sort.SliceStable(bySize, func(i, j int) bool {
+		return st.Metrics.Sources[bySize[i]].VReplicas > st.Metrics.Sources[bySize[j]].VReplicas
+	})
+	cols = append([]string(nil), bySize[:maxHTMLSources]...)
+	slices.SortFunc(cols, naturalCompare)
+	others = bySize[maxHTMLSources:]
+	for pod, bySrc := range on {
+		for _, k := range others {
+			on[pod][otherSources] += bySrc[k]
+		}
+	}
+	return append(cols, otherSources), others
+}
+
+// layoutMap places the heat map's labels, columns, rows and cells.
+func layoutMap(keys []string, others int, pods []PodState, on map[string]map[string]int32, capacity int32) htmlMap {
 	var zoneW, nodeW, podW int
 	for _, p := range pods {
 		zoneW = max(zoneW, textWidth(p.Zone))
@@ -337,12 +341,37 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 		podW = max(podW, textWidth(p.Name))
 	}
 	zoneW, nodeW, podW = max(zoneW, textWidth("zone")), max(nodeW, textWidth("node")), max(podW, textWidth("pod"))
-	m := &hs.Map
+	var m htmlMap
 	m.LabelX = [3]int{labelPad, labelPad + zoneW + labelPad, labelPad + zoneW + labelPad + nodeW + labelPad}
 	gridX := m.LabelX[2] + podW + labelPad
+	headHeight := m.addColumns(keys, others, gridX)
+	m.FreeX = gridX + len(keys)*cellWidth + labelPad
+	m.StatusX = m.FreeX + freeWidth + freeText + labelPad
+	y := headHeight
+	lastZone, lastNode := "\x00", "\x00"
+	for _, p := range pods {
+		zone, node := p.Zone, p.Node
+		if node == "" {
+			zone, node = "-", "-"
+		}
+		newZone := zone != lastZone
+		if newZone && lastZone != "\x00" {
+			y += groupGap
+		}
+		m.addRow(p, y, zone, node, newZone, newZone || node != lastNode, gridX, keys, on, capacity)
+		lastZone, lastNode = zone, node
+		y += rowHeight
+	}
+	m.Height = y + labelPad
+	m.Width = m.StatusX + statusWidth
+	return m
+}
+
+// addColumns labels the columns, and returns the headers' height.
+func (m *htmlMap) addColumns(keys []string, others, gridX int) int {
 	labels := sourceLabels(keys)
-	if len(others) > 0 {
-		labels = append(sourceLabels(keys[:len(keys)-1]), fmt.Sprintf("%d other sources", len(others)))
+	if others > 0 {
+		labels = append(sourceLabels(keys[:len(keys)-1]), fmt.Sprintf("%d other sources", others))
 	}
 	longest := 0
 	for c := range labels {
@@ -358,61 +387,42 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 	for c, k := range keys {
 		m.Columns = append(m.Columns, htmlColumn{X: gridX + c*cellWidth + cellWidth/2 - 4, Y: m.HeadY, Label: labels[c], Key: k})
 	}
-	m.FreeX = gridX + len(keys)*cellWidth + labelPad
-	m.StatusX = m.FreeX + freeWidth + freeText + labelPad
-	y := headHeight
-	lastZone, lastNode := "\x00", "\x00"
-	var group *htmlGroup
-	for _, p := range pods {
-		zone, node := p.Zone, p.Node
-		if node == "" {
-			zone, node = "-", "-"
-		}
-		newZone := zone != lastZone
-		if newZone && lastZone != "\x00" {
-			y += groupGap
-		}
-		row := htmlRow{
-			Y: y, TextY: y + rowHeight/2 + 4, Pod: p.Name, Zone: zone, Node: node,
-			ShowZone: newZone, ShowNode: newZone || node != lastNode,
-			Used: p.Used, Free: p.Free, FullW: freeWidth,
-		}
-		if p.Status != PodOK {
-			row.Status, row.Bad = p.Status, true
-		}
-		if capacity > 0 {
-			row.UsedW = int(math.Round(float64(freeWidth) * math.Min(1, float64(max(p.Used, 0))/float64(capacity))))
-		}
-		row.FreeText = fmt.Sprintf("%d free", p.Free)
-		row.FreeTextX = m.FreeX + freeWidth + 6
-		row.Over = p.Free < 0
-		m.Rows = append(m.Rows, row)
-		if newZone {
-			m.Groups = append(m.Groups, htmlGroup{Y: y, Zone: zone})
-			group = &m.Groups[len(m.Groups)-1]
-		}
-		group.Height = y + rowHeight - group.Y
-		row.GridX, row.GridW = gridX+1, len(keys)*cellWidth-2
-		m.Rows[len(m.Rows)-1] = row
-		for c, k := range keys {
-			v := on[p.Name][k]
-			if v <= 0 {
-				// Empty cells are the row's background.
-				continue
-			}
-			fill, ink := heat(float64(v) / float64(capacity))
-			x := gridX + c*cellWidth
-			m.Cells = append(m.Cells, htmlCell{
-				X: x + 1, Y: y + 1, TextX: x + cellWidth/2, TextY: y + rowHeight/2 + 4,
-				Pod: p.Name, Source: k, VReplicas: v, Fill: fill, Ink: ink,
-			})
-		}
-		lastZone, lastNode = zone, node
-		y += rowHeight
+	return headHeight
+}
+
+// addRow adds a pod's row at y, its zone group, and its cells.
+func (m *htmlMap) addRow(p PodState, y int, zone, node string, newZone, showNode bool, gridX int, keys []string, on map[string]map[string]int32, capacity int32) {
+	row := htmlRow{
+		Y: y, TextY: y + rowHeight/2 + 4, Pod: p.Name, Zone: zone, Node: node,
+		ShowZone: newZone, ShowNode: showNode,
+		Used: p.Used, Free: p.Free, FullW: freeWidth,
+		FreeText: fmt.Sprintf("%d free", p.Free), FreeTextX: m.FreeX + freeWidth + 6, Over: p.Free < 0,
+		GridX: gridX + 1, GridW: len(keys)*cellWidth - 2,
 	}
-	m.Height = y + labelPad
-	m.Width = m.StatusX + statusWidth
-	return hs
+	if p.Status != PodOK {
+		row.Status, row.Bad = p.Status, true
+	}
+	if capacity > 0 {
+		row.UsedW = int(math.Round(float64(freeWidth) * math.Min(1, float64(max(p.Used, 0))/float64(capacity))))
+	}
+	m.Rows = append(m.Rows, row)
+	if newZone {
+		m.Groups = append(m.Groups, htmlGroup{Y: y, Zone: zone})
+	}
+	m.Groups[len(m.Groups)-1].Height = y + rowHeight - m.Groups[len(m.Groups)-1].Y
+	for c, k := range keys {
+		v := on[p.Name][k]
+		if v <= 0 {
+			// Empty cells are the row's background.
+			continue
+		}
+		fill, ink := heat(float64(v) / float64(capacity))
+		x := gridX + c*cellWidth
+		m.Cells = append(m.Cells, htmlCell{
+			X: x + 1, Y: y + 1, TextX: x + cellWidth/2, TextY: y + rowHeight/2 + 4,
+			Pod: p.Name, Source: k, VReplicas: v, Fill: fill, Ink: ink,
+		})
+	}
 }
 
 var pageTemplate = template.Must(template.Must(template.New("page").Parse(`<!DOCTYPE html>
@@ -512,6 +522,42 @@ details.why pre { font-size: 11px; text-align: left; background: #f6f7f9; paddin
     document.getElementById("filtered").textContent = q === "" ? "" : Object.keys(shown).length + " shown";
   });
 })();
+// A source's "why" shows its most recent decision up to the step, as
+// "vsched explain" prints it, built from the explanations' table when it
+// is first opened: strings are indexes into why.s, a decision is
+// [key, where, verb, changed, asked, pending, decision, steps...], a step
+// [head, winner, then pod, node, zone and verdict of each candidate].
+(function () {
+  var why = {{.Why}}, S = why.s;
+  function pad(s, n) { while (s.length < n) { s += " "; } return s; }
+  function explain(d) {
+    var key = S[d[0]], pw = 12, nw = 4, zw = 4, i, j, st;
+    var out = "Decision about " + key + ": " + S[d[1]] + ", " + S[d[2]] + " " + d[3] + " of " + d[4] +
+      " vreplica(s) asked, " + d[5] + " pending.\n" + S[0] + "\n" + key + ": " + S[d[6]] + "\n";
+    for (i = 7; i < d.length; i++) {
+      for (j = 2; j < d[i].length; j += 4) {
+        pw = Math.max(pw, S[d[i][j]].length); nw = Math.max(nw, S[d[i][j + 1]].length); zw = Math.max(zw, S[d[i][j + 2]].length);
+      }
+    }
+    for (i = 7; i < d.length; i++) {
+      st = d[i];
+      out += S[st[0]] + "\n";
+      for (j = 2; j < st.length; j += 4) {
+        out += "  " + ((j - 2) / 4 === st[1] ? "*" : " ") + " " + pad(S[st[j]], pw) + " " + pad(S[st[j + 1]], nw) + " " +
+          pad(S[st[j + 2]], zw) + " " + S[st[j + 3]] + "\n";
+      }
+    }
+    return out;
+  }
+  // toggle does not bubble: listen while it is captured.
+  document.addEventListener("toggle", function (ev) {
+    var el = ev.target;
+    if (!el.classList || !el.classList.contains("why") || !el.open || el.querySelector("pre")) { return; }
+    var pre = document.createElement("pre");
+    pre.textContent = explain(why.d[+el.getAttribute("data-why")]);
+    el.appendChild(pre);
+  }, true);
+})();
 </script>
 </body>
 </html>
@@ -554,7 +600,7 @@ details.why pre { font-size: 11px; text-align: left; background: #f6f7f9; paddin
 <table class="sources">
 <thead><tr><th>source</th><th>vreplicas</th><th>pending</th><th>zoneSkew</th><th>allZones</th><th>roomZones</th><th>nodeSkew</th><th>moved</th><th class="placements">placements</th></tr></thead>
 <tbody>
-{{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.AllZones}}</td><td>{{.RoomZones}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}{{if .Why}}<details class="why"><summary>why</summary><pre>{{.Why}}</pre></details>{{end}}</td></tr>
+{{range .Sources}}<tr data-source="{{.Key}}"><td>{{.Key}}</td><td>{{.VReplicas}}</td><td{{if .Pending}} class="pending"{{end}}>{{.Pending}}</td><td>{{.ZoneSkew}}</td><td>{{.AllZones}}</td><td>{{.RoomZones}}</td><td>{{.NodeSkew}}</td><td>{{.Moved}}</td><td class="placements">{{.Placements}}{{if .HasWhy}}<details class="why" data-why="{{.Why}}"><summary>why</summary></details>{{end}}</td></tr>
 {{end}}</tbody>
 </table>
 </details>

@@ -3,7 +3,11 @@ package sim
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -141,15 +145,33 @@ func renderMany(t *testing.T, n int) (*Result, []byte) {
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
-	res, _, err := Run(context.Background(), s, Options{})
+	return report(t, s, true)
+}
+
+// report runs the scenario and renders its report, with the explanations
+// as -o html records them when explain is set.
+func report(tb testing.TB, s *Scenario, explain bool) (*Result, []byte) {
+	tb.Helper()
+	res, _, err := Run(context.Background(), s, Options{ExplainAll: explain})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, s, res); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return res, buf.Bytes()
+}
+
+// writePage writes a report into a file for the browser, and returns its
+// URL.
+func writePage(t *testing.T, page []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "file://" + path
 }
 
 // TestHTMLManySources: with 2,000 sources the map keeps to what fits (40
@@ -183,11 +205,39 @@ func TestHTMLManySources(t *testing.T) {
 	if !bytes.Contains(page, []byte(`<input id="filter" type="search" placeholder="filter the 2000 sources by name"`)) {
 		t.Error("no filter box")
 	}
+	// Every row links its source's explanation, each decision is in the
+	// page once, and the page stays a few megabytes (the explanations as
+	// text would be 10 MB).
+	if n := bytes.Count(page, []byte(`<details class="why" data-why=`)); n != 4*2000 {
+		t.Errorf("%d rows link an explanation, want every row of the 4 steps: 8000", n)
+	}
+	if len(page) > 3<<20 {
+		t.Errorf("the report is %d bytes, more than 3 MiB", len(page))
+	}
 	t.Logf("report of %d steps and 2,000 sources: %d bytes", len(res.Steps), len(page))
 }
 
-// TestHTMLExplanations: with ExplainAll each source's decision of a step is
-// one click away in its row, and recording them changes no placement.
+// reportWhy decodes the report's explanations' table: its strings, and
+// its decisions as [key, where, ...].
+func reportWhy(t *testing.T, page []byte) (strs []string, decisions [][]json.RawMessage) {
+	t.Helper()
+	m := regexp.MustCompile(`var why = (\{.*?\}), S = why\.s;`).FindSubmatch(page)
+	if m == nil {
+		t.Fatal("the report has no explanations' table")
+	}
+	var table struct {
+		S []string
+		D [][]json.RawMessage
+	}
+	if err := json.Unmarshal(m[1], &table); err != nil {
+		t.Fatal(err)
+	}
+	return table.S, table.D
+}
+
+// TestHTMLExplanations: with ExplainAll each source's row links its most
+// recent decision up to the step, and recording them changes no
+// placement. (TestBrowserWhy checks the text the page makes of them.)
 func TestHTMLExplanations(t *testing.T) {
 	s := loadExample(t, "builtin.yaml")
 	res, _, err := Run(context.Background(), s, Options{ExplainAll: true})
@@ -201,23 +251,37 @@ func TestHTMLExplanations(t *testing.T) {
 	if err := WriteHTML(&buf, s, res); err != nil {
 		t.Fatal(err)
 	}
-	why := map[string]string{}
-	walk(section(parsePage(t, buf.Bytes()), 10), func(n *html.Node) {
-		if n.Data == "tr" {
-			k, _ := attr(n, "data-source")
-			walk(n, func(c *html.Node) {
-				if c.Data == "pre" {
-					why[k] = text(c)
-				}
-			})
-		}
-	})
-	if got := why["shop/payments"]; !strings.HasPrefix(got, `Decision about shop/payments: step 10 "compact and scale down", placed 2 of 2 vreplica(s) asked, 0 pending.`) ||
-		!strings.Contains(got, "* adapter-1    node-b1 zone-b total 1700") {
-		t.Errorf("shop/payments' explanation in step 10:\n%s", got)
+	strs, decisions := reportWhy(t, buf.Bytes())
+	got := map[string]string{} // step/source -> the decision's source and where
+	doc := parsePage(t, buf.Bytes())
+	for _, step := range []int{1, 6, 10} {
+		walk(section(doc, step), func(n *html.Node) {
+			if d, ok := attr(n, "data-why"); ok {
+				var i, key, where int
+				fmt.Sscan(d, &i)
+				_ = json.Unmarshal(decisions[i][0], &key)
+				_ = json.Unmarshal(decisions[i][1], &where)
+				src, _ := attr(n.Parent.Parent, "data-source")
+				got[fmt.Sprintf("%d %s", step, src)] = strs[key] + ": " + strs[where]
+			}
+		})
 	}
-	if len(why) != 4 {
-		t.Errorf("step 10 explains %d sources, want the 4 compaction moved: %v", len(why), why)
+	want := map[string]string{
+		"1 ops/alerts":     `ops/alerts: step 1 "sources arrive"`,
+		"1 shop/audit":     `shop/audit: step 1 "sources arrive"`,
+		"1 shop/orders":    `shop/orders: step 1 "sources arrive"`,
+		"1 shop/payments":  `shop/payments: step 1 "sources arrive"`,
+		"6 ops/alerts":     `ops/alerts: step 5 "evict from the failed node"`,
+		"6 shop/audit":     `shop/audit: step 5 "evict from the failed node"`,
+		"6 shop/orders":    `shop/orders: step 5 "evict from the failed node"`,
+		"6 shop/payments":  `shop/payments: step 5 "evict from the failed node"`,
+		"10 ops/alerts":    `ops/alerts: step 10 "compact and scale down"`,
+		"10 shop/audit":    `shop/audit: step 10 "compact and scale down"`,
+		"10 shop/orders":   `shop/orders: step 10 "compact and scale down"`,
+		"10 shop/payments": `shop/payments: step 10 "compact and scale down"`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the decisions the rows link (-want +got):\n%s", diff)
 	}
 }
 
@@ -248,5 +312,61 @@ func TestHTMLInitialState(t *testing.T) {
 	}
 	if !bytes.Contains(page, []byte(`querySelectorAll("section.step rect.cell")`)) {
 		t.Error("the page's script would count the initial state's cells as a step's")
+	}
+}
+
+// BenchmarkReportManySources times a report of 2,000 sources, from the
+// scenario to the page, with and without the explanations (-o html
+// records them), and reports its size:
+//
+//	go test ./internal/sim/ -run '^$' -bench ReportManySources -benchtime 3x
+func BenchmarkReportManySources(b *testing.B) {
+	s, ps := ParseScenario("many.yaml", []byte(manySources(2000)))
+	if len(ps) > 0 {
+		b.Fatal(ps)
+	}
+	for _, explain := range []bool{false, true} {
+		b.Run(fmt.Sprintf("explained=%v", explain), func(b *testing.B) {
+			var size int
+			for b.Loop() {
+				_, page := report(b, s, explain)
+				size = len(page)
+			}
+			b.ReportMetric(float64(size), "bytes/report")
+		})
+	}
+}
+
+// TestHTMLConfiguration: the report's header says which ConfigMap came
+// from where, and gives the run's warnings.
+func TestHTMLConfiguration(t *testing.T) {
+	s := loadExample(t, "schedule.yaml")
+	res, _, err := Run(context.Background(), s, Options{ConfigMaps: loadConfigMapExamples(t, "config-autoscaler.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Warnings = append(res.Warnings, "a warning")
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, s, res); err != nil {
+		t.Fatal(err)
+	}
+	var config, warnings []string
+	walk(parsePage(t, buf.Bytes()), func(n *html.Node) {
+		switch {
+		case n.Data == "p" && hasClass(n, "config"):
+			config = append(config, text(n))
+		case n.Data == "p" && hasClass(n, "warning"):
+			warnings = append(warnings, text(n))
+		}
+	})
+	want := []string{"Configuration: " + DescribeConfiguration(res.Configuration)}
+	if diff := cmp.Diff(want, config); diff != "" {
+		t.Errorf("configuration (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(want[0], "config-autoscaler (from examples/configmaps/config-autoscaler.yaml)") {
+		t.Errorf("the configuration does not name the autoscaler's file: %s", want[0])
+	}
+	if diff := cmp.Diff([]string{"Warning: a warning"}, warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }

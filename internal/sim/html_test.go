@@ -177,7 +177,8 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 }
 
-// TestHTMLEscapes checks names from the scenario are escaped.
+// TestHTMLEscapes checks names from the scenario are escaped, in the page
+// and in the explanations' table of its script.
 func TestHTMLEscapes(t *testing.T) {
 	s, ps := ParseScenario("x.yaml", []byte(`version: 1
 name: "<script>alert(1)</script>"
@@ -186,13 +187,15 @@ cluster:
   zones: [zone-a]
   statefulSet: {replicas: 1, capacity: 5}
 steps:
-  - name: "<b>step</b>"
+  - name: "</script><b>step</b>"
     schedule: {source: default/a, vreplicas: 1}
 `))
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
-	res, _, err := Run(context.Background(), s, Options{})
+	// The explanations, embedded in the page's script, hold the step's
+	// name too.
+	res, _, err := Run(context.Background(), s, Options{ExplainAll: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,10 +204,10 @@ steps:
 		t.Fatal(err)
 	}
 	out := buf.String()
-	if strings.Contains(out, "<script>alert") || strings.Contains(out, "<b>step") {
+	if strings.Contains(out, "<script>alert") || strings.Contains(out, "<b>step") || len(res.Explanations[0]) == 0 {
 		t.Errorf("scenario text reached the page unescaped")
 	}
-	if !strings.Contains(out, "&lt;b&gt;step&lt;/b&gt;") {
+	if !strings.Contains(out, "&lt;/script&gt;&lt;b&gt;step&lt;/b&gt;") || !strings.Contains(out, `\u003c/script\u003e\u003cb\u003estep`) {
 		t.Errorf("escaped step name missing")
 	}
 }

@@ -33,6 +33,12 @@ func WriteExplanation(w io.Writer, source string, ex *Explained) error {
 	return writeExplanation(w, fmt.Sprintf("Most recent decision about %s", source), ex)
 }
 
+// WriteDecision writes the explanation of a given decision (explain
+// --step) as WriteExplanation does the most recent one.
+func WriteDecision(w io.Writer, source string, ex *Explained) error {
+	return writeExplanation(w, "Decision about "+source, ex)
+}
+
 // WriteExplanations writes several decisions about a source (explain
 // --all), numbered, one after the other.
 func WriteExplanations(w io.Writer, source string, all []*Explained) error {
@@ -54,51 +60,82 @@ const explainLegend = "Candidates are marked * for the winner, with their node a
 
 func writeExplanation(w io.Writer, lead string, ex *Explained) error {
 	var b strings.Builder
-	e := ex.Explanation
-	verb := "placed"
-	if e.Mode == framework.Remove {
-		verb = "removed"
-	}
-	where := fmt.Sprintf("step %d %q", ex.Step+1, ex.StepTitle)
-	if ex.Step < 0 {
-		where = "the " + InitialStepName
-	}
+	l := explanationLines(ex)
 	fmt.Fprintf(&b, "%s: %s, %s %d of %d vreplica(s) asked, %d pending.\n",
-		lead, where, verb, ex.Changed, ex.Asked, ex.Pending)
+		lead, l.where, l.verb, ex.Changed, ex.Asked, ex.Pending)
 	b.WriteString(explainLegend + "\n")
-	fmt.Fprintf(&b, "%s: %s decision", e.Key, e.Mode)
-	if len(e.Skipped) > 0 {
-		fmt.Fprintf(&b, " (skipped plugins: %s)", strings.Join(e.Skipped, ", "))
-	}
-	b.WriteString("\n")
-	podW, nodeW, zoneW := 12, len("NODE"), len("ZONE")
-	for _, p := range ex.Pods {
-		nodeW, zoneW = max(nodeW, len(p.Node)), max(zoneW, len(p.Zone))
-	}
-	for _, st := range e.Steps {
-		for _, c := range st.Candidates {
-			podW = max(podW, len(c.Pod))
-		}
-	}
-	for _, st := range e.Steps {
-		if st.Winner >= 0 {
-			fmt.Fprintf(&b, "vreplica %d -> %s\n", st.VReplica, st.WinnerPod)
-		} else {
-			fmt.Fprintf(&b, "vreplica %d -> not %s: %s\n", st.VReplica, verb, st.Reason)
-		}
-		for _, c := range st.Candidates {
+	fmt.Fprintf(&b, "%s: %s\n", ex.Explanation.Key, l.decision)
+	podW, nodeW, zoneW := l.widths()
+	for _, st := range l.steps {
+		b.WriteString(st.head + "\n")
+		for i, c := range st.candidates {
 			mark := " "
-			if c.Ordinal == st.Winner {
+			if i == st.winner {
 				mark = "*"
 			}
-			p := ex.Pods[c.Ordinal]
-			node, zone := orDash(p.Node), orDash(p.Zone)
-			fmt.Fprintf(&b, "  %s %-*s %-*s %-*s ", mark, podW, c.Pod, nodeW, node, zoneW, zone)
-			b.WriteString(candidateVerdict(c) + "\n")
+			fmt.Fprintf(&b, "  %s %-*s %-*s %-*s %s\n", mark, podW, c.pod, nodeW, c.node, zoneW, c.zone, c.verdict)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// explained is a decision cut into the strings its text is made of: the
+// text output pads and joins them, the HTML report embeds them for its
+// script to do the same.
+type explained struct {
+	where, verb, decision string
+	steps                 []explainedStep
+}
+
+type explainedStep struct {
+	// head is "vreplica N -> pod" or why it was not placed; winner the
+	// index of the winning candidate, -1 for none.
+	head       string
+	winner     int
+	candidates []explainedCandidate
+}
+
+type explainedCandidate struct{ pod, node, zone, verdict string }
+
+func explanationLines(ex *Explained) explained {
+	e := ex.Explanation
+	l := explained{verb: "placed", where: fmt.Sprintf("step %d %q", ex.Step+1, ex.StepTitle), decision: e.Mode.String() + " decision"}
+	if e.Mode == framework.Remove {
+		l.verb = "removed"
+	}
+	if ex.Step < 0 {
+		l.where = "the " + InitialStepName
+	}
+	if len(e.Skipped) > 0 {
+		l.decision += fmt.Sprintf(" (skipped plugins: %s)", strings.Join(e.Skipped, ", "))
+	}
+	for _, st := range e.Steps {
+		ls := explainedStep{winner: -1, head: fmt.Sprintf("vreplica %d -> %s", st.VReplica, st.WinnerPod)}
+		if st.Winner < 0 {
+			ls.head = fmt.Sprintf("vreplica %d -> not %s: %s", st.VReplica, l.verb, st.Reason)
+		}
+		for i, c := range st.Candidates {
+			if c.Ordinal == st.Winner {
+				ls.winner = i
+			}
+			p := ex.Pods[c.Ordinal]
+			ls.candidates = append(ls.candidates, explainedCandidate{pod: c.Pod, node: orDash(p.Node), zone: orDash(p.Zone), verdict: candidateVerdict(c)})
+		}
+		l.steps = append(l.steps, ls)
+	}
+	return l
+}
+
+// widths are the pod, node and zone columns' widths.
+func (l *explained) widths() (pod, node, zone int) {
+	pod, node, zone = 12, len("NODE"), len("ZONE")
+	for _, st := range l.steps {
+		for _, c := range st.candidates {
+			pod, node, zone = max(pod, len(c.pod)), max(node, len(c.node)), max(zone, len(c.zone))
+		}
+	}
+	return pod, node, zone
 }
 
 func orDash(s string) string {

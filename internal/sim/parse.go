@@ -133,6 +133,13 @@ func (v *validator) validate() {
 }
 
 func (v *validator) cluster() {
+	v.clusterZones()
+	v.clusterNodes()
+	v.statefulSet()
+}
+
+// clusterZones checks the zones and nodesPerZone.
+func (v *validator) clusterZones() {
 	c := &v.s.Cluster
 	cp := path{"cluster"}
 	v.zones = map[string]bool{}
@@ -165,6 +172,13 @@ func (v *validator) cluster() {
 	if len(c.Zones) == 0 && len(c.Nodes) == 0 {
 		v.problem(cp, "describe the nodes: give zones (and nodesPerZone), or nodes")
 	}
+}
+
+// clusterNodes checks the nodes, and records the nodes and zones the
+// scenario has.
+func (v *validator) clusterNodes() {
+	c := &v.s.Cluster
+	cp := path{"cluster"}
 	v.nodes = map[string]bool{}
 	withNodes := map[string]bool{}
 	for i, n := range c.Nodes {
@@ -212,7 +226,12 @@ func (v *validator) cluster() {
 			v.zones[z] = true
 		}
 	}
+}
 
+// statefulSet checks the StatefulSet.
+func (v *validator) statefulSet() {
+	c := &v.s.Cluster
+	cp := path{"cluster"}
 	ss := &c.StatefulSet
 	sp := cp.key("statefulSet")
 	if ss.Namespace != "" {

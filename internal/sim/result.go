@@ -30,8 +30,8 @@ type Result struct {
 	// Steps has one entry per scenario step, in order.
 	Steps []StepResult `json:"steps"`
 	// Explanations are, with Options.ExplainAll, the last decision about
-	// each source in each step, by step index and source key. Not part
-	// of the JSON output.
+	// each source in each step, by step index (-1 for the initial
+	// sources' reconcile) and source key. Not part of the JSON output.
 	Explanations map[int]map[string]*Explained `json:"-"`
 }
 

@@ -210,9 +210,12 @@ func (s *Step) decodeAt(d *decoder, raw json.RawMessage, p path) {
 		d.problem(p.key(actions[1].key), "a step does one thing, but this one has %s; split it into steps", strings.Join(keys, " and "))
 		return
 	}
-	a := actions[0]
+	s.decodeAction(d, actions[0], p.key(actions[0].key))
+}
+
+// decodeAction reads the step's action a, at ap.
+func (s *Step) decodeAction(d *decoder, a member, ap path) {
 	s.Kind = StepKind(a.key)
-	ap := p.key(a.key)
 	switch s.Kind {
 	case StepSchedule:
 		if bytes.HasPrefix(bytes.TrimSpace(a.value), []byte("[")) {

@@ -40,8 +40,9 @@ type Options struct {
 	// the in-tree plugins.
 	Registry *framework.Registry
 	// ExplainAll records every decision about every source, the last of
-	// each step in Result.Explanations (the HTML report links them). It
-	// makes the framework evaluate every candidate: slower, same result.
+	// each step (and of the initial sources' reconcile) in
+	// Result.Explanations, for the HTML report. It makes the framework
+	// evaluate every candidate: slower, same result.
 	ExplainAll bool
 }
 
@@ -104,6 +105,9 @@ type simulation struct {
 	explained   []*Explained
 	byStep      map[int]map[string]*Explained
 	step        int
+	// stepTitle is the step's title, for the explanations: a schedule
+	// step of n sources takes O(n) to describe.
+	stepTitle string
 }
 
 // Run simulates the scenario: it builds the in-memory cluster, runs the
@@ -135,27 +139,10 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	}
 	profiles, ac, origins := cfg.profiles, cfg.autoscaler, cfg.origins
 
-	ss := s.Cluster.StatefulSet
-	ns, name := ss.Namespace, ss.Name
-	if ns == "" {
-		ns = DefaultNamespace
-	}
-	if name == "" {
-		name = DefaultStatefulSet
-	}
 	sim := &simulation{s: s, opts: opts, sources: memcluster.NewSources(), nodes: s.Cluster.nodeList(), total: Operations(s), byStep: map[int]map[string]*Explained{}}
-	specs := make([]memcluster.NodeSpec, len(sim.nodes))
-	for i, n := range sim.nodes {
-		specs[i] = memcluster.NodeSpec{Name: n.Name, Zone: n.Zone}
-	}
-	sim.cluster, err = memcluster.New(ctx, memcluster.Options{
-		Namespace:       ns,
-		StatefulSetName: name,
-		Nodes:           specs,
-		PodNodes:        ss.PodNodes,
-		Capacity:        *ss.Capacity,
-	})
-	if err != nil {
+	ss := s.Cluster.StatefulSet
+	ns, name := s.statefulSetName()
+	if sim.cluster, err = newCluster(ctx, s, sim.nodes, ns, name); err != nil {
 		return nil, nil, err
 	}
 	defer sim.cluster.Shutdown()
@@ -175,8 +162,7 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	if err != nil {
 		return nil, nil, err
 	}
-	sim.auto, err = newAutoscaling(ctx, sim, ac)
-	if err != nil {
+	if sim.auto, err = newAutoscaling(ctx, sim, ac); err != nil {
 		return nil, nil, err
 	}
 	if err := sim.cluster.Start(ctx); err != nil {
@@ -199,17 +185,44 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	return res, sim.explained, nil
 }
 
+// statefulSetName is the StatefulSet's namespace and name, defaulted.
+func (s *Scenario) statefulSetName() (ns, name string) {
+	ns, name = s.Cluster.StatefulSet.Namespace, s.Cluster.StatefulSet.Name
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	if name == "" {
+		name = DefaultStatefulSet
+	}
+	return ns, name
+}
+
+// newCluster builds the in-memory cluster the scenario describes.
+func newCluster(ctx context.Context, s *Scenario, nodes []Node, ns, name string) (*memcluster.Cluster, error) {
+	specs := make([]memcluster.NodeSpec, len(nodes))
+	for i, n := range nodes {
+		specs[i] = memcluster.NodeSpec{Name: n.Name, Zone: n.Zone}
+	}
+	return memcluster.New(ctx, memcluster.Options{
+		Namespace:       ns,
+		StatefulSetName: name,
+		Nodes:           specs,
+		PodNodes:        s.Cluster.StatefulSet.PodNodes,
+		Capacity:        *s.Cluster.StatefulSet.Capacity,
+	})
+}
+
 // run loads the initial sources and runs the steps, recording them in res.
 func (sim *simulation) run(ctx context.Context, res *Result) error {
 	if len(sim.s.Sources) > 0 {
-		sim.step = -1
+		sim.step, sim.stepTitle = -1, InitialStepName
 		var err error
 		if res.Initial, err = sim.loadSources(ctx); err != nil {
 			return err
 		}
 	}
 	for i := range sim.s.Steps {
-		sim.step = i
+		sim.step, sim.stepTitle = i, sim.s.Steps[i].Title()
 		sr, err := sim.runStep(ctx, &sim.s.Steps[i])
 		if err != nil {
 			return sim.stepError(i, err)
@@ -241,15 +254,16 @@ func buildConfig(ctx context.Context, s *Scenario, opts Options) (*simConfig, er
 	for _, f := range opts.ConfigMaps {
 		cms[f.Kind] = f.ConfigMap
 	}
-	sc, err := config.ParseSchedulerConfigMap(cms[SchedulerConfig])
+	reg := registryOrInTree(opts.Registry)
+	sc, err := config.ParseSchedulerConfigMap(cms[SchedulerConfig], reg)
 	if err != nil {
 		return nil, err
 	}
-	dc, err := config.ParseDeschedulerConfigMap(cms[DeschedulerConfig])
+	dc, err := config.ParseDeschedulerConfigMap(cms[DeschedulerConfig], reg)
 	if err != nil {
 		return nil, err
 	}
-	if out.profiles, err = config.BuildProfiles(ctx, opts.Registry, sc, dc); err != nil {
+	if out.profiles, err = config.BuildProfiles(ctx, reg, sc, dc); err != nil {
 		return nil, err
 	}
 	if out.autoscaler, err = config.ParseAutoscalerConfigMap(cms[AutoscalerConfig]); err != nil {
@@ -520,7 +534,7 @@ func (sim *simulation) reconcile(ctx context.Context, key types.NamespacedName) 
 		if explainThis {
 			sim.explained = append(sim.explained, e)
 		}
-		if sim.opts.ExplainAll && sim.step >= 0 {
+		if sim.opts.ExplainAll {
 			if sim.byStep[sim.step] == nil {
 				sim.byStep[sim.step] = map[string]*Explained{}
 			}
@@ -538,10 +552,7 @@ func (sim *simulation) reconcile(ctx context.Context, key types.NamespacedName) 
 // the source's total does not say, as a move (compaction, eviction) places
 // vreplicas without changing it.
 func (sim *simulation) explain(ex *framework.Explanation, after vsched.VPod) *Explained {
-	e := &Explained{Step: sim.step, StepTitle: InitialStepName, Explanation: ex, Pods: map[int32]PodPlace{}}
-	if sim.step >= 0 {
-		e.StepTitle = sim.s.Steps[sim.step].Title()
-	}
+	e := &Explained{Step: sim.step, StepTitle: sim.stepTitle, Explanation: ex, Pods: map[int32]PodPlace{}}
 	for _, st := range ex.Steps {
 		if st.Winner >= 0 {
 			e.Changed++
@@ -554,15 +565,14 @@ func (sim *simulation) explain(ex *framework.Explanation, after vsched.VPod) *Ex
 		left = max(is-want, 0)
 	}
 	e.Asked = e.Changed + left
-	sim.sched.State(func(s *state.State) {
-		for _, st := range ex.Steps {
-			for _, c := range st.Candidates {
-				if info, ok := s.Pod(c.Ordinal); ok {
-					e.Pods[c.Ordinal] = PodPlace{Node: info.Node, Zone: info.Zone}
-				}
+	s := sim.sched.Snapshot()
+	for _, st := range ex.Steps {
+		for _, c := range st.Candidates {
+			if info, ok := s.Pod(c.Ordinal); ok {
+				e.Pods[c.Ordinal] = PodPlace{Node: info.Node, Zone: info.Zone}
 			}
 		}
-	})
+	}
 	return e
 }
 
@@ -611,20 +621,40 @@ func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []s
 	if err != nil {
 		return nil, err
 	}
-	capacity := sim.cluster.Capacity()
-	replicas := sim.cluster.Replicas()
 	sr := &StepResult{
 		Name:       st.Title(),
 		Action:     st.Describe(),
 		Clock:      sim.cluster.Clock().Since(sim.start).String(),
-		Replicas:   replicas,
+		Replicas:   sim.cluster.Replicas(),
 		Placements: map[string][]vsched.Placement{},
 		Pending:    map[string]int32{},
 		Notes:      notes,
 		Metrics:    Metrics{Sources: map[string]SourceMetrics{}},
 	}
+	nodeStatus, err := sim.recordNodes(sr)
+	if err != nil {
+		return nil, err
+	}
+	keys := slices.Sorted(maps.Keys(after))
+	used := map[int32]int32{}
+	for _, k := range keys {
+		for _, p := range after[k].GetPlacements() {
+			if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil && p.VReplicas > 0 {
+				used[ord] += p.VReplicas
+			}
+		}
+	}
+	podAt, dom := sim.recordPods(sr, used, nodeStatus)
+	for _, k := range keys {
+		recordSource(sr, k, after[k], before, podAt, dom)
+	}
+	capacity := sim.cluster.Capacity()
+	sr.Metrics.LowerBound = int((sr.Metrics.VReplicas + int64(capacity) - 1) / int64(capacity))
+	return sr, nil
+}
 
-	// Nodes.
+// recordNodes records the nodes and returns each one's status.
+func (sim *simulation) recordNodes(sr *StepResult) (map[string]string, error) {
 	nodeStatus := map[string]string{}
 	for _, n := range sim.cluster.Nodes() {
 		node, err := sim.cluster.Node(n.Name)
@@ -641,28 +671,37 @@ func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []s
 		nodeStatus[n.Name] = status
 		sr.Nodes = append(sr.Nodes, NodeState{Name: n.Name, Zone: n.Zone, Status: status})
 	}
+	return nodeStatus, nil
+}
 
-	// Pods, as the scheduler sees them.
+// domains are the nodes and zones a source's skews are measured over.
+type domains struct {
+	healthyNode, healthyZone map[string]bool
+	// roomZone: healthy zones with a candidate pod that has room;
+	// anyZone: every zone with a node, failed or not.
+	roomZone, anyZone map[string]bool
+}
+
+// podsNow returns the pods as the scheduler sees them, by ordinal.
+func (sim *simulation) podsNow(replicas int32) []podInfo {
 	var pods []podInfo
-	sim.sched.State(func(s *state.State) {
-		pods = make([]podInfo, s.NumPods())
-		for ord := range s.NumPods() {
-			p := podInfo{name: vsched.PodName(sim.cluster.StatefulSetName(), ord), beyond: ord >= replicas, draining: s.Draining(ord)}
-			if info, ok := s.Pod(ord); ok {
-				p.exists, p.node, p.zone = true, info.Node, info.Zone
-			}
-			pods[ord] = p
+	s := sim.sched.Snapshot()
+	pods = make([]podInfo, s.NumPods())
+	for ord := range s.NumPods() {
+		p := podInfo{name: vsched.PodName(sim.cluster.StatefulSetName(), ord), beyond: ord >= replicas, draining: s.Draining(ord)}
+		if info, ok := s.Pod(ord); ok {
+			p.exists, p.node, p.zone = true, info.Node, info.Zone
 		}
-	})
-	used := map[int32]int32{}
-	keys := slices.Sorted(maps.Keys(after))
-	for _, k := range keys {
-		for _, p := range after[k].GetPlacements() {
-			if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil && p.VReplicas > 0 {
-				used[ord] += p.VReplicas
-			}
-		}
+		pods[ord] = p
 	}
+	return pods
+}
+
+// recordPods records every pod that exists or holds vreplicas (used, by
+// ordinal) with its status, and returns where a pod is and the domains.
+func (sim *simulation) recordPods(sr *StepResult, used map[int32]int32, nodeStatus map[string]string) (func(int32) podInfo, domains) {
+	pods := sim.podsNow(sr.Replicas)
+	capacity := sim.cluster.Capacity()
 	ords := make([]int32, 0, len(pods))
 	for ord := range pods {
 		if pods[ord].exists || used[int32(ord)] > 0 {
@@ -681,94 +720,92 @@ func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []s
 		}
 		return podInfo{name: vsched.PodName(sim.cluster.StatefulSetName(), ord), beyond: true}
 	}
-	healthyNode := map[string]bool{}
-	healthyZone := map[string]bool{}
-	// roomZone: healthy zones with a candidate pod that has room;
-	// anyZone: every zone with a node, failed or not.
-	roomZone := map[string]bool{}
-	anyZone := map[string]bool{}
+	dom := domains{healthyNode: map[string]bool{}, healthyZone: map[string]bool{}, roomZone: map[string]bool{}, anyZone: map[string]bool{}}
 	for _, n := range sr.Nodes {
 		if n.Zone != "" {
-			anyZone[n.Zone] = true
+			dom.anyZone[n.Zone] = true
 		}
 	}
 	for _, ord := range ords {
 		p := podAt(ord)
-		status := PodOK
-		switch {
-		case !p.exists:
-			status = PodGone
-		case p.beyond:
-			status = PodScaledOut
-		case p.node == "":
-			status = PodUnbound
-		case nodeStatus[p.node] == NodeNotReady:
-			status = PodNotReady
-		case nodeStatus[p.node] == NodeCordoned:
-			status = PodCordoned
-		case p.draining:
-			status = PodDraining
-		}
+		status := podStatus(p, nodeStatus)
 		if p.exists && !p.beyond && p.node != "" && nodeStatus[p.node] == NodeReady {
-			healthyNode[p.node] = true
+			dom.healthyNode[p.node] = true
 			if p.zone != "" {
-				healthyZone[p.zone] = true
+				dom.healthyZone[p.zone] = true
 			}
 		}
 		if status == PodOK && p.zone != "" && capacity-used[ord] > 0 {
-			roomZone[p.zone] = true
+			dom.roomZone[p.zone] = true
 		}
 		sr.Pods = append(sr.Pods, PodState{Name: p.name, Node: p.node, Zone: p.zone, Status: status, Used: used[ord], Free: capacity - used[ord]})
 		if used[ord] > 0 {
 			sr.Metrics.PodsUsed++
 		}
 	}
+	return podAt, dom
+}
 
-	// Sources.
-	for _, k := range keys {
-		v := after[k]
-		ps := make([]vsched.Placement, 0, len(v.GetPlacements()))
-		onNode := map[string]int32{}
-		onZone := map[string]int32{}
-		for _, p := range v.GetPlacements() {
-			if p.VReplicas <= 0 {
-				continue
-			}
-			out := vsched.Placement{PodName: p.PodName, VReplicas: p.VReplicas}
-			if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil {
-				info := podAt(ord)
-				out.NodeName, out.ZoneName = info.node, info.zone
-			}
-			ps = append(ps, out)
-			if healthyNode[out.NodeName] {
-				onNode[out.NodeName] += p.VReplicas
-				onZone[out.ZoneName] += p.VReplicas
-			}
-		}
-		vsched.SortPlacements(ps)
-		sr.Placements[k] = ps
-		want := v.GetVReplicas()
-		pending := max(want-vsched.TotalVReplicas(ps), 0)
-		sr.Pending[k] = pending
-		m := SourceMetrics{
-			VReplicas: want,
-			ZoneSkew:  skew(onZone, healthyZone),
-			NodeSkew:  skew(onNode, healthyNode),
-			// A failed zone runs none of the source: counted, it shows
-			// what the failure took.
-			ZoneSkewAll:  skew(onZone, anyZone),
-			ZoneSkewRoom: skew(onZone, roomZone),
-		}
-		if b, ok := before[k]; ok {
-			m.Moved = moved(b.GetPlacements(), v.GetPlacements())
-		}
-		sr.Metrics.Sources[k] = m
-		sr.Metrics.Moved += m.Moved
-		sr.Metrics.VReplicas += int64(want)
-		sr.Metrics.Pending += int64(pending)
+func podStatus(p podInfo, nodeStatus map[string]string) string {
+	switch {
+	case !p.exists:
+		return PodGone
+	case p.beyond:
+		return PodScaledOut
+	case p.node == "":
+		return PodUnbound
+	case nodeStatus[p.node] == NodeNotReady:
+		return PodNotReady
+	case nodeStatus[p.node] == NodeCordoned:
+		return PodCordoned
+	case p.draining:
+		return PodDraining
 	}
-	sr.Metrics.LowerBound = int((sr.Metrics.VReplicas + int64(capacity) - 1) / int64(capacity))
-	return sr, nil
+	return PodOK
+}
+
+// recordSource records a source's placements, pending vreplicas and
+// metrics.
+func recordSource(sr *StepResult, k string, v vsched.VPod, before map[string]vsched.VPod, podAt func(int32) podInfo, dom domains) {
+	ps := make([]vsched.Placement, 0, len(v.GetPlacements()))
+	onNode := map[string]int32{}
+	onZone := map[string]int32{}
+	for _, p := range v.GetPlacements() {
+		if p.VReplicas <= 0 {
+			continue
+		}
+		out := vsched.Placement{PodName: p.PodName, VReplicas: p.VReplicas}
+		if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil {
+			info := podAt(ord)
+			out.NodeName, out.ZoneName = info.node, info.zone
+		}
+		ps = append(ps, out)
+		if dom.healthyNode[out.NodeName] {
+			onNode[out.NodeName] += p.VReplicas
+			onZone[out.ZoneName] += p.VReplicas
+		}
+	}
+	vsched.SortPlacements(ps)
+	sr.Placements[k] = ps
+	want := v.GetVReplicas()
+	pending := max(want-vsched.TotalVReplicas(ps), 0)
+	sr.Pending[k] = pending
+	m := SourceMetrics{
+		VReplicas: want,
+		ZoneSkew:  skew(onZone, dom.healthyZone),
+		NodeSkew:  skew(onNode, dom.healthyNode),
+		// A failed zone runs none of the source: counted, it shows
+		// what the failure took.
+		ZoneSkewAll:  skew(onZone, dom.anyZone),
+		ZoneSkewRoom: skew(onZone, dom.roomZone),
+	}
+	if b, ok := before[k]; ok {
+		m.Moved = moved(b.GetPlacements(), v.GetPlacements())
+	}
+	sr.Metrics.Sources[k] = m
+	sr.Metrics.Moved += m.Moved
+	sr.Metrics.VReplicas += int64(want)
+	sr.Metrics.Pending += int64(pending)
 }
 
 // skew is max - min of counts over domains (0 for none).

@@ -144,3 +144,42 @@ func TestCompactionCycles(t *testing.T) {
 		t.Fatal("compact.yaml has no compact step")
 	}
 }
+
+// TestZoneSkewDuringZoneFailure: a source that a zone failure left at
+// 3 / 0 / 3 shows zoneSkew 0 (over the healthy zones) and zoneSkewAll 3
+// (over every zone, the failed one holding nothing).
+func TestZoneSkewDuringZoneFailure(t *testing.T) {
+	res := runScenario(t, `version: 1
+cluster:
+  zones: [zone-a, zone-b, zone-c]
+  statefulSet: {replicas: 3, capacity: 10}
+autoscaler: {unavailable-pod-grace: 1m}
+steps:
+  - schedule: {source: ns/s, vreplicas: 6}
+  - fail: {zone: zone-b}
+  - advance: 2m
+  - autoscale: {}
+`)
+	type skews struct {
+		Placements                          string
+		ZoneSkew, ZoneSkewAll, ZoneSkewRoom int32
+	}
+	var got []skews
+	for _, st := range res.Steps {
+		var ps []string
+		for _, p := range st.Placements["ns/s"] {
+			ps = append(ps, fmt.Sprintf("%s=%d", p.ZoneName, p.VReplicas))
+		}
+		m := st.Metrics.Sources["ns/s"]
+		got = append(got, skews{strings.Join(ps, " "), m.ZoneSkew, m.ZoneSkewAll, m.ZoneSkewRoom})
+	}
+	want := []skews{
+		{"zone-a=2 zone-b=2 zone-c=2", 0, 0, 0},
+		{"zone-a=2 zone-b=2 zone-c=2", 0, 2, 0}, // zone-b's 2 run nowhere
+		{"zone-a=2 zone-b=2 zone-c=2", 0, 2, 0},
+		{"zone-a=3 zone-c=3", 0, 3, 0}, // evicted: 3 / 0 / 3
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("placements and zone skews per step (-want +got):\n%s", diff)
+	}
+}

@@ -226,9 +226,18 @@ func writeStep(b *strings.Builder, i, n int, st *StepResult, prev int32, same bo
 		b.WriteString("  placements, pods and metrics as in the previous step\n")
 		return
 	}
-
 	keys := slices.Sorted(maps.Keys(st.Placements))
 	grid := len(keys) <= maxGridSources
+	writePods(b, st, keys, grid, order)
+	writeSources(b, st, keys, grid)
+	m := st.Metrics
+	fmt.Fprintf(b, "  podsUsed %d, lowerBound %d, vreplicas %d, pending %d, moved %d\n",
+		m.PodsUsed, m.LowerBound, m.VReplicas, m.Pending, m.Moved)
+}
+
+// writePods writes the pods, grouped by zone and node, by sources when
+// they fit as columns (grid), or with the vreplicas they hold.
+func writePods(b *strings.Builder, st *StepResult, keys []string, grid bool, order map[string]int) {
 	on := map[string]map[string]int32{} // pod -> source -> vreplicas
 	for _, k := range keys {
 		for _, p := range st.Placements[k] {
@@ -274,11 +283,18 @@ func writeStep(b *strings.Builder, i, n int, st *StepResult, prev int32, same bo
 		if p.Status != PodOK {
 			status = p.Status
 		}
-		cells = append(cells, strconv.Itoa(int(p.Free)), status)
-		t.row(cells...)
+		t.row(append(cells, strconv.Itoa(int(p.Free)), status)...)
 	}
 	t.write(b, "  ")
+}
 
+// writeSources writes each source's metrics, and its placements when the
+// pods' table has no column for it.
+func writeSources(b *strings.Builder, st *StepResult, keys []string, grid bool) {
+	if len(keys) == 0 {
+		b.WriteString("  (no sources)\n")
+		return
+	}
 	var s table
 	sh := []string{"SOURCE", "VREPLICAS", "PENDING", "ZONESKEW", "ALLZONES", "ROOMZONES", "NODESKEW", "MOVED"}
 	if !grid {
@@ -300,14 +316,7 @@ func writeStep(b *strings.Builder, i, n int, st *StepResult, prev int32, same bo
 		}
 		s.row(cells...)
 	}
-	if len(keys) == 0 {
-		b.WriteString("  (no sources)\n")
-	} else {
-		s.write(b, "  ")
-	}
-	m := st.Metrics
-	fmt.Fprintf(b, "  podsUsed %d, lowerBound %d, vreplicas %d, pending %d, moved %d\n",
-		m.PodsUsed, m.LowerBound, m.VReplicas, m.Pending, m.Moved)
+	s.write(b, "  ")
 }
 
 func dotZero(n int32) string {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/internal/cli"
-	"github.com/vsched/vsched/internal/examples/outoftree"
 	"github.com/vsched/vsched/plugins"
+	"github.com/vsched/vsched/plugins/example"
 )
 
 const avoidCM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: config-scheduler\ndata:\n  priorities: '[{\"Name\": \"AvoidPods\", \"Weight\": 1, \"Args\": {\"Ordinals\": [0]}}, {\"Name\": \"LowestOrdinalPriority\", \"Weight\": 1}]'\n"
@@ -29,13 +29,13 @@ func TestWithPlugin(t *testing.T) {
 	if code, out := validate(t); code != cli.ExitInvalid || !strings.Contains(out, `Unsupported value: "AvoidPods"`) {
 		t.Errorf("the stock command: exit %d\n%s", code, out)
 	}
-	if code, out := validate(t, WithPlugin(outoftree.Spec.Registration())); code != cli.ExitOK || out != "cm.yaml: valid (config-scheduler)\n" {
+	if code, out := validate(t, WithPlugin(example.Spec.Registration())); code != cli.ExitOK || out != "cm.yaml: valid (config-scheduler)\n" {
 		t.Errorf("WithPlugin(AvoidPods): exit %d\n%s", code, out)
 	}
 }
 
 func TestWithRegistry(t *testing.T) {
-	only, err := framework.NewRegistry(outoftree.Spec.Registration())
+	only, err := framework.NewRegistry(example.Spec.Registration())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,10 +26,11 @@ import (
 	logtesting "knative.dev/pkg/logging/testing"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/embed"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 	"github.com/vsched/vsched/memcluster"
-	"github.com/vsched/vsched/state"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -338,7 +339,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	e := &env{t: t, ctx: ctx, cluster: c, api: newAPIServer(), events: record.NewFakeRecorder(100)}
 	e.indexer = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	lister := cache.NewGenericLister(e.indexer, gvr.GroupResource())
-	profiles, err := statefulset.DefaultProfiles(ctx)
+	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +349,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		// The test fills the indexer itself: it is complete from the start.
 		ListerSynced: func() bool { return true },
 		Informers:    statefulset.InformersFromFactory(c.InformerFactory()),
-		Profiles: func() statefulset.Profiles {
+		Profiles: func() config.Profiles {
 			e.mu.Lock()
 			f := e.duringSchedule
 			e.mu.Unlock()
@@ -450,13 +451,12 @@ func (e *env) enqueueAllCalls() int {
 // counts left out).
 func (e *env) used() map[string]int32 {
 	out := map[string]int32{}
-	e.sched.State(func(st *state.State) {
-		for ord := range st.NumPods() {
-			if u := st.Used(ord); u != 0 {
-				out[e.cluster.PodName(ord)] = u
-			}
+	st := e.sched.Snapshot()
+	for ord := range st.NumPods() {
+		if u := st.Used(ord); u != 0 {
+			out[e.cluster.PodName(ord)] = u
 		}
-	})
+	}
 	return out
 }
 

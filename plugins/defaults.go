@@ -1,6 +1,7 @@
-package config
+package plugins
 
 import (
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/plugins/core/availabilitynodepriority"
 	"github.com/vsched/vsched/plugins/core/availabilityzonepriority"
@@ -46,9 +47,9 @@ import (
 // free for the autoscaler to remove. docs/scheduling.md explains the choice.
 //
 // Each call returns a new value the caller may modify.
-func DefaultSchedulerConfig() *SchedulerConfig {
-	return &SchedulerConfig{
-		ConfigMap: DefaultSchedulerConfigMapName,
+func DefaultSchedulerConfig() *config.SchedulerConfig {
+	return &config.SchedulerConfig{
+		ConfigMap: config.DefaultSchedulerConfigMapName,
 		Predicates: []framework.PluginConfig{
 			{Name: podfitsresources.Name},
 		},
@@ -75,9 +76,9 @@ func DefaultSchedulerConfig() *SchedulerConfig {
 // the autoscaler removes first.
 //
 // Each call returns a new value the caller may modify.
-func DefaultDeschedulerConfig() *DeschedulerConfig {
-	return &DeschedulerConfig{
-		ConfigMap: DefaultDeschedulerConfigMapName,
+func DefaultDeschedulerConfig() *config.DeschedulerConfig {
+	return &config.DeschedulerConfig{
+		ConfigMap: config.DefaultDeschedulerConfigMapName,
 		Priorities: []framework.PluginConfig{
 			weighted(removewithavailabilityzonepriority.Name, 10, maxSkew1),
 			weighted(removewithavailabilitynodepriority.Name, 4, maxSkew1),

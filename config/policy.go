@@ -1,0 +1,17 @@
+package config
+
+import "github.com/vsched/vsched/framework"
+
+// defaultScheduler is what an absent config-scheduler means: reg's default
+// policy (framework.Defaults), none without a registry. config links no
+// plugin: the policy comes with the plugins (plugins.DefaultSchedulerConfig
+// for the in-tree registry).
+func defaultScheduler(reg *framework.Registry) *SchedulerConfig {
+	d := reg.Defaults()
+	return &SchedulerConfig{ConfigMap: DefaultSchedulerConfigMapName, Predicates: d.Filters, Priorities: d.Scores}
+}
+
+// defaultDescheduler is defaultScheduler for config-descheduler.
+func defaultDescheduler(reg *framework.Registry) *DeschedulerConfig {
+	return &DeschedulerConfig{ConfigMap: DefaultDeschedulerConfigMapName, Priorities: reg.Defaults().RemoveScores}
+}

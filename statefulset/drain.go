@@ -1,0 +1,42 @@
+package statefulset
+
+// The scheduler's side of the drain protocol (package evictor): the
+// Drainer annotates pods and records each mark here at once, so a decision
+// stops placing on a pod before the informer shows the annotation, and a
+// pod recreated without it stays draining. *Scheduler implements
+// evictor.Scheduler; these methods are the only way other packages change
+// the scheduler's state.
+
+// Tracks reports whether the ordinal is one of the StatefulSet's pods,
+// rather than a stray far above its replicas that vsched does not drain.
+func (s *Scheduler) Tracks(ord int32) bool {
+	s.st.Lock()
+	defer s.st.Unlock()
+	return s.st.Tracks(ord)
+}
+
+// MarkDraining remembers that the pod is draining, whatever its annotation
+// says. It records nothing and returns false for a stray ordinal.
+func (s *Scheduler) MarkDraining(ord int32) bool {
+	s.st.Lock()
+	defer s.st.Unlock()
+	return s.st.MarkDraining(ord)
+}
+
+// UnmarkDraining forgets what MarkDraining remembered of the pods; a pod
+// still annotated stays draining.
+func (s *Scheduler) UnmarkDraining(ords ...int32) {
+	s.st.Lock()
+	defer s.st.Unlock()
+	for _, o := range ords {
+		s.st.SetDraining(o, false)
+	}
+}
+
+// UnmarkRemoved forgets the draining memory, from any leadership term, of
+// every pod at or above from that no longer exists (state.State.UnmarkRemoved).
+func (s *Scheduler) UnmarkRemoved(from int32) {
+	s.st.Lock()
+	defer s.st.Unlock()
+	s.st.UnmarkRemoved(from)
+}
