@@ -36,7 +36,7 @@ bench:
 # with VSCHED_INVARIANT_SEED. SOAK_RACE=-race adds the race detector.
 SOAK_SEEDS ?= 200
 soak:
-	VSCHED_INVARIANT_SEEDS=$(SOAK_SEEDS) $(GO) test $(SOAK_RACE) -count=1 -timeout 60m -run TestInvariantUnderLag ./statefulset/
+	VSCHED_INVARIANT_SEEDS=$(SOAK_SEEDS) $(GO) test $(SOAK_RACE) -count=1 -timeout 60m -run TestInvariantUnderLag ./autoscaler/
 
 # End-to-end suite on a local control plane (see e2e/README.md); the first
 # run builds the control plane's binaries into e2e/.bin. E2E_RUN selects

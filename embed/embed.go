@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/statefulset"
 )
@@ -65,7 +66,7 @@ type Options struct {
 type Scheduler struct {
 	*statefulset.Scheduler
 	// Autoscaler is nil when Options.Client was.
-	Autoscaler *statefulset.Autoscaler
+	Autoscaler *autoscaler.Autoscaler
 }
 
 // New builds the scheduler, registers its informer handlers, and builds its
@@ -88,7 +89,7 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 	if o.Client == nil {
 		return s, nil
 	}
-	s.Autoscaler, err = statefulset.NewAutoscaler(ctx, statefulset.AutoscalerConfig{
+	s.Autoscaler, err = autoscaler.New(ctx, autoscaler.Options{
 		Scheduler: sched, Client: o.Client, Recorder: o.Recorder, Config: o.AutoscalerConfig,
 		Requeue: func(_ context.Context, src types.NamespacedName) error {
 			o.Requeue(src)

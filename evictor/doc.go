@@ -20,7 +20,8 @@
 //     force before the informer delivers the annotation.
 //  2. Requeue. The Drainer calls Config.Requeue, the controller's
 //     RequeueFunc, for each source with vreplicas on a marked pod, within a
-//     per-cycle budget (PlanMoves). The controller requeues the source; it
+//     per-cycle budget (planned by package
+//     descheduler). The controller requeues the source; it
 //     must not call Schedule from inside the callback.
 //  3. Move. The controller's next Schedule of the source moves at most the
 //     scheduler's per-source limit of its vreplicas off draining pods

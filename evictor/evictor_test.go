@@ -21,68 +21,6 @@ const ns, set = "ns", "adapter"
 
 func src(name string) types.NamespacedName { return types.NamespacedName{Namespace: "s", Name: name} }
 
-func TestPlanMoves(t *testing.T) {
-	h := func(ord int32, name string, n int32) state.Holding {
-		return state.Holding{Ordinal: ord, Source: src(name), VReplicas: n}
-	}
-	holdings := []state.Holding{
-		h(5, "a", 4), h(5, "b", 2), h(5, "c", 7),
-		h(4, "a", 3), h(4, "d", 1),
-		h(3, "e", 6), h(3, "f", 2), h(3, "g", 1),
-		h(1, "z", 9), // not a target
-	}
-	tests := []struct {
-		name             string
-		targets          []Target
-		perCycle, perSrc int32
-		want             []Move
-	}{
-		{
-			name:     "top down within the budget; a source counts once over its pods",
-			targets:  []Target{{Ordinal: 5}, {Ordinal: 4}},
-			perCycle: 20, perSrc: 10,
-			// a: 4+3 on targets = 7; b 2; c 7; d 1 -> 17.
-			want: []Move{{src("a"), 7}, {src("b"), 2}, {src("c"), 7}, {src("d"), 1}},
-		},
-		{
-			name:     "the per-source cap bounds each move",
-			targets:  []Target{{Ordinal: 5}, {Ordinal: 4}},
-			perCycle: 20, perSrc: 3,
-			want: []Move{{src("a"), 3}, {src("b"), 2}, {src("c"), 3}, {src("d"), 1}},
-		},
-		{
-			name:     "the plan stops before the budget is exceeded",
-			targets:  []Target{{Ordinal: 5}, {Ordinal: 4}},
-			perCycle: 8, perSrc: 10,
-			want: []Move{{src("a"), 7}},
-		},
-		{
-			name:     "an excess takes the smallest sources until covered",
-			targets:  []Target{{Ordinal: 3, Excess: 3}},
-			perCycle: 100, perSrc: 10,
-			want: []Move{{src("g"), 1}, {src("f"), 2}},
-		},
-		{
-			name:     "per-source cap above the cycle's counts as the cycle's",
-			targets:  []Target{{Ordinal: 3}},
-			perCycle: 2, perSrc: 50,
-			want: []Move{{src("e"), 2}},
-		},
-		{
-			name:     "no targets",
-			perCycle: 10, perSrc: 10,
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := PlanMoves(holdings, tc.targets, tc.perCycle, tc.perSrc)
-			if d := cmp.Diff(tc.want, got); d != "" {
-				t.Errorf("(-want +got):\n%s", d)
-			}
-		})
-	}
-}
-
 type fixture struct {
 	t        *testing.T
 	client   *fake.Clientset

@@ -17,4 +17,11 @@
 // Schedule refuses a source wanting more than vsched.MaxVReplicas and New a
 // capacity above vsched.MaxCapacity; within them one call holds the lock a
 // few milliseconds (BenchmarkScheduleAtBounds).
+//
+// What should move out of a pod (draining pods, pods beyond the replicas)
+// is decided by package descheduler, whose SplitPlacements Schedule and the
+// autoscaler's simulation share. The StatefulSet's size is package
+// autoscaler's: it reaches the scheduler through the exported methods of
+// sizing.go and shrink.go (a copy of the state, the profile, the lister,
+// hooks and size notifications), and this package does not import it.
 package statefulset

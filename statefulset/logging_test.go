@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
@@ -42,7 +43,7 @@ func logScenario(t *testing.T, l logr.Logger) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	auto, err := statefulset.NewAutoscaler(ctx, statefulset.AutoscalerConfig{Scheduler: sched, Client: c.Client(), Clock: c.Clock()})
+	auto, err := autoscaler.New(ctx, autoscaler.Options{Scheduler: sched, Client: c.Client(), Clock: c.Clock()})
 	if err != nil {
 		t.Fatal(err)
 	}

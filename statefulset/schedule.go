@@ -9,6 +9,8 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/descheduler"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/state"
 )
@@ -44,45 +46,19 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 
 // schedule is Schedule, adding the vreplicas it moved to moves by reason.
 func (s *Scheduler) schedule(ctx context.Context, vpod vsched.VPod, moves *moveCounts) ([]vsched.Placement, error) {
-	if vpod == nil {
-		return nil, fmt.Errorf("statefulset scheduler: nil source")
+	if err := s.admit(vpod); err != nil {
+		return nil, err
 	}
-	key := vpod.GetKey()
-	if !s.leader.Load() {
-		return nil, fmt.Errorf("%s: %w", key, vsched.ErrNotLeader)
-	}
-	desired := vpod.GetVReplicas()
-	if desired < 0 {
-		return nil, fmt.Errorf("%s: vreplicas is negative (%d)", key, desired)
-	}
-	if desired > vsched.MaxVReplicas {
-		// The whole decision runs under the lock every other call and
-		// informer event waits for, and its cost grows with the
-		// vreplicas it places.
-		return nil, fmt.Errorf("%s: vreplicas must be at most %d (vsched.MaxVReplicas), got %d", key, vsched.MaxVReplicas, desired)
-	}
-	ex, _ := ctx.Value(explainKey{}).(*framework.Explanation)
-	log := s.logger(ctx)
+	key, desired := vpod.GetKey(), vpod.GetVReplicas()
 	profiles := s.cfg.Profiles()
 	if profiles.Place == nil || profiles.Remove == nil {
 		return nil, fmt.Errorf("%s: no scheduling profile configured", key)
 	}
-
 	// Capacity freed by the source's last decision being seen written, or
 	// pending left for the autoscaler, is announced after the lock is
 	// released.
 	var freed, pendingLeft bool
-	defer func() {
-		if freed {
-			s.requeuePending()
-		}
-		if pendingLeft && s.cfg.OnPending != nil {
-			s.cfg.OnPending()
-		}
-		if h := s.pendingHook.Load(); pendingLeft && h != nil {
-			(*h)()
-		}
-	}()
+	defer func() { s.announce(freed, pendingLeft) }()
 	ts, err := s.readTermStart(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
@@ -93,6 +69,73 @@ func (s *Scheduler) schedule(ctx context.Context, vpod vsched.VPod, moves *moveC
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
 	now := s.cfg.Clock.Now()
+	if freed, err = s.observeForDecision(ctx, vpod, now); err != nil {
+		return nil, err
+	}
+	// A reservation still here is based on this very version (a newer one
+	// resolved it just now), however old it is: the read may come from a
+	// cache that has not delivered its write yet, so the decision goes on
+	// from it. Only a resync from a fresh list expires it (Resync).
+	base, _ := s.st.Placements(key)
+	placements, reason, err := s.decide(ctx, vpod, profiles, base, moves)
+	if err != nil {
+		return nil, err
+	}
+	pending := desired - vsched.TotalVReplicas(placements)
+	pendingLeft = pending > 0
+	s.reserve(vpod, base, placements, pending, now)
+	out := make([]vsched.Placement, len(placements))
+	copy(out, placements)
+	if pending > 0 {
+		s.logger(ctx).Debugw("vsched: vreplicas pending", "source", key.String(), "pending", pending, "reason", reason)
+		return out, &vsched.PendingError{Key: key, Pending: pending, Reason: reason}
+	}
+	return out, nil
+}
+
+// admit checks what Schedule can refuse before taking the lock.
+func (s *Scheduler) admit(vpod vsched.VPod) error {
+	if vpod == nil {
+		return fmt.Errorf("statefulset scheduler: nil source")
+	}
+	key := vpod.GetKey()
+	if !s.leader.Load() {
+		return fmt.Errorf("%s: %w", key, vsched.ErrNotLeader)
+	}
+	desired := vpod.GetVReplicas()
+	if desired < 0 {
+		return fmt.Errorf("%s: vreplicas is negative (%d)", key, desired)
+	}
+	if desired > vsched.MaxVReplicas {
+		// The whole decision runs under the lock every other call and
+		// informer event waits for, and its cost grows with the
+		// vreplicas it places.
+		return fmt.Errorf("%s: vreplicas must be at most %d (vsched.MaxVReplicas), got %d", key, vsched.MaxVReplicas, desired)
+	}
+	return nil
+}
+
+// announce runs after Schedule released the lock: the sources waiting for
+// room when the decision freed some, and the pending hooks when it left
+// vreplicas pending.
+func (s *Scheduler) announce(freed, pendingLeft bool) {
+	if freed {
+		s.requeuePending()
+	}
+	if pendingLeft && s.cfg.OnPending != nil {
+		s.cfg.OnPending()
+	}
+	if h := s.pendingHook.Load(); pendingLeft && h != nil {
+		(*h)()
+	}
+}
+
+// observeForDecision observes the source Schedule was given, refusing a
+// stale one, and reports whether observing it freed room. Called with the
+// state locked.
+func (s *Scheduler) observeForDecision(ctx context.Context, vpod vsched.VPod, now time.Time) (bool, error) {
+	key := vpod.GetKey()
+	log := s.logger(ctx)
 	usedBefore := s.st.TotalUsed()
 	outcome, problems := s.st.ObserveWithProblems(vpod, now)
 	if outcome == state.Stale && s.st.Tombstoned(key) && s.listsAsIs(vpod) {
@@ -105,127 +148,145 @@ func (s *Scheduler) schedule(ctx context.Context, vpod vsched.VPod, moves *moveC
 	if outcome == state.Stale {
 		// Deciding from it could replace a decision made from a newer
 		// version, or bring back a deleted source.
-		return nil, fmt.Errorf("%s at resource version %s: %w", key, vpod.GetResourceVersion(), ErrStale)
+		return false, fmt.Errorf("%s at resource version %s: %w", key, vpod.GetResourceVersion(), ErrStale)
 	}
 	if len(problems) > 0 {
 		log.Warnw("vsched: source's placements needed repair", "source", key.String(), "problems", strings.Join(problems, "; "))
 	}
-	freed = freesRoom(outcome, usedBefore, s.st.TotalUsed())
 	if outcome == state.Overridden {
 		log.Infow("vsched: source's status differs from the scheduler's reservation; the status wins", "source", key.String())
 	}
-	// A reservation still here is based on this very version (a newer one
-	// resolved it just now), however old it is: the read may come from a
-	// cache that has not delivered its write yet, so the decision goes on
-	// from it. Only a resync from a fresh list expires it (Resync).
-	base, _ := s.st.Placements(key)
+	return freesRoom(outcome, usedBefore, s.st.TotalUsed()), nil
+}
 
-	// Split what stays from what must move.
-	kept := make([]vsched.Placement, 0, len(base))
-	var fromDraining []vsched.Placement
-	var lost int32
-	replicas := s.st.Replicas()
-	for _, p := range base {
-		ord, _ := s.st.OrdinalOf(p.PodName)
-		switch {
-		case ord >= replicas:
-			lost += p.VReplicas
-		case s.st.Draining(ord):
-			fromDraining = append(fromDraining, p)
-		default:
-			kept = append(kept, p)
-		}
-	}
+// decide makes the source's new placements from base, its placements as
+// they count now: what stays, what moves off draining pods and pods beyond
+// the replicas (descheduler.SplitPlacements), new vreplicas through the
+// scheduler profile, surplus ones through the descheduler profile, and
+// the moves a Rebalancer wants. Called with the state locked.
+func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles config.Profiles, base []vsched.Placement, moves *moveCounts) ([]vsched.Placement, string, error) {
+	desired := vpod.GetVReplicas()
+	split := descheduler.SplitPlacements(s.st, base, make([]vsched.Placement, 0, len(base)))
+	kept, fromDraining := split.Kept, split.Draining
 	keptTotal := vsched.TotalVReplicas(kept)
 	if limit := s.drainMoveLimit.Load(); limit > 0 && desired > keptTotal && len(fromDraining) > 0 {
-		kept, fromDraining = limitDrainMoves(kept, fromDraining, desired-keptTotal, limit)
+		kept, fromDraining = descheduler.LimitDrainMoves(kept, fromDraining, desired-keptTotal, limit)
 		keptTotal = vsched.TotalVReplicas(kept)
 	}
+	ex, _ := ctx.Value(explainKey{}).(*framework.Explanation)
 	var placements []vsched.Placement
 	var reason string
 	switch {
 	case desired > keptTotal:
 		d, err := framework.NewDecision(framework.Place, s.st, vpod, kept)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		res, err := profiles.Place.Run(ctx, d, desired-keptTotal, ex)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		reason = res.Reason
-		placements = d.Placements()
-		// Vreplicas that could not leave a draining pod keep running
-		// there rather than going pending.
-		short := desired - vsched.TotalVReplicas(placements)
-		for _, p := range fromDraining {
-			if short <= 0 {
-				break
-			}
-			n := min(p.VReplicas, short)
-			// The pod may already be listed, for the part the drain
-			// move limit kept there.
-			if q := vsched.PlacementForPod(placements, p.PodName); q != nil {
-				q.VReplicas += n
-			} else {
-				p.VReplicas = n
-				placements = append(placements, p)
-			}
-			short -= n
-		}
-		vsched.SortPlacements(placements)
+		placements = keepUnmoved(d.Placements(), fromDraining, desired)
 	case desired < keptTotal:
 		d, err := framework.NewDecision(framework.Remove, s.st, vpod, kept)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		res, err := profiles.Remove.Run(ctx, d, keptTotal-desired, ex)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		reason = res.Reason
 		placements = d.Placements()
 	default:
 		placements = s.refresh(kept)
 	}
+	if split.Lost > 0 || len(fromDraining) > 0 {
+		s.countMoves(base, placements, moves)
+		s.logger(ctx).Debugw("vsched: moved vreplicas off pods that are draining or beyond the StatefulSet's replicas",
+			"source", vpod.GetKey().String(), "beyondReplicas", split.Lost, "drainingPods", len(fromDraining))
+	}
 	// Kept (or shrunk) and still breaking a Rebalancer's rule, as after a
 	// zone that was down came back or a removal that left the source
 	// uneven: move the excess now, in the same result.
-	if profiles.Place.Rebalances() && desired <= keptTotal && len(fromDraining) == 0 && lost == 0 && desired > 0 {
-		limit := s.drainMoveLimit.Load()
-		if limit <= 0 {
-			limit = desired
-		}
-		d, err := framework.NewDecision(framework.Place, s.st, vpod, placements)
-		if err != nil {
-			return nil, err
-		}
-		rctx := ctx
-		if !log.Desugar().Core().Enabled(zapcore.DebugLevel) {
-			// The reason a move found no room is only logged at debug
-			// level; a stuck source would otherwise pay for it on every
-			// call.
-			rctx = framework.WithoutReason(ctx)
-		}
-		res, err := profiles.Place.Rebalance(rctx, d, limit)
-		if err != nil {
-			return nil, fmt.Errorf("%s: rebalancing: %w", key, err)
-		}
-		if res.Moved > 0 {
-			placements = d.Placements()
-			moves.add(MoveRebalance, int64(res.Moved))
-			log.Debugw("vsched: moved vreplicas to restore a rebalancing filter's rule", "source", key.String(),
-				"plugin", res.Plugin, "moved", res.Moved, "limit", limit)
-		}
-		if res.Stuck != "" {
-			log.Debugw("vsched: a rebalancing move found no room", "source", key.String(), "why", res.Stuck)
+	if profiles.Place.Rebalances() && desired <= keptTotal && len(fromDraining) == 0 && split.Lost == 0 && desired > 0 {
+		var err error
+		if placements, err = s.rebalance(ctx, vpod, profiles.Place, placements, moves); err != nil {
+			return nil, "", err
 		}
 	}
-	pending := desired - vsched.TotalVReplicas(placements)
-	pendingLeft = pending > 0
+	return placements, reason, nil
+}
+
+// keepUnmoved adds to placements, sorted by ordinal, the vreplicas that
+// could not leave a draining pod: they keep running there rather than going
+// pending.
+func keepUnmoved(placements, fromDraining []vsched.Placement, desired int32) []vsched.Placement {
+	short := desired - vsched.TotalVReplicas(placements)
+	for _, p := range fromDraining {
+		if short <= 0 {
+			break
+		}
+		n := min(p.VReplicas, short)
+		// The pod may already be listed, for the part the drain move
+		// limit kept there.
+		if q := vsched.PlacementForPod(placements, p.PodName); q != nil {
+			q.VReplicas += n
+		} else {
+			p.VReplicas = n
+			placements = append(placements, p)
+		}
+		short -= n
+	}
+	vsched.SortPlacements(placements)
+	return placements
+}
+
+// rebalance moves up to the drain move limit of the source's vreplicas, one
+// at a time through the profile, to pods that restore a Rebalancer's rule.
+// Called with the state locked.
+func (s *Scheduler) rebalance(ctx context.Context, vpod vsched.VPod, place *framework.Profile, placements []vsched.Placement, moves *moveCounts) ([]vsched.Placement, error) {
+	key := vpod.GetKey()
+	log := s.logger(ctx)
+	limit := s.drainMoveLimit.Load()
+	if limit <= 0 {
+		limit = vpod.GetVReplicas()
+	}
+	d, err := framework.NewDecision(framework.Place, s.st, vpod, placements)
+	if err != nil {
+		return nil, err
+	}
+	rctx := ctx
+	if !log.Desugar().Core().Enabled(zapcore.DebugLevel) {
+		// The reason a move found no room is only logged at debug level;
+		// a stuck source would otherwise pay for it on every call.
+		rctx = framework.WithoutReason(ctx)
+	}
+	res, err := place.Rebalance(rctx, d, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: rebalancing: %w", key, err)
+	}
+	if res.Moved > 0 {
+		placements = d.Placements()
+		moves.add(MoveRebalance, int64(res.Moved))
+		log.Debugw("vsched: moved vreplicas to restore a rebalancing filter's rule", "source", key.String(),
+			"plugin", res.Plugin, "moved", res.Moved, "limit", limit)
+	}
+	if res.Stuck != "" {
+		log.Debugw("vsched: a rebalancing move found no room", "source", key.String(), "why", res.Stuck)
+	}
+	return placements, nil
+}
+
+// reserve records the decision: a reservation when it changed the
+// source's placements (or renewed when it repeats one), and what it left
+// pending. Called with the state locked.
+func (s *Scheduler) reserve(vpod vsched.VPod, base, placements []vsched.Placement, pending int32, now time.Time) {
+	key := vpod.GetKey()
 	switch r, reserved := s.st.ReservationOf(key); {
 	case !vsched.SamePlacements(base, placements):
-		s.st.Reserve(key, desired, vpod.GetResourceVersion(), placements, now)
+		s.st.Reserve(key, vpod.GetVReplicas(), vpod.GetResourceVersion(), placements, now)
 	case reserved:
 		// The same decision again: the controller is about to write it
 		// (again), so it counts from now, not from when it was first
@@ -234,20 +295,9 @@ func (s *Scheduler) schedule(ctx context.Context, vpod vsched.VPod, moves *moveC
 		// lands. The decision is still based on the version it was first
 		// made from (this one is not newer, or Observe would have
 		// resolved the reservation).
-		s.st.Reserve(key, desired, r.BasedOn, placements, now)
+		s.st.Reserve(key, vpod.GetVReplicas(), r.BasedOn, placements, now)
 	}
 	s.st.SetPending(key, pending)
-	if lost > 0 || len(fromDraining) > 0 {
-		s.countMoves(base, placements, moves)
-		log.Debugw("vsched: moved vreplicas off pods that are draining or beyond the StatefulSet's replicas", "source", key.String(), "beyondReplicas", lost, "drainingPods", len(fromDraining))
-	}
-	out := make([]vsched.Placement, len(placements))
-	copy(out, placements)
-	if pending > 0 {
-		log.Debugw("vsched: vreplicas pending", "source", key.String(), "pending", pending, "reason", reason)
-		return out, &vsched.PendingError{Key: key, Pending: pending, Reason: reason}
-	}
-	return out, nil
 }
 
 // listsAsIs reports whether the lister shows the source at the version
@@ -278,36 +328,4 @@ func (s *Scheduler) refresh(ps []vsched.Placement) []vsched.Placement {
 		}
 	}
 	return out
-}
-
-// limitDrainMoves keeps on their draining pods the vreplicas a Schedule call
-// must not move under the drain move limit. need is how many vreplicas the
-// source wants beyond kept; draining vreplicas beyond need are surplus and
-// are dropped rather than moved, so they do not count against the limit.
-// The highest ordinals move first (compaction empties the top of the
-// StatefulSet first); the part kept back comes from the lowest. fromDraining
-// is sorted by ordinal, and what it returns is what may move.
-func limitDrainMoves(kept, fromDraining []vsched.Placement, need, limit int32) ([]vsched.Placement, []vsched.Placement) {
-	moving := min(vsched.TotalVReplicas(fromDraining), need)
-	keepBack := moving - limit
-	if keepBack <= 0 {
-		return kept, fromDraining
-	}
-	kept = append([]vsched.Placement(nil), kept...)
-	rest := make([]vsched.Placement, 0, len(fromDraining))
-	for _, p := range fromDraining {
-		if keepBack > 0 {
-			n := min(p.VReplicas, keepBack)
-			q := p
-			q.VReplicas = n
-			kept = append(kept, q)
-			keepBack -= n
-			p.VReplicas -= n
-		}
-		if p.VReplicas > 0 {
-			rest = append(rest, p)
-		}
-	}
-	vsched.SortPlacements(kept)
-	return kept, rest
 }

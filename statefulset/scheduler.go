@@ -347,8 +347,17 @@ func (s *Scheduler) nodeDeleted(obj any) {
 }
 
 func (s *Scheduler) setChanged(obj any) {
-	set, ok := obj.(*appsv1.StatefulSet)
-	if !ok || set.Namespace != s.cfg.Namespace || set.Name != s.cfg.Name {
+	if set, ok := obj.(*appsv1.StatefulSet); ok {
+		s.ObserveStatefulSet(set)
+	}
+}
+
+// ObserveStatefulSet takes the StatefulSet as its informer's add or update
+// event would deliver it; objects of other StatefulSets are ignored. For
+// controllers that forward events, and for tests replaying a late one: an
+// event older than one already seen changes nothing.
+func (s *Scheduler) ObserveStatefulSet(set *appsv1.StatefulSet) {
+	if set.Namespace != s.cfg.Namespace || set.Name != s.cfg.Name {
 		return
 	}
 	s.st.Lock()
@@ -455,10 +464,10 @@ func (s *Scheduler) hasSynced() bool {
 	return true
 }
 
-// notReady says which view is not complete yet, "" when every one is: the
+// NotReady says which view is not complete yet, "" when every one is: the
 // pods, nodes and StatefulSet through the scheduler's handlers, and the
 // sources through ListerSynced.
-func (s *Scheduler) notReady() string {
+func (s *Scheduler) NotReady() string {
 	switch {
 	case !s.hasSynced():
 		return "informers have not synced"

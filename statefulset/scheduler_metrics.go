@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +14,12 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/evictor"
 )
+
+// MeterName names the OpenTelemetry meter of the scheduler's instruments,
+// and of the autoscaler's (autoscaler.MeterName has the same value).
+const MeterName = "github.com/vsched/vsched/statefulset"
+
+func otelMeterProvider() metric.MeterProvider { return otel.GetMeterProvider() }
 
 // The scheduler's instruments, in the meter named MeterName, each carrying
 // the StatefulSet's k8s.namespace.name and k8s.statefulset.name.

@@ -1,39 +1,35 @@
 package statefulset
 
 import (
-	"context"
-	"errors"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/state"
 )
 
-// A shrink is atomic with the state: fenceShrink makes the ordinals it
+// A shrink is atomic with the state: FenceShrink makes the ordinals it
 // removes non-candidates under the state lock and checks, under the same
 // lock, that nothing committed or reserved remains there; only then is the
-// size written, and endShrink records it at once. The StatefulSet informer
+// size written, and EndShrink records it at once. The StatefulSet informer
 // may show the new size much later, or show an older size first; until it
 // confirms the shrink (state.State.ObserveReplicas) the fence keeps every
 // decision below the new size.
 
-// fenceShrink fences the state at to before a shrink from current is
+// FenceShrink fences the state at to before a shrink from current is
 // written. When some ordinal in [to, current) holds vreplicas (placed since
 // the caller's snapshot) it fences just above the highest one instead, and
 // says why; it returns current, fencing nothing, when no shrink is left.
-// What it returns as state.Fence goes to endShrink.
-func (s *Scheduler) fenceShrink(current, to int32) (int32, string, state.Fence) {
+// What it returns as state.Fence goes to EndShrink.
+func (s *Scheduler) FenceShrink(current, to int32) (int32, string, state.Fence) {
 	s.st.Lock()
 	defer s.st.Unlock()
 	prev := s.st.Fence(to)
 	top := int32(-1)
 	// The informer may have shown a larger size since the caller's
-	// snapshot: the write will fail (errSizeChanged), and meanwhile the
+	// snapshot: the size write will fail, and meanwhile the
 	// check covers that size too.
 	for ord := max(current, s.st.ObservedReplicas()) - 1; ord >= to; ord-- {
 		if s.st.Used(ord) > 0 {
@@ -54,11 +50,11 @@ func (s *Scheduler) fenceShrink(current, to int32) (int32, string, state.Fence) 
 	return top + 1, why, prev
 }
 
-// endShrink records the outcome of writing the shrink fenceShrink fenced
+// EndShrink records the outcome of writing the shrink FenceShrink fenced
 // for: the written size (at resource version rv) at once, or, when the
 // write failed, the fence as it was before, so the ordinals take
 // vreplicas again at once.
-func (s *Scheduler) endShrink(prev state.Fence, to int32, rv string, err error) {
+func (s *Scheduler) EndShrink(prev state.Fence, to int32, rv string, err error) {
 	s.st.Lock()
 	if err != nil {
 		s.st.RestoreFence(prev)
@@ -71,7 +67,7 @@ func (s *Scheduler) endShrink(prev state.Fence, to int32, rv string, err error) 
 	s.requeueSources(above)
 }
 
-// grown records that this replica wrote a larger size, to, at resource
+// Grown records that this replica wrote a larger size, to, at resource
 // version rv. It ends a fence: the shrink it guarded is superseded, and the
 // informer showing the new size later must not be needed to let the pods
 // that come back take vreplicas. And the size counts as observed at once,
@@ -79,7 +75,7 @@ func (s *Scheduler) endShrink(prev state.Fence, to int32, rv string, err error) 
 // the write, showing a size already replaced (a shrink this replica wrote
 // and grew back from); taken as news, they would put ordinals that hold
 // vreplicas beyond the replicas, and Schedule would move them.
-func (s *Scheduler) grown(to int32, rv string) {
+func (s *Scheduler) Grown(to int32, rv string) {
 	s.st.Lock()
 	s.st.Unfence()
 	before := s.st.Replicas()
@@ -138,42 +134,5 @@ func (s *Scheduler) requeueSources(keys []types.NamespacedName) {
 	}
 	for _, k := range keys {
 		s.cfg.Requeue(k)
-	}
-}
-
-// shrink writes a scale-down from current to shrinkTo, atomically with the
-// scheduler's state (fenceShrink, then the write, then endShrink).
-func (a *Autoscaler) shrink(ctx context.Context, dec *Decision, set *appsv1.StatefulSet, current, shrinkTo int32, keep func(error)) {
-	log := a.logger(ctx).With("statefulset", a.key.String())
-	for ord, reason := range a.drainer.Marks() {
-		if reason == evictor.ReasonCompaction && ord >= shrinkTo {
-			dec.Reason = "compaction"
-		}
-	}
-	to, why, prev := a.sched.fenceShrink(current, shrinkTo)
-	if why != "" {
-		if to >= current {
-			dec.Action, dec.Target = ActionHold, current
-			dec.Reason = "not shrinking: " + why
-			return
-		}
-		dec.Target = to
-		dec.Reason += fmt.Sprintf("; shrinking to %d only: %s", to, why)
-		shrinkTo = to
-	}
-	ok, rv, err := a.writeScale(ctx, current, shrinkTo)
-	a.sched.endShrink(prev, shrinkTo, rv, err)
-	switch {
-	case errors.Is(err, errSizeChanged):
-		dec.Action, dec.Target = ActionHold, current
-		dec.Reason = "the StatefulSet's size changed meanwhile; deciding again next cycle"
-	case err != nil:
-		keep(fmt.Errorf("autoscaler: scaling StatefulSet %s to %d: %w", a.key, shrinkTo, err))
-	case ok:
-		dec.Written = true
-		a.drainer.Forget(shrinkTo)
-		a.event(set, corev1.EventTypeNormal, ReasonScaledDown, "scaled from %d to %d replicas: %s", current, shrinkTo, dec.Reason)
-		a.metrics.change(ctx, "down")
-		log.Infow("vsched autoscaler: scaled down", "from", current, "to", shrinkTo, "reason", dec.Reason)
 	}
 }

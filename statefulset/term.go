@@ -67,7 +67,7 @@ func (s *Scheduler) ensureLoaded(ctx context.Context, ts *termStart) error {
 // loadTerm is a term's first load (see ensureLoaded); it returns what the
 // resync of the term's list changed. Called with the state locked.
 func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncResult, error) {
-	if why := s.notReady(); why != "" {
+	if why := s.NotReady(); why != "" {
 		return state.ResyncResult{}, fmt.Errorf("%w: %s", ErrNotReady, why)
 	}
 	if ts == nil {

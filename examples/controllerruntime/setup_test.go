@@ -32,6 +32,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
@@ -200,7 +201,7 @@ func TestSchedulesOnTheManagersCache(t *testing.T) {
 		t.Errorf("Scheduled condition = %+v; want AllPlaced", cond)
 	}
 	dec, err := sched.Autoscaler.Reconcile(ctx)
-	if err != nil || dec.Current != 3 || dec.Action != statefulset.ActionNone {
+	if err != nil || dec.Current != 3 || dec.Action != autoscaler.ActionNone {
 		t.Errorf("autoscaler cycle = %+v, %v; want 3 replicas seen through the cache and no action", dec, err)
 	}
 }

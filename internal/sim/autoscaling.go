@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
-	"github.com/vsched/vsched/statefulset"
 )
 
 // maxCompactCycles bounds a compact step: compaction that has not settled
@@ -30,7 +30,7 @@ const maxNotes = 24
 // StatefulSet controller makes the pods follow spec.replicas, ready at once.
 type autoscaling struct {
 	sim      *simulation
-	auto     *statefulset.Autoscaler
+	auto     *autoscaler.Autoscaler
 	recorder *record.FakeRecorder
 
 	mu      sync.Mutex
@@ -40,7 +40,7 @@ type autoscaling struct {
 func newAutoscaling(ctx context.Context, sim *simulation, cfg *config.AutoscalerConfig) (*autoscaling, error) {
 	a := &autoscaling{sim: sim, recorder: record.NewFakeRecorder(1000)}
 	var err error
-	a.auto, err = statefulset.NewAutoscaler(ctx, statefulset.AutoscalerConfig{
+	a.auto, err = autoscaler.New(ctx, autoscaler.Options{
 		Scheduler:     sim.sched,
 		Client:        sim.cluster.Client(),
 		Recorder:      a.recorder,
@@ -135,7 +135,7 @@ func (a *autoscaling) cycle(ctx context.Context, notes *[]string) (bool, CycleRe
 	events := a.events()
 	*notes = append(*notes, events...)
 	if len(events) == 0 {
-		if dec.Action == statefulset.ActionNone {
+		if dec.Action == autoscaler.ActionNone {
 			*notes = append(*notes, fmt.Sprintf("autoscaler: no change at %d replicas: %s", dec.Current, dec.Reason))
 		} else {
 			*notes = append(*notes, fmt.Sprintf("autoscaler %s: %s", dec.Action, dec.Reason))

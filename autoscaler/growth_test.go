@@ -1,4 +1,4 @@
-package statefulset
+package autoscaler
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/statefulset"
 )
 
 // Growth from zero: many sources are created while the StatefulSet has no
@@ -91,7 +92,7 @@ func growthSources(seed int64) []growthSource {
 // newGrowthEnv is newEnv on a cluster of 3 zones × 2 nodes whose pods are
 // created unbound (PodNodes lists "" for every ordinal the autoscaler may
 // ask for): the test binds them itself, one at a time.
-func newGrowthEnv(t *testing.T, profiles ProfileSource) *asEnv {
+func newGrowthEnv(t *testing.T, profiles statefulset.ProfileSource) *asEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(logging.WithLogger(context.Background(), zap.NewNop().Sugar()))
 	c, err := memcluster.New(ctx, memcluster.Options{
@@ -107,15 +108,15 @@ func newGrowthEnv(t *testing.T, profiles ProfileSource) *asEnv {
 	cfg.MinReplicas = 0
 	cfg.MaxReplicas = growthMaxReplicas
 	e.cfg.Store(cfg)
-	e.s, err = New(ctx, Config{
+	e.s, err = statefulset.New(ctx, statefulset.Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: growthCapacity,
-		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: InformersFromFactory(c.InformerFactory()), Profiles: profiles,
+		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: true, Clock: c.Clock(), Requeue: e.requeued.add,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.a, err = NewAutoscaler(ctx, AutoscalerConfig{
+	e.a, err = New(ctx, Options{
 		Scheduler: e.s, Client: c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: c.Clock(),
 		Requeue: func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil },
 	})

@@ -1,7 +1,8 @@
-package statefulset
+package autoscaler
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/state"
+	"github.com/vsched/vsched/statefulset"
 )
 
 // The autoscaler's test environment: a memcluster (fake clientset, real
@@ -34,10 +36,10 @@ type envOpts struct {
 	zones        []string
 	nodesPerZone int
 	capacity     int32
-	profiles     ProfileSource
+	profiles     statefulset.ProfileSource
 	noEvictor    bool
 	notLeader    bool
-	autoscaler   func(*AutoscalerConfig)
+	autoscaler   func(*Options)
 	config       func(*config.AutoscalerConfig)
 	// beforeStart runs on the cluster before its informers start, to
 	// install reactors on the watches they open.
@@ -82,11 +84,14 @@ type asEnv struct {
 	ctx context.Context
 	c   *memcluster.Cluster
 	src *memcluster.Sources
-	s   *Scheduler
+	s   *statefulset.Scheduler
 	a   *Autoscaler
-	rec *record.FakeRecorder
-	clk *clocktesting.FakeClock
-	cfg atomic.Pointer[config.AutoscalerConfig]
+	// profiles and capacity are the scheduler's, for addReplica.
+	profiles statefulset.ProfileSource
+	capacity int32
+	rec      *record.FakeRecorder
+	clk      *clocktesting.FakeClock
+	cfg      atomic.Pointer[config.AutoscalerConfig]
 	// evicted is the Evictor's queue, requeued the scheduler's.
 	evicted, requeued keyQueue
 	// results records, per source, every Schedule result written.
@@ -117,19 +122,20 @@ func newEnv(t testing.TB, o envOpts) *asEnv {
 	profiles := o.profiles
 	if profiles == nil {
 		var err error
-		if profiles, err = ProfilesFromConfigMaps(ctx, inTree, nil, nil); err != nil {
+		if profiles, err = statefulset.ProfilesFromConfigMaps(ctx, inTree, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e.s, err = New(ctx, Config{
+	e.profiles, e.capacity = profiles, o.capacity
+	e.s, err = statefulset.New(ctx, statefulset.Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: o.capacity,
-		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: InformersFromFactory(c.InformerFactory()), Profiles: profiles,
+		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: !o.notLeader, Clock: c.Clock(), Requeue: e.requeued.add,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	acfg := AutoscalerConfig{
+	acfg := Options{
 		Scheduler: e.s, Client: c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: c.Clock(),
 	}
 	if !o.noEvictor {
@@ -138,7 +144,7 @@ func newEnv(t testing.TB, o envOpts) *asEnv {
 	if o.autoscaler != nil {
 		o.autoscaler(&acfg)
 	}
-	e.a, err = NewAutoscaler(ctx, acfg)
+	e.a, err = New(ctx, acfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +268,7 @@ func (e *asEnv) sync() {
 	n := e.specReplicas()
 	if err := e.c.WaitFor(e.ctx, func() bool {
 		var r int32
-		e.s.withState(func(st *state.State) { r = st.Replicas() })
+		withState(e.s, func(st *state.State) { r = st.Replicas() })
 		return r == n
 	}); err != nil {
 		e.t.Fatal(err)
@@ -309,7 +315,7 @@ func (e *asEnv) scaleUpdates() int {
 // pending is the scheduler's pending count over every source.
 func (e *asEnv) pending() int64 {
 	var n int64
-	e.s.withState(func(st *state.State) { _, n = st.Pending() })
+	withState(e.s, func(st *state.State) { _, n = st.Pending() })
 	return n
 }
 
@@ -326,7 +332,7 @@ func (e *asEnv) placementsOf(name string) []vsched.Placement {
 // usedOn is what the state counts per ordinal.
 func (e *asEnv) usedOn() map[int32]int32 {
 	out := map[int32]int32{}
-	e.s.withState(func(st *state.State) {
+	withState(e.s, func(st *state.State) {
 		for ord := int32(0); ord < st.NumPods(); ord++ {
 			if u := st.Used(ord); u != 0 {
 				out[ord] = u
@@ -378,26 +384,26 @@ func (e *asEnv) rv(name string) string {
 // replica is another controller replica over the same cluster and sources:
 // its own scheduler (own state) and autoscaler, sharing the informers.
 type replica struct {
-	s *Scheduler
+	s *statefulset.Scheduler
 	a *Autoscaler
 }
 
 // addReplica builds another replica. alwaysLeader false makes it lead only
 // once promoted.
-func (e *asEnv) addReplica(alwaysLeader bool, profiles ProfileSource) replica {
+func (e *asEnv) addReplica(alwaysLeader bool, profiles statefulset.ProfileSource) replica {
 	e.t.Helper()
 	if profiles == nil {
-		profiles = e.s.cfg.Profiles
+		profiles = e.profiles
 	}
-	s, err := New(e.ctx, Config{
-		Namespace: e.c.Namespace(), Name: e.c.StatefulSetName(), Capacity: e.s.cfg.Capacity,
-		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: InformersFromFactory(e.c.InformerFactory()), Profiles: profiles,
+	s, err := statefulset.New(e.ctx, statefulset.Config{
+		Namespace: e.c.Namespace(), Name: e.c.StatefulSetName(), Capacity: e.capacity,
+		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: statefulset.InformersFromFactory(e.c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: alwaysLeader, Clock: e.clk, Requeue: e.requeued.add,
 	})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	a, err := NewAutoscaler(e.ctx, AutoscalerConfig{
+	a, err := New(e.ctx, Options{
 		Scheduler: s, Client: e.c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: e.clk,
 		Requeue: func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil },
 	})
@@ -415,6 +421,34 @@ func (e *asEnv) addReplica(alwaysLeader bool, profiles ProfileSource) replica {
 // use makes the replica the one the controllers talk to.
 func (e *asEnv) use(r replica) {
 	e.s, e.a = r.s, r.a
+}
+
+// short renders placements as "0:2 1:1" for messages.
+func short(ps []vsched.Placement) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil {
+			fmt.Fprintf(&b, "%d:%d", ord, p.VReplicas)
+		} else {
+			fmt.Fprintf(&b, "%s:%d", p.PodName, p.VReplicas)
+		}
+	}
+	return b.String()
+}
+
+// wantPlacements compares ordinal:count pairs, ignoring node and zone.
+func wantPlacements(t testing.TB, got []vsched.Placement, pairs ...int32) {
+	t.Helper()
+	want := make([]string, 0, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		want = append(want, fmt.Sprintf("%d:%d", pairs[i], pairs[i+1]))
+	}
+	if g, w := short(got), strings.Join(want, " "); g != w {
+		t.Fatalf("placements = [%s], want [%s]", g, w)
+	}
 }
 
 func quiet() context.Context {

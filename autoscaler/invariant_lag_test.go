@@ -1,4 +1,4 @@
-package statefulset
+package autoscaler
 
 import (
 	"context"
@@ -25,6 +25,7 @@ import (
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/state"
+	"github.com/vsched/vsched/statefulset"
 )
 
 // TestInvariantUnderLag drives two scheduler instances (A and B, one
@@ -155,7 +156,7 @@ func lagPlan(t *testing.T) ([]int64, int) {
 // lagInstance is one controller process: a scheduler and its autoscaler.
 type lagInstance struct {
 	name string
-	s    *Scheduler
+	s    *statefulset.Scheduler
 	a    *Autoscaler
 	// ledAt is when this process last stopped leading; zero if it never
 	// led.
@@ -164,6 +165,12 @@ type lagInstance struct {
 
 // lagBucket owns every key: leadership of the StatefulSet.
 var lagBucket = namedBucket("vsched-lag")
+
+// namedBucket owns every key, under its own name.
+type namedBucket string
+
+func (b namedBucket) Name() string                  { return string(b) }
+func (b namedBucket) Has(types.NamespacedName) bool { return true }
 
 type lagWorld struct {
 	t     *testing.T
@@ -176,7 +183,7 @@ type lagWorld struct {
 	lead  int // index of the leading instance
 	queue keyQueue
 
-	profiles    []ProfileSource
+	profiles    []statefulset.ProfileSource
 	profile     atomic.Int32
 	autoscaling atomic.Pointer[config.AutoscalerConfig]
 
@@ -201,13 +208,13 @@ func newLagWorld(t *testing.T, seed int64) *lagWorld {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); c.Shutdown() })
-	def, err := ProfilesFromConfigMaps(ctx, inTree, nil, nil)
+	def, err := statefulset.ProfilesFromConfigMaps(ctx, inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := &lagWorld{
 		t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), ctx: ctx, c: c, src: memcluster.NewSources(),
-		profiles: []ProfileSource{def, packProfiles(t), profilesFromData(t, kafkaHAScheduler, designDescheduler)},
+		profiles: []statefulset.ProfileSource{def, packProfiles(t), profilesFromData(t, asKafkaHA, designDescheduler)},
 		stats:    map[string]int{},
 	}
 	w.autoscaling.Store(w.randomAutoscalerConfig())
@@ -224,10 +231,10 @@ func newLagWorld(t *testing.T, seed int64) *lagWorld {
 // lagSchedulerConfig is the configuration of every scheduler of the test.
 // When Config.ListerSynced lands, set it here to w.src.HasSynced, and flip
 // knownDefectObs1.
-func (w *lagWorld) lagSchedulerConfig() Config {
-	return Config{
+func (w *lagWorld) lagSchedulerConfig() statefulset.Config {
+	return statefulset.Config{
 		Namespace: w.c.Namespace(), Name: w.c.StatefulSetName(), Capacity: lagCapacity,
-		Lister: w.src.List, ListerSynced: w.src.HasSynced, FreshLister: w.src.ListFresh, Informers: InformersFromFactory(w.c.InformerFactory()),
+		Lister: w.src.List, ListerSynced: w.src.HasSynced, FreshLister: w.src.ListFresh, Informers: statefulset.InformersFromFactory(w.c.InformerFactory()),
 		Profiles:       func() config.Profiles { return w.profiles[w.profile.Load()]() },
 		Requeue:        w.queue.add,
 		ReservationTTL: lagTTL,
@@ -237,11 +244,11 @@ func (w *lagWorld) lagSchedulerConfig() Config {
 
 func (w *lagWorld) newInstance(name string) *lagInstance {
 	w.t.Helper()
-	s, err := New(w.ctx, w.lagSchedulerConfig())
+	s, err := statefulset.New(w.ctx, w.lagSchedulerConfig())
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	a, err := NewAutoscaler(w.ctx, AutoscalerConfig{
+	a, err := New(w.ctx, Options{
 		Scheduler: s, Client: w.c.Client(), Config: w.autoscaling.Load, Clock: w.c.Clock(),
 		Requeue: func(_ context.Context, k types.NamespacedName) error {
 			w.evictions.Add(1)
@@ -289,7 +296,7 @@ func (w *lagWorld) run(ops int) {
 		}
 		if lagTrace {
 			var replicas int32
-			w.leader().s.withState(func(st *state.State) { replicas = st.Replicas() })
+			withState(w.leader().s, func(st *state.State) { replicas = st.Replicas() })
 			w.t.Logf("step %d: %s (spec.replicas %d, %s counts %d)", w.step, w.op, w.specReplicas(), w.leader().name, replicas)
 		}
 		w.checkCommitted()
@@ -417,7 +424,7 @@ func (w *lagWorld) touchSource(k types.NamespacedName) {
 // controller requeues the source. Add new retryable errors here (ErrStale,
 // once Schedule refuses decisions on stale versions).
 func retryable(err error) bool {
-	return errors.Is(err, ErrNotReady) || errors.Is(err, vsched.ErrNotLeader) || errors.Is(err, ErrStale)
+	return errors.Is(err, statefulset.ErrNotReady) || errors.Is(err, vsched.ErrNotLeader) || errors.Is(err, statefulset.ErrStale)
 }
 
 // reconcile is one worker: read (from the lister when cached, as a

@@ -1,9 +1,10 @@
-package statefulset
+package autoscaler
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -149,7 +150,7 @@ func TestAutoscalerShrinkFencesOrdinalsBeforeTheInformerSeesIt(t *testing.T) {
 	// The scheduler's informer has not delivered the new size, and an
 	// event from before the write arrives late: neither may make pods 2
 	// and 3 candidates again.
-	e.s.setChanged(before.DeepCopy())
+	e.s.ObserveStatefulSet(before.DeepCopy())
 	for _, name := range []string{"late", "later"} {
 		ps := e.create(name, 10)
 		if b := beyond(ps, 2); len(b) > 0 {
@@ -195,7 +196,7 @@ func TestAutoscalerShrinkChecksWhatWasScheduledSinceItsSnapshot(t *testing.T) {
 	pol := &hookPolicy{}
 	e := newEnv(t, envOpts{replicas: 4, profiles: packProfiles(t),
 		config:     func(c *config.AutoscalerConfig) { c.StabilizationWindow, c.ScaleDownCooldown = 0, 0 },
-		autoscaler: func(c *AutoscalerConfig) { c.Policy = pol }})
+		autoscaler: func(c *Options) { c.Policy = pol }})
 	e.create("s0", 10)
 	e.create("s1", 5)
 	// Between the cycle's snapshot and its write, x arrives: 5 on pod 1,
@@ -206,7 +207,7 @@ func TestAutoscalerShrinkChecksWhatWasScheduledSinceItsSnapshot(t *testing.T) {
 	if n := e.specReplicas(); n != 3 || d.Target != 3 || !d.Written {
 		t.Fatalf("replicas %d, decision %+v; want a shrink to 3 only, past the empty pod 3", n, d)
 	}
-	if !strings.Contains(d.Reason, vsched.PodName(testSet, 2)) {
+	if !strings.Contains(d.Reason, vsched.PodName(testSetName(e), 2)) {
 		t.Fatalf("reason %q does not say why the shrink stopped at 3", d.Reason)
 	}
 	e.settle()
@@ -226,7 +227,7 @@ func TestSchedulerShrinkRequeuesSourcesAboveTheNewSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.sync()
-	if err := e.c.WaitFor(e.ctx, func() bool { return contains(e.requeued.history(), e.key("s2")) }); err != nil {
+	if err := e.c.WaitFor(e.ctx, func() bool { return slices.Contains(e.requeued.history(), e.key("s2")) }); err != nil {
 		t.Fatalf("s2, on pod 2, was not requeued after the shrink to 2: requeued %v", e.requeued.history())
 	}
 	for _, k := range e.requeued.history() {
@@ -264,12 +265,12 @@ func TestSchedulerFenceEndsOnlyWithAConfirmingEvent(t *testing.T) {
 	set := func(replicas int32, rv string) *appsv1.StatefulSet {
 		return &appsv1.StatefulSet{
 			ObjectMeta: metav1.ObjectMeta{Namespace: e.c.Namespace(), Name: e.c.StatefulSetName(), ResourceVersion: rv},
-			Spec:       appsv1.StatefulSetSpec{Replicas: ptrTo(replicas)},
+			Spec:       appsv1.StatefulSetSpec{Replicas: &replicas},
 		}
 	}
 	replicas := func() int32 {
 		var n int32
-		e.s.withState(func(st *state.State) { n = st.Replicas() })
+		withState(e.s, func(st *state.State) { n = st.Replicas() })
 		return n
 	}
 	for _, tc := range []struct {
@@ -288,16 +289,16 @@ func TestSchedulerFenceEndsOnlyWithAConfirmingEvent(t *testing.T) {
 			// Each case on a cluster of its own: an event older than one
 			// already seen is ignored (state.State.StaleReplicas).
 			e = newEnv(t, envOpts{replicas: 4, profiles: packProfiles(t), noEvictor: true})
-			e.s.setChanged(set(4, "100"))
-			to, why, prev := e.s.fenceShrink(4, 2)
+			e.s.ObserveStatefulSet(set(4, "100"))
+			to, why, prev := e.s.FenceShrink(4, 2)
 			if to != 2 || why != "" {
 				t.Fatalf("fenceShrink = %d, %q", to, why)
 			}
-			e.s.endShrink(prev, 2, "200", nil)
+			e.s.EndShrink(prev, 2, "200", nil)
 			if r := replicas(); r != 2 {
 				t.Fatalf("after the write: replicas %d, want 2", r)
 			}
-			e.s.setChanged(set(tc.replicas, tc.rv))
+			e.s.ObserveStatefulSet(set(tc.replicas, tc.rv))
 			want := int32(2)
 			if tc.confirmed {
 				want = tc.replicas
@@ -442,7 +443,7 @@ func TestAutoscalerScaleUpEndsItsOwnFence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.s.setChanged(set)
+	e.s.ObserveStatefulSet(set)
 	e.work()
 	gate.release()
 	if e.pending() != 0 || len(beyond(e.placementsOf("late"), 2)) == 0 {

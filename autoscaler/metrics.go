@@ -1,4 +1,4 @@
-package statefulset
+package autoscaler
 
 import (
 	"context"
@@ -13,6 +13,9 @@ import (
 // MeterName. Every measurement carries the StatefulSet's namespace and
 // name (k8s.namespace.name, k8s.statefulset.name).
 const (
+	// MeterName keeps the name the instruments had when the autoscaler was
+	// part of package statefulset, so that dashboards and alerts selecting
+	// on the instrumentation scope still match.
 	MeterName = "github.com/vsched/vsched/statefulset"
 
 	MetricDesiredReplicas  = "vsched.autoscaler.desired_replicas"

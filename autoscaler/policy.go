@@ -1,4 +1,4 @@
-package statefulset
+package autoscaler
 
 import (
 	"context"
@@ -31,7 +31,7 @@ type Observation struct {
 	Unplaceable int64
 	// Fit is the fewest replicas that hold every vreplica the scheduler
 	// profile can place, found by simulating the profile (see
-	// AUTOSCALER.md). It is the floor of every policy's answer.
+	// docs/autoscaler.md). It is the floor of every policy's answer.
 	Fit int32
 	// Zones is how many zones host schedulable pods; ZoneSpread says
 	// whether the profile spreads sources over them.

@@ -1,4 +1,4 @@
-package statefulset
+package autoscaler
 
 import (
 	"fmt"
@@ -69,7 +69,7 @@ func TestAutoscalerCompactionDrainsMovesThenShrinks(t *testing.T) {
 		t.Fatalf("requeued %v, want s3", d.Requeued)
 	}
 	var draining bool
-	e.s.withState(func(st *state.State) { draining = st.Draining(3) })
+	withState(e.s, func(st *state.State) { draining = st.Draining(3) })
 	if !draining {
 		t.Fatal("pod 3 is not draining in the scheduler's state")
 	}
@@ -103,7 +103,7 @@ func TestAutoscalerCompactionDrainsMovesThenShrinks(t *testing.T) {
 	e.create("s4", 15)
 	e.reconcile()
 	e.settle()
-	e.s.withState(func(st *state.State) { draining = st.Draining(3) })
+	withState(e.s, func(st *state.State) { draining = st.Draining(3) })
 	if draining || e.podAnnotation(3) != "" {
 		t.Fatalf("recreated pod 3 is draining (annotation %q)", e.podAnnotation(3))
 	}
@@ -155,7 +155,7 @@ func TestAutoscalerCompactionCancelledWhenDemandReturns(t *testing.T) {
 	}
 	if err := e.c.WaitFor(e.ctx, func() bool {
 		var draining bool
-		e.s.withState(func(st *state.State) { draining = st.Draining(3) })
+		withState(e.s, func(st *state.State) { draining = st.Draining(3) })
 		return !draining
 	}); err != nil {
 		t.Fatal("pod 3 still draining in the state")

@@ -1,4 +1,4 @@
-package statefulset
+package autoscaler
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/descheduler"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/state"
 )
@@ -18,16 +19,6 @@ type simSource struct {
 	vpod       vsched.VPod
 	want       int32
 	placements []vsched.Placement
-}
-
-// listedOr returns the lister's copy of the source, or what the state
-// records of it (vreplicas and placements) when the lister did not
-// return it.
-func listedOr(listed map[types.NamespacedName]vsched.VPod, key types.NamespacedName, vreplicas int32, ps []vsched.Placement) vsched.VPod {
-	if v, ok := listed[key]; ok {
-		return v
-	}
-	return &vsched.PlainVPod{Key: key, VReplicas: vreplicas, Placements: ps}
 }
 
 // overCapacityKey names the synthetic source that stands for the vreplicas
@@ -79,22 +70,7 @@ func (r simResult) unplaced() int64 { return r.need - r.placed }
 func (m *simulator) run(r int32) (simResult, error) {
 	m.runs++
 	var res simResult
-	// The sources to place: those needing a pod now, and those holding
-	// vreplicas on the pods a smaller size removes.
-	srcs := m.demand
-	if r < m.current {
-		seen := make(map[types.NamespacedName]bool, len(m.demand))
-		srcs = append([]*simSource(nil), m.demand...)
-		for _, s := range m.demand {
-			seen[s.key] = true
-		}
-		for _, h := range m.holdersFrom(r) {
-			if !seen[h.key] {
-				srcs = append(srcs, m.source(h))
-			}
-		}
-		sort.Slice(srcs, func(i, j int) bool { return state.KeyLess(srcs[i].key, srcs[j].key) })
-	}
+	srcs := m.sourcesAt(r)
 	if len(srcs) == 0 && m.extra == 0 {
 		return res, nil
 	}
@@ -109,18 +85,11 @@ func (m *simulator) run(r int32) (simResult, error) {
 	case r < m.current:
 		c.SetReplicas(r)
 	}
-	replicas := c.Replicas()
 	kept := make([]vsched.Placement, 0, 8)
 	d := &framework.Decision{} // Reset per source
 	for _, s := range srcs {
-		kept = kept[:0]
-		for _, p := range s.placements {
-			ord, ok := c.OrdinalOf(p.PodName)
-			if !ok || p.VReplicas <= 0 || ord >= replicas || c.Draining(ord) {
-				continue
-			}
-			kept = append(kept, p)
-		}
+		// What Schedule would keep; the rest is placed again.
+		kept = descheduler.SplitPlacements(c, s.placements, kept).Kept
 		n := s.want - vsched.TotalVReplicas(kept)
 		if n <= 0 {
 			continue
@@ -140,19 +109,51 @@ func (m *simulator) run(r int32) (simResult, error) {
 		c.Reserve(s.key, s.want, "", d.Placements(), m.now)
 	}
 	if m.extra > 0 {
-		v := &vsched.PlainVPod{Key: overCapacityKey, VReplicas: m.extra}
-		d, err := framework.NewDecision(framework.Place, c, v, nil)
-		if err != nil {
-			return res, err
-		}
-		out, err := m.profile.Run(m.ctx, d, m.extra, nil)
+		placed, err := m.placeExtra(c)
 		if err != nil {
 			return res, err
 		}
 		res.need += int64(m.extra)
-		res.placed += int64(out.Changed)
+		res.placed += placed
 	}
 	return res, nil
+}
+
+// sourcesAt returns the sources to place at r replicas, sorted by key:
+// those needing a pod now, and those holding vreplicas on the pods a
+// smaller size removes.
+func (m *simulator) sourcesAt(r int32) []*simSource {
+	if r >= m.current {
+		return m.demand
+	}
+	seen := make(map[types.NamespacedName]bool, len(m.demand))
+	srcs := append([]*simSource(nil), m.demand...)
+	for _, s := range m.demand {
+		seen[s.key] = true
+	}
+	for _, h := range m.holdersFrom(r) {
+		if !seen[h.key] {
+			srcs = append(srcs, m.source(h))
+		}
+	}
+	sort.Slice(srcs, func(i, j int) bool { return state.KeyLess(srcs[i].key, srcs[j].key) })
+	return srcs
+}
+
+// placeExtra places the excess of pods over capacity on c, after the
+// sources, and returns how much found a pod.
+func (m *simulator) placeExtra(c *state.State) (int64, error) {
+	// No source has that key: a stand-in for the excess.
+	v := descheduler.ListedOr(nil, overCapacityKey, m.extra, nil)
+	d, err := framework.NewDecision(framework.Place, c, v, nil)
+	if err != nil {
+		return 0, err
+	}
+	out, err := m.profile.Run(m.ctx, d, m.extra, nil)
+	if err != nil {
+		return 0, err
+	}
+	return int64(out.Changed), nil
 }
 
 // holderRef is a source holding vreplicas, before the simulations need it.
@@ -183,7 +184,7 @@ func (m *simulator) source(h holderRef) *simSource {
 		return s
 	}
 	ps, _ := m.base.Placements(h.key)
-	s := &simSource{key: h.key, vpod: listedOr(m.listed, h.key, h.want, ps), want: h.want, placements: ps}
+	s := &simSource{key: h.key, vpod: descheduler.ListedOr(m.listed, h.key, h.want, ps), want: h.want, placements: ps}
 	if m.cache == nil {
 		m.cache = map[types.NamespacedName]*simSource{}
 	}
@@ -209,33 +210,8 @@ type fitResult struct {
 type fitOptions struct {
 	max int32
 	// low is the lowest size the scale-down search considers (see
-	// lowestSize).
+	// descheduler.LowestSize).
 	low int32
-}
-
-// lowestSize is the lowest size a scale-down may consider this cycle: not
-// below floor, and not so low that the pods it removes hold more than
-// horizon vreplicas (used[o] is what ordinal o holds); horizon < 0 means no
-// such bound, 0 that only empty pods may go.
-func lowestSize(used []int32, current, floor int32, horizon int64) int32 {
-	low := max(floor, 0)
-	if horizon < 0 {
-		return low
-	}
-	var moved int64
-	r := current
-	for r > low {
-		u := int64(0)
-		if int(r-1) < len(used) {
-			u = int64(used[r-1])
-		}
-		if moved+u > horizon {
-			break
-		}
-		moved += u
-		r--
-	}
-	return r
 }
 
 // fit finds the fewest replicas that hold every vreplica the profile can

@@ -1,4 +1,4 @@
-package statefulset
+package autoscaler
 
 import (
 	"context"
@@ -26,6 +26,7 @@ import (
 	"github.com/vsched/vsched/plugins/core/lowestordinalpriority"
 	"github.com/vsched/vsched/plugins/core/podfitsresources"
 	"github.com/vsched/vsched/state"
+	"github.com/vsched/vsched/statefulset"
 )
 
 func (e *asEnv) nodeOf(ord int32) string {
@@ -108,7 +109,7 @@ func TestAutoscalerOverCapacityExcessDrained(t *testing.T) {
 	e := newEnv(t, envOpts{replicas: 2, profiles: packProfiles(t)})
 	e.create("a", 6)
 	e.create("b", 4) // pod 0 full: a 6, b 4
-	e.s.withState(func(st *state.State) {
+	withState(e.s, func(st *state.State) {
 		if err := st.SetCapacity(7); err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +207,7 @@ func TestAutoscalerInvalidConfigMapKeepsLastGood(t *testing.T) {
 	// Through config's live-reload store, as a controller wires it.
 	var rejected atomic.Int32
 	store := config.NewAutoscalerStore(quiet(), "", func(*corev1.ConfigMap, error) { rejected.Add(1) })
-	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t), autoscaler: func(c *AutoscalerConfig) { c.Config = store.Config }})
+	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t), autoscaler: func(c *Options) { c.Config = store.Config }})
 	apply := func(data map[string]string) {
 		store.OnConfigChanged(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultAutoscalerConfigMapName}, Data: data})
 	}
@@ -377,7 +378,7 @@ func TestAutoscalerCountsMinimumSpreadPlacements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, err := ProfilesFromConfigMaps(context.Background(), inTree, nil, nil)
+	def, err := statefulset.ProfilesFromConfigMaps(context.Background(), inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,12 +413,12 @@ func TestAutoscalerHoldsWhenBlind(t *testing.T) {
 
 	// A scheduler whose informers never synced.
 	factory := informers.NewSharedInformerFactoryWithOptions(e.c.Client(), 0, informers.WithNamespace(e.c.Namespace()))
-	s, err := New(e.ctx, Config{Namespace: e.c.Namespace(), Name: e.c.StatefulSetName(), Capacity: 10, Lister: e.src.List, ListerSynced: e.src.HasSynced,
-		Informers: InformersFromFactory(factory), Profiles: packProfiles(t), AlwaysLeader: true})
+	s, err := statefulset.New(e.ctx, statefulset.Config{Namespace: e.c.Namespace(), Name: e.c.StatefulSetName(), Capacity: 10, Lister: e.src.List, ListerSynced: e.src.HasSynced,
+		Informers: statefulset.InformersFromFactory(factory), Profiles: packProfiles(t), AlwaysLeader: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := NewAutoscaler(e.ctx, AutoscalerConfig{Scheduler: s, Client: e.c.Client()})
+	a, err := New(e.ctx, Options{Scheduler: s, Client: e.c.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,7 +521,7 @@ func TestAutoscalerUtilizationPolicy(t *testing.T) {
 func TestAutoscalerExportsMetrics(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t), autoscaler: func(c *AutoscalerConfig) { c.MeterProvider = provider }})
+	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t), autoscaler: func(c *Options) { c.MeterProvider = provider }})
 	e.create("a", 25)
 	e.reconcile()
 	var rm metricdata.ResourceMetrics

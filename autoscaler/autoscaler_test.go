@@ -1,4 +1,4 @@
-package statefulset
+package autoscaler
 
 import (
 	"context"
@@ -12,18 +12,20 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/state"
+	"github.com/vsched/vsched/statefulset"
 )
 
 // packProfiles is a scheduler profile that does not spread over zones:
 // capacity, then lowest ordinal first.
-func packProfiles(t testing.TB) ProfileSource {
+func packProfiles(t testing.TB) statefulset.ProfileSource {
 	t.Helper()
 	sched := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultSchedulerConfigMapName}, Data: map[string]string{
 		"predicates": `[{"Name": "PodFitsResources"}]`,
 		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
 	}}
-	ps, err := ProfilesFromConfigMaps(context.Background(), inTree, sched, nil)
+	ps, err := statefulset.ProfilesFromConfigMaps(context.Background(), inTree, sched, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,15 +40,37 @@ var asKafkaHA = map[string]string{
 }
 
 // asProfiles builds profiles from config-scheduler data.
-func asProfiles(t testing.TB, sched map[string]string) ProfileSource {
+func asProfiles(t testing.TB, sched map[string]string) statefulset.ProfileSource {
 	t.Helper()
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultSchedulerConfigMapName}, Data: sched}
-	ps, err := ProfilesFromConfigMaps(context.Background(), inTree, cm, nil)
+	return profilesFromData(t, sched, nil)
+}
+
+// profilesFromData builds profiles from config-scheduler and
+// config-descheduler data; nil means the default policy.
+func profilesFromData(t testing.TB, sched, desched map[string]string) statefulset.ProfileSource {
+	t.Helper()
+	sc, dc := plugins.DefaultSchedulerConfig(), plugins.DefaultDeschedulerConfig()
+	var err error
+	if sched != nil {
+		if sc, err = config.ParseSchedulerConfigMapFromData(sched, inTree); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if desched != nil {
+		if dc, err = config.ParseDeschedulerConfigMapFromData(desched, inTree); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ps, err := config.BuildProfiles(context.Background(), inTree, sc, dc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ps
+	return statefulset.ProfilesFrom(ps)
 }
+
+// designDescheduler is the descheduler profile of the design document.
+var designDescheduler = map[string]string{"priorities": `[{"Name": "RemoveWithEvenPodSpreadPriority", "Weight": 10, "Args": {"MaxSkew": 2}},
+	{"Name": "RemoveWithAvailabilityZonePriority", "Weight": 10, "Args": {"MaxSkew": 2}}, {"Name": "RemoveWithHighestOrdinalPriority", "Weight": 2}]`}
 
 func TestAutoscalerBurstScalesUpOnceToExactSize(t *testing.T) {
 	e := newEnv(t, envOpts{replicas: 1, profiles: packProfiles(t)})
@@ -112,7 +136,7 @@ func TestAutoscalerHARoundsToZones(t *testing.T) {
 	}
 	// Every zone got two of the new pods.
 	zones := map[string]int{}
-	e.s.withState(func(st *state.State) {
+	withState(e.s, func(st *state.State) {
 		for ord := int32(0); ord < st.Replicas(); ord++ {
 			info, _ := st.Pod(ord)
 			zones[info.Zone]++
@@ -264,7 +288,7 @@ func TestAutoscalerNoScaleDownBelowHeldPods(t *testing.T) {
 	// c's status says pod 2; the scheduler reserves a move elsewhere that
 	// is not written yet: the committed placement still holds pod 2.
 	e.update("b", 0)
-	e.s.withState(func(st *state.State) {
+	withState(e.s, func(st *state.State) {
 		st.Reserve(e.key("c"), 10, "irrelevant", []vsched.Placement{{PodName: vsched.PodName(testSetName(e), 1), VReplicas: 10}}, e.clk.Now())
 	})
 	d := e.reconcile()

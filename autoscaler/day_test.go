@@ -1,4 +1,4 @@
-package statefulset
+package autoscaler
 
 import (
 	"fmt"
@@ -191,7 +191,7 @@ func TestAutoscalerDay(t *testing.T) {
 		var pending map[types.NamespacedName]int32
 		var used int64
 		var pendingNow int64
-		e.s.withState(func(st *state.State) {
+		withState(e.s, func(st *state.State) {
 			pending, pendingNow = st.Pending()
 			used = st.TotalUsed()
 		})

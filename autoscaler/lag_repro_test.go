@@ -1,4 +1,4 @@
-package statefulset
+package autoscaler
 
 import (
 	"errors"
@@ -310,14 +310,14 @@ func TestLateStatefulSetEventsAfterAShrinkAndAGrowth(t *testing.T) {
 	}
 	grow := func(from, to int32) {
 		rv := write(from, to)
-		inst.s.grown(to, rv)
+		inst.s.Grown(to, rv)
 	}
 	grow(4, 6)
-	_, why, prev := inst.s.fenceShrink(6, 5)
+	_, why, prev := inst.s.FenceShrink(6, 5)
 	if why != "" {
 		t.Fatalf("shrink to 5 refused: %s", why)
 	}
-	inst.s.endShrink(prev, 5, write(6, 5), nil)
+	inst.s.EndShrink(prev, 5, write(6, 5), nil)
 	grow(5, 6)
 	if _, err := w.c.Settle(); err != nil {
 		t.Fatal(err)
@@ -335,7 +335,7 @@ func TestLateStatefulSetEventsAfterAShrinkAndAGrowth(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, set := range events[:2] { // the growth to 6, then the shrink to 5
-		inst.s.setChanged(set)
+		inst.s.ObserveStatefulSet(set)
 	}
 	v, _ = w.src.Get(k)
 	ps, err := inst.s.Schedule(w.ctx, v)

@@ -1,7 +1,6 @@
-package statefulset
+package autoscaler
 
 import (
-	"math/rand"
 	"runtime"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/descheduler"
 	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/state"
 )
@@ -30,7 +30,7 @@ func (e *asEnv) waitNotDraining(ords ...int32) {
 	e.t.Helper()
 	if err := e.c.WaitFor(e.ctx, func() bool {
 		draining := false
-		e.s.withState(func(st *state.State) {
+		withState(e.s, func(st *state.State) {
 			for _, o := range ords {
 				draining = draining || st.Draining(o)
 			}
@@ -163,28 +163,25 @@ func TestRebalanceWithoutRoomLeavesPlacements(t *testing.T) {
 }
 
 // BenchmarkRebalanceScan measures the autoscaler's per-cycle search for
-// sources to rebalance (rebalanceMoves) on W2 (6,000 pods, 10,000 sources)
+// sources to rebalance (descheduler.RebalanceMoves) on W2 (6,000 pods, 10,000 sources)
 // placed under EvenZoneSpread: every source is even, so the scan checks
 // each one and requeues none. A cycle pays it only when the zones, the size
-// or the candidate pods changed (rebalanceTrigger), or the last scan found
+// or the candidate pods changed (descheduler.RebalanceTrigger), or the last scan found
 // something. Run with:
 //
-//	go test ./statefulset -run '^$' -bench RebalanceScan -benchtime 20x
+//	go test ./autoscaler -run '^$' -bench RebalanceScan -benchtime 20x
 func BenchmarkRebalanceScan(b *testing.B) {
-	ctx := benchCtx()
-	profiles := benchProfiles(b, growthEvenZoneSpread)
-	rng := rand.New(rand.NewSource(1))
-	vpods := makeSources(w2, rng)
-	c := benchCluster(b, w2)
-	s := startBenchScheduler(b, c, w2, profiles, &vpods)
-	placeAll(b, ctx, s, vpods)
+	ctx := quiet()
+	profiles := profilesFromData(b, growthEvenZoneSpread, nil)
+	w := newBenchWorld(b, ctx, profiles)
+	s := w.s
 	place := profiles().Place
 	runtime.GC()
 	b.ResetTimer()
 	var found int
 	for i := 0; i < b.N; i++ {
-		s.withState(func(st *state.State) {
-			found = len(rebalanceMoves(ctx, place, st, nil, nil, 100, 10))
+		withState(s, func(st *state.State) {
+			found = len(descheduler.RebalanceMoves(ctx, place, st, nil, nil, 100, 10))
 		})
 	}
 	b.StopTimer()

@@ -1,4 +1,4 @@
-package statefulset
+package autoscaler
 
 import (
 	"context"

@@ -1,0 +1,67 @@
+package autoscaler
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/evictor"
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/state"
+)
+
+// Scheduler is what the autoscaler needs of the scheduler whose StatefulSet
+// it sizes; *statefulset.Scheduler implements it. The autoscaler reads
+// copies and sends notifications through it, and never holds the
+// scheduler's own state beyond one call.
+type Scheduler interface {
+	// StatefulSet is the key of the StatefulSet sized.
+	StatefulSet() types.NamespacedName
+	// IsLeader reports whether this replica schedules: only the leader
+	// sizes.
+	IsLeader() bool
+	// NotReady says which view the scheduler lacks, "" when it has every
+	// one: a cycle decided on a partial view would take missing pods or
+	// sources for idle capacity.
+	NotReady() string
+	// Replicas is the size the scheduler's decisions count.
+	Replicas() int32
+	// ListSources lists every source the scheduler places.
+	ListSources() ([]vsched.VPod, error)
+	// PlaceProfile is the scheduler profile the simulations run.
+	PlaceProfile() *framework.Profile
+	// CloneLoaded is a copy of the state, loaded for the current term, for
+	// the cycle to simulate on.
+	CloneLoaded(ctx context.Context) (*state.State, error)
+	// Logger is the scheduler's logger, nil when it logs to the context's.
+	Logger() *zap.SugaredLogger
+	// InformerReads are the scheduler's informer reads of the pods and the
+	// StatefulSet, nil when it has no informers (the autoscaler reads from
+	// the API server then).
+	InformerReads() (listPods func(namespace string) ([]*corev1.Pod, error), getSet func(namespace, name string) (*appsv1.StatefulSet, error))
+	// DrainingAnnotation names the annotation the drainer writes on pods.
+	DrainingAnnotation() string
+	// evictor.Scheduler is what the drainer (package evictor) reads and
+	// marks drains through.
+	evictor.Scheduler
+	// SetPendingHook and SetStatefulSetReader wire the autoscaler in: a
+	// Schedule call leaving vreplicas pending triggers a cycle, and a
+	// term's first load reads the StatefulSet through the autoscaler's
+	// client.
+	SetPendingHook(f func())
+	SetStatefulSetReader(f func(context.Context) (*appsv1.StatefulSet, error))
+	// SetDrainMoveLimit bounds the vreplicas one Schedule call moves off
+	// draining pods.
+	SetDrainMoveLimit(n int32)
+	// Grown says the autoscaler wrote a larger size (to, at resource
+	// version rv).
+	Grown(to int32, rv string)
+	// FenceShrink and EndShrink bracket a shrink's write, so that no
+	// decision places on the ordinals it removes (statefulset/shrink.go).
+	FenceShrink(current, to int32) (int32, string, state.Fence)
+	EndShrink(prev state.Fence, to int32, rv string, err error)
+}

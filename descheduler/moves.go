@@ -1,0 +1,139 @@
+package descheduler
+
+import (
+	"context"
+	"encoding/binary"
+	"hash/fnv"
+	"sort"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/evictor"
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/state"
+)
+
+// drainRank orders the drains whose sources are requeued first: pods on
+// lost nodes run nothing, pods over capacity run too much, compaction only
+// saves pods.
+var drainRank = map[string]int{evictor.ReasonUnavailable: 0, evictor.ReasonOverCapacity: 1, evictor.ReasonCompaction: 2}
+
+// PlanDrainMoves plans the sources to requeue so that they move off the
+// pods the evictor drains (marks, ordinal to reason), within the limits:
+// pods on lost nodes first, then pods over capacity (only their excess,
+// from wants), then compaction, highest ordinals first within each.
+// Drained pods beyond the replicas, or holding nothing, need no move.
+func PlanDrainMoves(base *state.State, marks map[int32]string, wants map[int32]Drain, maxPerCycle, maxPerSource int32) []evictor.Move {
+	targets := make([]Target, 0, len(marks))
+	for ord, reason := range marks {
+		if ord >= base.Replicas() || base.Used(ord) <= 0 {
+			continue
+		}
+		t := Target{Ordinal: ord}
+		if reason == evictor.ReasonOverCapacity {
+			t.Excess = wants[ord].Excess
+		}
+		targets = append(targets, t)
+	}
+	if len(targets) == 0 {
+		return nil
+	}
+	sort.Slice(targets, func(i, j int) bool {
+		ri, rj := drainRank[marks[targets[i].Ordinal]], drainRank[marks[targets[j].Ordinal]]
+		if ri != rj {
+			return ri < rj
+		}
+		return targets[i].Ordinal > targets[j].Ordinal
+	})
+	on := make(map[int32]bool, len(targets))
+	for _, t := range targets {
+		on[t.Ordinal] = true
+	}
+	holdings := base.HoldingsOn(func(ord int32) bool { return on[ord] })
+	return PlanMoves(holdings, targets, maxPerCycle, maxPerSource)
+}
+
+// RebalanceTrigger renders what a source's compliance with a Rebalancer's
+// rule can depend on besides its own placements: the zones counted, the
+// StatefulSet's size and the candidate pods. A source's placements break
+// the rule only when this changed under them, so a caller scans for
+// RebalanceMoves again only when it changed (or the last scan found some).
+func RebalanceTrigger(st *state.State) string {
+	h := fnv.New64a()
+	var buf [4]byte
+	put := func(v int32) {
+		binary.LittleEndian.PutUint32(buf[:], uint32(v))
+		h.Write(buf[:])
+	}
+	for _, list := range [][]int32{st.SchedulableZones(), {-1}, st.GrowthZones(), {-1, st.Replicas(), -1}, st.Candidates()} {
+		for _, v := range list {
+			put(v)
+		}
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+// RebalanceMoves finds the sources whose placements break the rule of one
+// of the profile's Rebalancers (EvenZoneSpread once a zone is back) and
+// that a Schedule call would repair now: Rebalance is tried on a scratch
+// decision against base, which it does not change, so a source whose
+// repair finds no room is not requeued cycle after cycle. Sources go in
+// key order, each counting the moves it would make, until budget is spent;
+// the ones past it are not tried. listed is the lister's copy of each
+// source (a source missing from it stands for what base records); skip
+// names sources already moving.
+func RebalanceMoves(ctx context.Context, place *framework.Profile, base *state.State, listed map[types.NamespacedName]vsched.VPod,
+	skip map[types.NamespacedName]bool, budget, perSource int32) []evictor.Move {
+	if budget <= 0 {
+		return nil
+	}
+	type candidate struct {
+		key       types.NamespacedName
+		vreplicas int32
+		ps        []vsched.Placement
+	}
+	var cands []candidate
+	base.EachSource(func(key types.NamespacedName, vreplicas int32, ps []vsched.Placement, _ []state.Held) {
+		if !skip[key] && len(ps) > 0 {
+			cands = append(cands, candidate{key: key, vreplicas: vreplicas, ps: ps})
+		}
+	})
+	sort.Slice(cands, func(i, j int) bool { return state.KeyLess(cands[i].key, cands[j].key) })
+	ctx = framework.WithoutReason(ctx)
+	var out []evictor.Move
+	// One decision, Reset per source: its maps are the scan's main cost.
+	d := &framework.Decision{}
+	for _, c := range cands {
+		v := ListedOr(listed, c.key, c.vreplicas, c.ps)
+		if v.GetVReplicas() != vsched.TotalVReplicas(c.ps) {
+			// Growing or shrinking: its next Schedule places through
+			// the profile anyway.
+			continue
+		}
+		if err := d.Reset(framework.Place, base, v, c.ps); err != nil {
+			continue
+		}
+		res, err := place.Rebalance(ctx, d, perSource)
+		if err != nil || res.Moved == 0 {
+			continue
+		}
+		if res.Moved > budget {
+			break
+		}
+		budget -= res.Moved
+		out = append(out, evictor.Move{Source: c.key, VReplicas: res.Moved})
+	}
+	return out
+}
+
+// ListedOr returns the lister's copy of the source, or, when the lister did
+// not return it, a stand-in of what the state records of it (vreplicas and
+// placements).
+func ListedOr(listed map[types.NamespacedName]vsched.VPod, key types.NamespacedName, vreplicas int32, ps []vsched.Placement) vsched.VPod {
+	if v, ok := listed[key]; ok {
+		return v
+	}
+	return &vsched.PlainVPod{Key: key, VReplicas: vreplicas, Placements: ps}
+}
