@@ -3,6 +3,9 @@
 # make check: the same without the end-to-end suite.
 GO ?= go
 PKGS ?= ./...
+# Example modules of their own (their dependencies stay out of vsched's
+# go.mod); the root module's ./... does not descend into them.
+EXAMPLE_MODULES ?= examples/controllerruntime
 
 .PHONY: test check fmt-check vet unit cover bench fuzz soak
 
@@ -16,9 +19,11 @@ fmt-check:
 
 vet:
 	$(GO) vet $(PKGS)
+	for m in $(EXAMPLE_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 unit:
 	$(GO) test -race -count=1 $(PKGS)
+	for m in $(EXAMPLE_MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
 
 cover:
 	$(GO) test -cover ./framework/... ./plugins/... ./config/...
@@ -40,3 +45,21 @@ soak:
 e2e:
 	./e2e/tools/build.sh
 	$(GO) test -tags e2e -count=1 -v -timeout 40m $(if $(E2E_RUN),-run '$(E2E_RUN)') ./e2e/
+
+# The scale run on the local control plane (see docs/performance.md, "10,000
+# sources on the local control plane"): SCALE_SOURCES sources of mixed sizes
+# placed by the sample controller, then a restart and a zone failure; prints
+# a SCALE REPORT table. Not part of make test. SCALE_QPS, SCALE_BURST and
+# SCALE_THREADS are the controller's --kube-api-qps, --kube-api-burst and
+# --threadiness (and the API server floor's); SCALE_CAPACITY its --capacity.
+SCALE_SOURCES ?= 10000
+SCALE_CAPACITY ?= 100
+SCALE_QPS ?= 200
+SCALE_BURST ?= 400
+SCALE_THREADS ?= 4
+.PHONY: e2e-scale
+e2e-scale:
+	./e2e/tools/build.sh
+	E2E_SCALE_SOURCES=$(SCALE_SOURCES) E2E_SCALE_CAPACITY=$(SCALE_CAPACITY) \
+	E2E_SCALE_QPS=$(SCALE_QPS) E2E_SCALE_BURST=$(SCALE_BURST) E2E_SCALE_THREADS=$(SCALE_THREADS) \
+	$(GO) test -tags e2e -count=1 -v -timeout 30m -run '^TestScale$$' ./e2e/

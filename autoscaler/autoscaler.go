@@ -11,24 +11,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	appslisters "k8s.io/client-go/listers/apps/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
-	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/internal/bounded"
+	"github.com/vsched/vsched/internal/vlog"
 )
 
 // Annotations the autoscaler reads and writes on the StatefulSet. The
@@ -93,11 +92,9 @@ type Options struct {
 	MeterProvider metric.MeterProvider
 	// MinTriggerInterval defaults to DefaultMinTriggerInterval.
 	MinTriggerInterval time.Duration
-	// Pods and StatefulSets are the listers of the informers the scheduler
-	// watches, for the drainer and each cycle to read from the cache.
-	// Optional: without them they read from the API server.
-	Pods         corelisters.PodLister
-	StatefulSets appslisters.StatefulSetLister
+	// Logger receives the autoscaler's logs; it defaults to the
+	// scheduler's (Scheduler.Logger), then to the context's.
+	Logger logr.Logger
 }
 
 // Action is what a cycle did (or, recommending only, would do).
@@ -178,7 +175,8 @@ type Autoscaler struct {
 	key     types.NamespacedName
 	clock   clock.Clock
 	drainer *evictor.Drainer
-	sets    appslisters.StatefulSetLister
+	getSet  func(namespace, name string) (*appsv1.StatefulSet, error)
+	log     *zap.SugaredLogger // nil: the context's
 	metrics *autoscalerMetrics
 	wake    chan struct{}
 
@@ -232,6 +230,10 @@ func New(ctx context.Context, cfg Options) (*Autoscaler, error) {
 		clock: cfg.Clock,
 		wake:  make(chan struct{}, 1),
 		good:  config.DefaultAutoscalerConfig(),
+		log:   s.Logger(),
+	}
+	if vlog.Given(cfg.Logger) {
+		a.log = vlog.FromLogr(cfg.Logger)
 	}
 	dcfg := evictor.Config{
 		Client:      cfg.Client,
@@ -241,10 +243,12 @@ func New(ctx context.Context, cfg Options) (*Autoscaler, error) {
 		State:       s.State,
 		Evict:       cfg.Evictor,
 	}
-	if pods := cfg.Pods; pods != nil {
-		dcfg.Pods = func() ([]*corev1.Pod, error) { return pods.Pods(key.Namespace).List(labels.Everything()) }
+	// The scheduler's informers, when it has them; else the API server.
+	listPods, getSet := s.InformerReads()
+	if listPods != nil {
+		dcfg.Pods = func() ([]*corev1.Pod, error) { return listPods(key.Namespace) }
 	}
-	a.sets = cfg.StatefulSets
+	a.getSet = getSet
 	d, err := evictor.New(dcfg)
 	if err != nil {
 		return nil, err
@@ -261,9 +265,12 @@ func New(ctx context.Context, cfg Options) (*Autoscaler, error) {
 	s.SetStatefulSetReader(func(ctx context.Context) (*appsv1.StatefulSet, error) {
 		return cfg.Client.AppsV1().StatefulSets(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
 	})
-	logging.FromContext(ctx).Infow("vsched autoscaler created", "statefulset", key.String())
+	a.logger(ctx).Infow("vsched autoscaler created", "statefulset", key.String())
 	return a, nil
 }
+
+// logger is the autoscaler's logger, else the context's.
+func (a *Autoscaler) logger(ctx context.Context) *zap.SugaredLogger { return vlog.Pick(ctx, a.log) }
 
 // Trigger asks for a cycle as soon as possible (within MinTriggerInterval
 // of the last one). It never blocks, and it never resets any timer: the
@@ -283,7 +290,7 @@ func (a *Autoscaler) Drainer() *evictor.Drainer { return a.drainer }
 // Trigger, until ctx is done. Only the leader acts; on other replicas a
 // cycle returns at once.
 func (a *Autoscaler) Run(ctx context.Context) {
-	log := logging.FromContext(ctx).With("statefulset", a.key.String())
+	log := a.logger(ctx).With("statefulset", a.key.String())
 	for {
 		if _, err := a.Reconcile(ctx); err != nil && ctx.Err() == nil {
 			log.Warnw("vsched autoscaler cycle failed", "error", err)
@@ -358,8 +365,8 @@ func (a *Autoscaler) policy(cfg *config.AutoscalerConfig) Policy {
 
 // statefulSet reads the StatefulSet, from the informer when there is one.
 func (a *Autoscaler) statefulSet(ctx context.Context) (*appsv1.StatefulSet, error) {
-	if a.sets != nil {
-		return a.sets.StatefulSets(a.key.Namespace).Get(a.key.Name)
+	if a.getSet != nil {
+		return a.getSet(a.key.Namespace, a.key.Name)
 	}
 	return a.cfg.Client.AppsV1().StatefulSets(a.key.Namespace).Get(ctx, a.key.Name, metav1.GetOptions{})
 }

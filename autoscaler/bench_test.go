@@ -125,9 +125,9 @@ func newBenchWorld(b *testing.B, ctx context.Context, profiles statefulset.Profi
 	w := &benchWorld{c: c, src: memcluster.NewSources()}
 	w.s, err = statefulset.New(ctx, statefulset.Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: benchCapacity,
-		Lister:          func() ([]vsched.VPod, error) { return slices.Clone(w.listed), nil },
-		ListerSynced:    func() bool { return true }, // the slice is the whole truth
-		InformerFactory: c.InformerFactory(), Profiles: profiles, AlwaysLeader: true,
+		Lister:       func() ([]vsched.VPod, error) { return slices.Clone(w.listed), nil },
+		ListerSynced: func() bool { return true }, // the slice is the whole truth
+		Informers:    statefulset.InformersFromFactory(c.InformerFactory()), Profiles: profiles, AlwaysLeader: true,
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -202,7 +202,7 @@ func autoscalerBenchSetup(b *testing.B, ctx context.Context, schedData map[strin
 	// Every iteration must decide the same thing: the scheduler's
 	// informers would show a written size to the next one.
 	cfg.RecommendOnly = true
-	a, err := New(ctx, withListers(w.c.InformerFactory(), Options{Scheduler: w.s, Client: w.c.Client(), Config: func() *config.AutoscalerConfig { return cfg }}))
+	a, err := New(ctx, Options{Scheduler: w.s, Client: w.c.Client(), Config: func() *config.AutoscalerConfig { return cfg }})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
@@ -73,7 +72,7 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Decision, error) {
 	}
 	if write {
 		if _, err := a.drainer.Adopt(ctx, newTerm); err != nil {
-			logging.FromContext(ctx).Warnw("vsched autoscaler: reconciling drain marks with the pods failed", "statefulset", a.key.String(), "error", err)
+			a.logger(ctx).Warnw("vsched autoscaler: reconciling drain marks with the pods failed", "statefulset", a.key.String(), "error", err)
 		}
 	}
 	snap, err := s.CloneLoaded(ctx)
@@ -91,7 +90,7 @@ func (a *Autoscaler) readStatefulSet(ctx context.Context) (set *appsv1.StatefulS
 		return nil, false, err
 	}
 	if err := a.takeConfigProblem(); err != nil {
-		logging.FromContext(ctx).Errorw("vsched autoscaler: configuration rejected; the last good one stays in force", "statefulset", a.key.String(), "error", err)
+		a.logger(ctx).Errorw("vsched autoscaler: configuration rejected; the last good one stays in force", "statefulset", a.key.String(), "error", err)
 		a.event(set, corev1.EventTypeWarning, ReasonInvalidAutoscalerConfig, "autoscaler configuration rejected, the last good one stays in force: %v", err)
 	}
 	if a.timers.loaded {
@@ -150,7 +149,7 @@ func (c *cycle) keep(err error) {
 // write (or hold), the drains and requeues, and the record.
 func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.AutoscalerConfig, pol Policy, place *framework.Profile,
 	set *appsv1.StatefulSet, vpods []vsched.VPod, base *state.State, write bool) (Decision, error) {
-	c := &cycle{ctx: ctx, log: logging.FromContext(ctx).With("statefulset", a.key.String()), cfg: cfg, place: place, set: set,
+	c := &cycle{ctx: ctx, log: a.logger(ctx).With("statefulset", a.key.String()), cfg: cfg, place: place, set: set,
 		base: base, listed: listedByKey(vpods), dec: &dec, write: write, current: base.Replicas(),
 		limit: max(cfg.MaxReplicas, cfg.MinReplicas), zones: len(base.SchedulableNodeZones()), zoneSpread: place.SpreadsOverZones()}
 	dec.Current = c.current

@@ -12,7 +12,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -130,15 +129,15 @@ func newEnv(t testing.TB, o envOpts) *asEnv {
 	e.profiles, e.capacity = profiles, o.capacity
 	e.s, err = statefulset.New(ctx, statefulset.Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: o.capacity,
-		Lister: e.src.List, ListerSynced: e.src.HasSynced, InformerFactory: c.InformerFactory(), Profiles: profiles,
+		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: !o.notLeader, Clock: c.Clock(), Requeue: e.requeued.add,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	acfg := withListers(c.InformerFactory(), Options{
+	acfg := Options{
 		Scheduler: e.s, Client: c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: c.Clock(),
-	})
+	}
 	if !o.noEvictor {
 		acfg.Evictor = func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil }
 	}
@@ -398,16 +397,16 @@ func (e *asEnv) addReplica(alwaysLeader bool, profiles statefulset.ProfileSource
 	}
 	s, err := statefulset.New(e.ctx, statefulset.Config{
 		Namespace: e.c.Namespace(), Name: e.c.StatefulSetName(), Capacity: e.capacity,
-		Lister: e.src.List, ListerSynced: e.src.HasSynced, InformerFactory: e.c.InformerFactory(), Profiles: profiles,
+		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: statefulset.InformersFromFactory(e.c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: alwaysLeader, Clock: e.clk, Requeue: e.requeued.add,
 	})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	a, err := New(e.ctx, withListers(e.c.InformerFactory(), Options{
+	a, err := New(e.ctx, Options{
 		Scheduler: s, Client: e.c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: e.clk,
 		Evictor: func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil },
-	}))
+	})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -422,13 +421,6 @@ func (e *asEnv) addReplica(alwaysLeader bool, profiles statefulset.ProfileSource
 // use makes the replica the one the controllers talk to.
 func (e *asEnv) use(r replica) {
 	e.s, e.a = r.s, r.a
-}
-
-// withListers gives the autoscaler the listers of the scheduler's
-// informers, as a controller sharing them does.
-func withListers(f informers.SharedInformerFactory, o Options) Options {
-	o.Pods, o.StatefulSets = f.Core().V1().Pods().Lister(), f.Apps().V1().StatefulSets().Lister()
-	return o
 }
 
 // short renders placements as "0:2 1:1" for messages.

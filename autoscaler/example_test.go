@@ -25,15 +25,12 @@ func ExampleNew() {
 	sched, _ := statefulset.New(ctx, statefulset.Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: 10,
 		Lister: sources.List, ListerSynced: sources.HasSynced,
-		InformerFactory: c.InformerFactory(), Profiles: profiles, AlwaysLeader: true,
+		Informers: statefulset.InformersFromFactory(c.InformerFactory()), Profiles: profiles, AlwaysLeader: true,
 	})
-	f := c.InformerFactory()
 	auto, err := autoscaler.New(ctx, autoscaler.Options{
-		Scheduler:    sched,
-		Client:       c.Client(),
-		Config:       config.DefaultAutoscalerConfig,
-		Pods:         f.Core().V1().Pods().Lister(),
-		StatefulSets: f.Apps().V1().StatefulSets().Lister(),
+		Scheduler: sched,
+		Client:    c.Client(),
+		Config:    config.DefaultAutoscalerConfig,
 	})
 	if err != nil {
 		panic(err)

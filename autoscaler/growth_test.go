@@ -110,16 +110,16 @@ func newGrowthEnv(t *testing.T, profiles statefulset.ProfileSource) *asEnv {
 	e.cfg.Store(cfg)
 	e.s, err = statefulset.New(ctx, statefulset.Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: growthCapacity,
-		Lister: e.src.List, ListerSynced: e.src.HasSynced, InformerFactory: c.InformerFactory(), Profiles: profiles,
+		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: true, Clock: c.Clock(), Requeue: e.requeued.add,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.a, err = New(ctx, withListers(c.InformerFactory(), Options{
+	e.a, err = New(ctx, Options{
 		Scheduler: e.s, Client: c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: c.Clock(),
 		Evictor: func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil },
-	}))
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

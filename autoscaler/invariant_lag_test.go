@@ -234,7 +234,7 @@ func newLagWorld(t *testing.T, seed int64) *lagWorld {
 func (w *lagWorld) lagSchedulerConfig() statefulset.Config {
 	return statefulset.Config{
 		Namespace: w.c.Namespace(), Name: w.c.StatefulSetName(), Capacity: lagCapacity,
-		Lister: w.src.List, ListerSynced: w.src.HasSynced, FreshLister: w.src.ListFresh, InformerFactory: w.c.InformerFactory(),
+		Lister: w.src.List, ListerSynced: w.src.HasSynced, FreshLister: w.src.ListFresh, Informers: statefulset.InformersFromFactory(w.c.InformerFactory()),
 		Profiles:       func() statefulset.Profiles { return w.profiles[w.profile.Load()]() },
 		Requeue:        w.queue.add,
 		ReservationTTL: lagTTL,
@@ -248,7 +248,7 @@ func (w *lagWorld) newInstance(name string) *lagInstance {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	a, err := New(w.ctx, withListers(w.c.InformerFactory(), Options{
+	a, err := New(w.ctx, Options{
 		Scheduler: s, Client: w.c.Client(), Config: w.autoscaling.Load, Clock: w.c.Clock(),
 		Evictor: func(_ context.Context, k types.NamespacedName) error {
 			w.evictions.Add(1)
@@ -256,7 +256,7 @@ func (w *lagWorld) newInstance(name string) *lagInstance {
 			return nil
 		},
 		MeterProvider: noop.NewMeterProvider(),
-	}))
+	})
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched/state"
 )
@@ -129,7 +128,7 @@ func (a *Autoscaler) reportOverLimit(ctx context.Context, set *appsv1.StatefulSe
 	if !f.exceeded {
 		return
 	}
-	logging.FromContext(ctx).Warnw("vsched autoscaler: the sources need more pods than max-replicas allows; nothing is drained",
+	a.logger(ctx).Warnw("vsched autoscaler: the sources need more pods than max-replicas allows; nothing is drained",
 		"statefulset", a.key.String(), "maxReplicas", limit, "pending", f.total, "sources", len(f.bySource), "pendingBySource", f.sample())
 	a.event(set, corev1.EventTypeWarning, ReasonMaxReplicasExceeded, "%s: %s", f.reason(limit), f.sample())
 }

@@ -414,11 +414,11 @@ func TestAutoscalerHoldsWhenBlind(t *testing.T) {
 	// A scheduler whose informers never synced.
 	factory := informers.NewSharedInformerFactoryWithOptions(e.c.Client(), 0, informers.WithNamespace(e.c.Namespace()))
 	s, err := statefulset.New(e.ctx, statefulset.Config{Namespace: e.c.Namespace(), Name: e.c.StatefulSetName(), Capacity: 10, Lister: e.src.List, ListerSynced: e.src.HasSynced,
-		InformerFactory: factory, Profiles: packProfiles(t), AlwaysLeader: true})
+		Informers: statefulset.InformersFromFactory(factory), Profiles: packProfiles(t), AlwaysLeader: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(e.ctx, withListers(factory, Options{Scheduler: s, Client: e.c.Client()}))
+	a, err := New(e.ctx, Options{Scheduler: s, Client: e.c.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}

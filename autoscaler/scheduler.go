@@ -3,7 +3,9 @@ package autoscaler
 import (
 	"context"
 
+	"go.uber.org/zap"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
@@ -34,6 +36,12 @@ type Scheduler interface {
 	// CloneLoaded is a copy of the state, loaded for the current term, for
 	// the cycle to simulate on.
 	CloneLoaded(ctx context.Context) (*state.State, error)
+	// Logger is the scheduler's logger, nil when it logs to the context's.
+	Logger() *zap.SugaredLogger
+	// InformerReads are the scheduler's informer reads of the pods and the
+	// StatefulSet, nil when it has no informers (the autoscaler reads from
+	// the API server then).
+	InformerReads() (listPods func(namespace string) ([]*corev1.Pod, error), getSet func(namespace, name string) (*appsv1.StatefulSet, error))
 	// DrainingAnnotation names the annotation the drainer writes on pods.
 	DrainingAnnotation() string
 	// State runs f with the scheduler's state locked; it is what the

@@ -7,7 +7,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched/evictor"
 )
@@ -15,7 +14,7 @@ import (
 // shrink writes a scale-down from current to shrinkTo, atomically with the
 // scheduler's state (fenceShrink, then the write, then endShrink).
 func (a *Autoscaler) shrink(ctx context.Context, dec *Decision, set *appsv1.StatefulSet, current, shrinkTo int32, keep func(error)) {
-	log := logging.FromContext(ctx).With("statefulset", a.key.String())
+	log := a.logger(ctx).With("statefulset", a.key.String())
 	for ord, reason := range a.drainer.Marks() {
 		if reason == evictor.ReasonCompaction && ord >= shrinkTo {
 			dec.Reason = "compaction"

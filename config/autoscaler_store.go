@@ -7,7 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"knative.dev/pkg/configmap"
-	"knative.dev/pkg/logging"
+
+	"github.com/vsched/vsched/internal/vlog"
 )
 
 // AutoscalerStore keeps the configuration parsed from the live
@@ -77,7 +78,7 @@ func (s *AutoscalerStore) OnConfigChanged(cm *corev1.ConfigMap) {
 		return
 	}
 	s.current.Store(cfg)
-	logging.FromContext(s.ctx).Infow("autoscaler configuration updated", "configmap", cm.Namespace+"/"+cm.Name,
+	vlog.FromContext(s.ctx).Infow("autoscaler configuration updated", "configmap", cm.Namespace+"/"+cm.Name,
 		"minReplicas", cfg.MinReplicas, "maxReplicas", cfg.MaxReplicas,
 		"stabilizationWindow", cfg.StabilizationWindow.String(), "scaleDownCooldown", cfg.ScaleDownCooldown.String(),
 		"refreshPeriod", cfg.RefreshPeriod.String(), "maxScaleUpRate", cfg.MaxScaleUpRate,

@@ -10,10 +10,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 	"knative.dev/pkg/configmap"
-	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/internal/bounded"
+	"github.com/vsched/vsched/internal/vlog"
 )
 
 // Names are the ConfigMaps a Store watches.
@@ -93,7 +93,7 @@ func watch(w configmap.Watcher, name, namespace string, o configmap.Observer) {
 
 // reject logs a rejected ConfigMap and reports it to onReject (may be nil).
 func reject(ctx context.Context, onReject RejectFunc, cm *corev1.ConfigMap, err error) {
-	logging.FromContext(ctx).Errorw("rejected ConfigMap; the last good configuration stays in force", "configmap", cm.Namespace+"/"+cm.Name, "error", err)
+	vlog.FromContext(ctx).Errorw("rejected ConfigMap; the last good configuration stays in force", "configmap", cm.Namespace+"/"+cm.Name, "error", err)
 	if onReject != nil {
 		onReject(cm, err)
 	}
@@ -115,7 +115,7 @@ func (s *Store) OnConfigChanged(cm *corev1.ConfigMap) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	log := logging.FromContext(s.ctx)
+	log := vlog.FromContext(s.ctx)
 	sched, desched := s.sched, s.desched
 	var err error
 	switch cm.Name {

@@ -220,9 +220,29 @@ type snapshot struct {
 	pods    map[string]*corev1.Pod // the adapter's pods by name
 	existed map[string]bool        // pods seen just before or after the sources were read
 	nodes   map[string]*corev1.Node
+	// podCapacity is the controller's --capacity; 0 means capacity.
+	podCapacity int32
+}
+
+func (s *snapshot) capacity() int32 {
+	if s.podCapacity > 0 {
+		return s.podCapacity
+	}
+	return capacity
 }
 
 func (e *env) snapshot() (*snapshot, error) {
+	return e.snapshotWith(func() ([]unstructured.Unstructured, error) {
+		list, err := e.sources().List(e.ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return list.Items, nil
+	})
+}
+
+// snapshotWith takes a snapshot with the sources that list returns.
+func (e *env) snapshotWith(list func() ([]unstructured.Unstructured, error)) (*snapshot, error) {
 	s := &snapshot{at: time.Now(), pods: map[string]*corev1.Pod{}, nodes: map[string]*corev1.Node{}, existed: map[string]bool{}}
 	// Pods are listed before and after the sources: a pod a placement
 	// names existed while the sources were read if either list has it.
@@ -233,12 +253,12 @@ func (e *env) snapshot() (*snapshot, error) {
 	for i := range before.Items {
 		s.existed[before.Items[i].Name] = true
 	}
-	list, err := e.sources().List(e.ctx, metav1.ListOptions{})
+	items, err := list()
 	if err != nil {
 		return nil, err
 	}
-	for i := range list.Items {
-		src, err := v1alpha1.FromUnstructured(&list.Items[i])
+	for i := range items {
+		src, err := v1alpha1.FromUnstructured(&items[i])
 		if err != nil {
 			return nil, err
 		}
@@ -352,8 +372,8 @@ func (s *snapshot) violations(c checks) []string {
 		out = append(out, s.zoneSkewViolations()...)
 	}
 	for pod, n := range perPod {
-		if n > capacity {
-			out = append(out, fmt.Sprintf("pod %s holds %d vreplicas, over its capacity %d", pod, n, capacity))
+		if n > s.capacity() {
+			out = append(out, fmt.Sprintf("pod %s holds %d vreplicas, over its capacity %d", pod, n, s.capacity()))
 		}
 	}
 	switch r := s.replicas(); {

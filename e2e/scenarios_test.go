@@ -111,7 +111,9 @@ func TestCordonNode(t *testing.T) {
 
 // TestNodeFails: a node stops heartbeating; once the node lifecycle
 // controller taints it and the unavailable-pod grace passes, its vreplicas
-// run elsewhere.
+// run elsewhere, and the scheduler's metrics (scraped from the
+// controller's Prometheus endpoint) show nothing pending and those
+// vreplicas moved for a lost node.
 func TestNodeFails(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
 	want := e.createSources(30, 6, 4)
@@ -129,6 +131,19 @@ func TestNodeFails(t *testing.T) {
 	e.waitFor("vreplicas moved off the failed node", func(s *snapshot) bool {
 		return s.placedOn(node) == 0 && len(s.violations(checks{allPlaced: true, wantReplicas: -1})) == 0
 	})
+	// The scheduler's metrics say the same: nothing pending, and at least
+	// the failed node's vreplicas moved, for a lost node.
+	ctrl := e.ctrls[0]
+	if pending, ok := e.scrape(ctrl, "vsched_scheduler_pending_vreplicas"); !ok || pending != 0 {
+		t.Errorf("vsched_scheduler_pending_vreplicas = %v (found %v); want 0 once every source is placed", pending, ok)
+	}
+	lost, _ := e.scrape(ctrl, "vsched_scheduler_moved_vreplicas_total", `reason="lost_node"`)
+	moved, _ := e.scrape(ctrl, "vsched_scheduler_moved_vreplicas_total")
+	if lost == 0 || moved < float64(most) {
+		// A pod of the failed node that compaction had marked already
+		// counts its moves as a drain's.
+		t.Errorf("vsched_scheduler_moved_vreplicas_total: %v with reason lost_node, %v in all; want some for a lost node, and at least the %d vreplicas the failed node held in all", lost, moved, most)
+	}
 	e.recoverNodes(node)
 	e.mark("node recovered")
 	e.settle("node recovered and compacted", checks{allPlaced: true, zoneSkew: true, running: true, zoneFit: true}, 2*time.Second, nil)

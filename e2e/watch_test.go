@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -52,6 +53,17 @@ type statusWatch struct {
 	lastRV int64
 	seen   map[string]int64
 	stop   chan struct{}
+	// podCapacity is the controller's --capacity (0: capacity).
+	podCapacity int32
+	// informer holds the sources as the watch last saw them.
+	informer cache.SharedIndexInformer
+}
+
+func (w *statusWatch) capacity() int32 {
+	if w.podCapacity > 0 {
+		return w.podCapacity
+	}
+	return capacity
 }
 
 // version is one write the watch saw: a source's status (placements nil
@@ -67,6 +79,7 @@ func (e *env) watchStatuses() *statusWatch {
 	w := &statusWatch{stop: make(chan struct{}), seen: map[string]int64{}}
 	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(e.cp.Dynamic, 0, sourcesNS, nil)
 	inf := f.ForResource(v1alpha1.GroupVersionResource).Informer()
+	w.informer = inf
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { w.source(obj, false) },
 		UpdateFunc: func(oldObj, newObj any) {
@@ -171,7 +184,7 @@ func (w *statusWatch) check(e *env) {
 	e.waitCaughtUp(w)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	moments, bad := replay(w.history)
+	moments, bad := replay(w.history, w.capacity())
 	e.t.Logf("status watch: %d source versions observed; %d moments replayed", w.versions, moments)
 	for _, v := range w.violations {
 		e.t.Errorf("vreplicas missing from a status: %s", v)
@@ -220,62 +233,85 @@ func (e *env) waitCaughtUp(w *statusWatch) {
 
 // replay applies the versions in resource-version order and returns how
 // many moments it checked and what broke at each moment that broke
-// something.
-func replay(history []version) (int, []string) {
+// something, with pods of podCapacity vreplicas. It keeps the vreplicas per
+// pod as it goes, so a moment costs the pods, not the sources (TestScale
+// replays tens of thousands of versions of 10,000 sources).
+func replay(history []version, podCapacity int32) (int, []string) {
 	h := append([]version(nil), history...)
 	sort.SliceStable(h, func(i, j int) bool { return h[i].rv < h[j].rv })
-	placed := map[string][]vsched.Placement{}
-	replicas := int32(-1) // not seen yet
+	m := moment{placed: map[string][]vsched.Placement{}, perPod: map[int32]int32{}, foreign: map[string][]string{}, replicas: -1}
 	moments := 0
 	var bad []string
 	for i := 0; i < len(h); {
 		rv := h[i].rv
 		for ; i < len(h) && h[i].rv == rv; i++ {
-			switch v := h[i]; {
-			case v.source == "":
-				replicas = v.replicas
-			case v.placements == nil:
-				delete(placed, v.source)
-			default:
-				placed[v.source] = v.placements
+			if v := h[i]; v.source == "" {
+				m.replicas = v.replicas
+			} else {
+				m.set(v.source, v.placements)
 			}
 		}
 		moments++
-		if problems := momentViolations(placed, replicas); len(problems) > 0 {
+		if problems := m.violations(podCapacity); len(problems) > 0 {
 			bad = append(bad, fmt.Sprintf("rv %d: %v", rv, problems))
 		}
 	}
 	return moments, bad
 }
 
-// momentViolations lists, by pod in ordinal order, the pods over capacity
-// and those holding vreplicas at or beyond the replicas (not checked before
-// the StatefulSet was seen); after four, it counts the rest.
-func momentViolations(placed map[string][]vsched.Placement, replicas int32) []string {
-	perPod := map[int32]int32{}
-	var out []string
-	for name, ps := range placed {
-		for _, p := range ps {
-			ord, err := vsched.OrdinalFromPodName(p.PodName)
-			if err != nil {
-				out = append(out, fmt.Sprintf("%s has %d on %s, not a pod of the StatefulSet", name, p.VReplicas, p.PodName))
-				continue
+// moment is the committed state at one resource version: each source's
+// placements, their sum by pod ordinal, the placements naming no pod of the
+// StatefulSet by source, and the StatefulSet's replicas (-1: not seen yet).
+type moment struct {
+	placed   map[string][]vsched.Placement
+	perPod   map[int32]int32
+	foreign  map[string][]string
+	replicas int32
+}
+
+// set replaces the source's placements (nil: deleted).
+func (m *moment) set(source string, ps []vsched.Placement) {
+	m.add(m.placed[source], -1)
+	delete(m.foreign, source)
+	delete(m.placed, source)
+	if ps == nil {
+		return
+	}
+	m.placed[source] = ps
+	m.add(ps, 1)
+	for _, p := range ps {
+		if _, err := vsched.OrdinalFromPodName(p.PodName); err != nil {
+			m.foreign[source] = append(m.foreign[source], fmt.Sprintf("%s has %d on %s, not a pod of the StatefulSet", source, p.VReplicas, p.PodName))
+		}
+	}
+}
+
+func (m *moment) add(ps []vsched.Placement, sign int32) {
+	for _, p := range ps {
+		if ord, err := vsched.OrdinalFromPodName(p.PodName); err == nil {
+			if m.perPod[ord] += sign * p.VReplicas; m.perPod[ord] == 0 {
+				delete(m.perPod, ord)
 			}
-			perPod[ord] += p.VReplicas
 		}
 	}
-	ords := make([]int32, 0, len(perPod))
-	for ord := range perPod {
-		ords = append(ords, ord)
+}
+
+// violations lists the placements on no pod of the StatefulSet, then, by
+// pod in ordinal order, the pods over capacity and those holding vreplicas
+// at or beyond the replicas (not checked before the StatefulSet was seen);
+// after four, it counts the rest.
+func (m *moment) violations(podCapacity int32) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(m.foreign)) {
+		out = append(out, m.foreign[name]...)
 	}
-	slices.Sort(ords)
-	for _, ord := range ords {
-		n := perPod[ord]
-		if n > capacity {
-			out = append(out, fmt.Sprintf("%s holds %d, over its capacity %d", vsched.PodName(adapterName, ord), n, capacity))
+	for _, ord := range slices.Sorted(maps.Keys(m.perPod)) {
+		n := m.perPod[ord]
+		if n > podCapacity {
+			out = append(out, fmt.Sprintf("%s holds %d, over its capacity %d", vsched.PodName(adapterName, ord), n, podCapacity))
 		}
-		if replicas >= 0 && ord >= replicas && n > 0 {
-			out = append(out, fmt.Sprintf("%s holds %d, at or beyond replicas %d", vsched.PodName(adapterName, ord), n, replicas))
+		if m.replicas >= 0 && ord >= m.replicas && n > 0 {
+			out = append(out, fmt.Sprintf("%s holds %d, at or beyond replicas %d", vsched.PodName(adapterName, ord), n, m.replicas))
 		}
 	}
 	if len(out) > 4 {
@@ -336,7 +372,7 @@ func TestReplay(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, got := replay(tt.history)
+			_, got := replay(tt.history, capacity)
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("violations (-want +got):\n%s", d)
 			}

@@ -10,7 +10,7 @@
 //	c, err := memcluster.New(ctx, memcluster.Options{Zones: []string{"a", "b", "c"}, Replicas: 3, Capacity: 10})
 //	sched, err := statefulset.New(ctx, statefulset.Config{
 //		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
-//		InformerFactory: c.InformerFactory(), Lister: sources.List, ListerSynced: sources.HasSynced,
+//		Informers: statefulset.InformersFromFactory(c.InformerFactory()), Lister: sources.List, ListerSynced: sources.HasSynced,
 //		Clock: c.Clock(), ...})
 //	err = c.Start(ctx)  // informers listed, watching, handlers synced
 //	err = c.FailZone("a")

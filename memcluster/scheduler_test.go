@@ -30,7 +30,7 @@ func TestWithScheduler(t *testing.T) {
 	}
 	sched, err := statefulset.New(ctx, statefulset.Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
-		Lister: sources.List, ListerSynced: sources.HasSynced, InformerFactory: c.InformerFactory(), Profiles: profiles,
+		Lister: sources.List, ListerSynced: sources.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: true, Clock: c.Clock(), ReservationTTL: ttl,
 	})
 	if err != nil {

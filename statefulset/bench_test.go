@@ -135,10 +135,10 @@ func startBenchSchedulerWith(b testing.TB, c *memcluster.Cluster, w workload, pr
 			}
 			return out, nil
 		},
-		ListerSynced:    func() bool { return true }, // the slice is the whole truth
-		InformerFactory: c.InformerFactory(),
-		Profiles:        profiles,
-		AlwaysLeader:    true,
+		ListerSynced: func() bool { return true }, // the slice is the whole truth
+		Informers:    InformersFromFactory(c.InformerFactory()),
+		Profiles:     profiles,
+		AlwaysLeader: true,
 	}
 	if edit != nil {
 		edit(&cfg)

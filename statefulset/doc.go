@@ -1,7 +1,10 @@
 // Package statefulset is the scheduler source controllers embed: it places
 // the vreplicas of many sources onto the pods of one StatefulSet, reading the
-// cluster through client-go informers and deciding with the profiles built
-// by package config.
+// cluster through informers (Config.Informers: client-go's, or a
+// controller-runtime manager's cache) and deciding with the profiles built
+// by package config. It logs to the embedder's logger (Config.Logger, else
+// the context's) and reports OpenTelemetry metrics (Metric*). Package embed
+// wires it, with its autoscaler, into a controller.
 //
 // One Scheduler serves one StatefulSet; a controller may run several. The
 // scheduler keeps every source's placements in memory (package state):

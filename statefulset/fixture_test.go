@@ -490,13 +490,13 @@ func (c *kubeCluster) tryStart(ctx context.Context, opts ...startOpts) (*Schedul
 	c.t.Helper()
 	factory := informers.NewSharedInformerFactoryWithOptions(c.client, 0, informers.WithNamespace(testNS))
 	cfg := Config{
-		Namespace:       testNS,
-		Name:            testSet,
-		Capacity:        10,
-		Lister:          c.store.list,
-		ListerSynced:    c.store.hasSynced,
-		InformerFactory: factory,
-		AlwaysLeader:    true,
+		Namespace:    testNS,
+		Name:         testSet,
+		Capacity:     10,
+		Lister:       c.store.list,
+		ListerSynced: c.store.hasSynced,
+		Informers:    InformersFromFactory(factory),
+		AlwaysLeader: true,
 	}
 	for _, o := range opts {
 		o(&cfg)

@@ -53,7 +53,7 @@ func TestSeveralStatefulSetsShareInformers(t *testing.T) {
 		store := newSourceStore()
 		s, err := New(ctx, Config{
 			Namespace: testNS, Name: name, Capacity: 4, Lister: store.list, ListerSynced: store.hasSynced,
-			InformerFactory: factory, Profiles: lowestOrdinal(t), AlwaysLeader: true,
+			Informers: InformersFromFactory(factory), Profiles: lowestOrdinal(t), AlwaysLeader: true,
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -444,7 +444,7 @@ func TestNotReadyUntilInformersSync(t *testing.T) {
 	factory := informers.NewSharedInformerFactoryWithOptions(c.client, 0, informers.WithNamespace(testNS))
 	s, err := New(quietCtx(), Config{
 		Namespace: testNS, Name: testSet, Capacity: 10,
-		Lister: c.store.list, ListerSynced: c.store.hasSynced, InformerFactory: factory,
+		Lister: c.store.list, ListerSynced: c.store.hasSynced, Informers: InformersFromFactory(factory),
 		Profiles: profilesFromData(t, nil, nil), AlwaysLeader: true,
 	})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"go.uber.org/zap/zapcore"
-	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/descheduler"
@@ -36,6 +35,16 @@ import (
 // retryable. The decision counts against capacity (as a reservation) from
 // the moment Schedule returns.
 func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Placement, error) {
+	start := time.Now()
+	var moves moveCounts
+	placements, err := s.schedule(ctx, vpod, &moves)
+	s.metrics.record(ctx, time.Since(start), err, &moves)
+	moves.report(ctx)
+	return placements, err
+}
+
+// schedule is Schedule, adding the vreplicas it moved to moves by reason.
+func (s *Scheduler) schedule(ctx context.Context, vpod vsched.VPod, moves *moveCounts) ([]vsched.Placement, error) {
 	if err := s.admit(vpod); err != nil {
 		return nil, err
 	}
@@ -67,7 +76,7 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 	// cache that has not delivered its write yet, so the decision goes on
 	// from it. Only a resync from a fresh list expires it (Resync).
 	base, _ := s.st.Placements(key)
-	placements, reason, err := s.decide(ctx, vpod, profiles, base)
+	placements, reason, err := s.decide(ctx, vpod, profiles, base, moves)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +86,7 @@ func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Pl
 	out := make([]vsched.Placement, len(placements))
 	copy(out, placements)
 	if pending > 0 {
-		logging.FromContext(ctx).Debugw("vsched: vreplicas pending", "source", key.String(), "pending", pending, "reason", reason)
+		s.logger(ctx).Debugw("vsched: vreplicas pending", "source", key.String(), "pending", pending, "reason", reason)
 		return out, &vsched.PendingError{Key: key, Pending: pending, Reason: reason}
 	}
 	return out, nil
@@ -125,7 +134,7 @@ func (s *Scheduler) announce(freed, pendingLeft bool) {
 // state locked.
 func (s *Scheduler) observeForDecision(ctx context.Context, vpod vsched.VPod, now time.Time) (bool, error) {
 	key := vpod.GetKey()
-	log := logging.FromContext(ctx)
+	log := s.logger(ctx)
 	usedBefore := s.st.TotalUsed()
 	outcome, problems := s.st.ObserveWithProblems(vpod, now)
 	if outcome == state.Stale && s.st.Tombstoned(key) && s.listsAsIs(vpod) {
@@ -154,7 +163,7 @@ func (s *Scheduler) observeForDecision(ctx context.Context, vpod vsched.VPod, no
 // the replicas (descheduler.SplitPlacements), new vreplicas through the
 // scheduler profile, surplus ones through the descheduler profile, and
 // the moves a Rebalancer wants. Called with the state locked.
-func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles Profiles, base []vsched.Placement) ([]vsched.Placement, string, error) {
+func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles Profiles, base []vsched.Placement, moves *moveCounts) ([]vsched.Placement, string, error) {
 	desired := vpod.GetVReplicas()
 	split := descheduler.SplitPlacements(s.st, base, make([]vsched.Placement, 0, len(base)))
 	kept, fromDraining := split.Kept, split.Draining
@@ -193,7 +202,8 @@ func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles Profi
 		placements = s.refresh(kept)
 	}
 	if split.Lost > 0 || len(fromDraining) > 0 {
-		logging.FromContext(ctx).Debugw("vsched: moved vreplicas off pods that are draining or beyond the StatefulSet's replicas",
+		s.countMoves(base, placements, moves)
+		s.logger(ctx).Debugw("vsched: moved vreplicas off pods that are draining or beyond the StatefulSet's replicas",
 			"source", vpod.GetKey().String(), "beyondReplicas", split.Lost, "drainingPods", len(fromDraining))
 	}
 	// Kept (or shrunk) and still breaking a Rebalancer's rule, as after a
@@ -201,7 +211,7 @@ func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles Profi
 	// uneven: move the excess now, in the same result.
 	if profiles.Place.Rebalances() && desired <= keptTotal && len(fromDraining) == 0 && split.Lost == 0 && desired > 0 {
 		var err error
-		if placements, err = s.rebalance(ctx, vpod, profiles.Place, placements); err != nil {
+		if placements, err = s.rebalance(ctx, vpod, profiles.Place, placements, moves); err != nil {
 			return nil, "", err
 		}
 	}
@@ -235,9 +245,9 @@ func keepUnmoved(placements, fromDraining []vsched.Placement, desired int32) []v
 // rebalance moves up to the drain move limit of the source's vreplicas, one
 // at a time through the profile, to pods that restore a Rebalancer's rule.
 // Called with the state locked.
-func (s *Scheduler) rebalance(ctx context.Context, vpod vsched.VPod, place *framework.Profile, placements []vsched.Placement) ([]vsched.Placement, error) {
+func (s *Scheduler) rebalance(ctx context.Context, vpod vsched.VPod, place *framework.Profile, placements []vsched.Placement, moves *moveCounts) ([]vsched.Placement, error) {
 	key := vpod.GetKey()
-	log := logging.FromContext(ctx)
+	log := s.logger(ctx)
 	limit := s.drainMoveLimit.Load()
 	if limit <= 0 {
 		limit = vpod.GetVReplicas()
@@ -258,7 +268,8 @@ func (s *Scheduler) rebalance(ctx context.Context, vpod vsched.VPod, place *fram
 	}
 	if res.Moved > 0 {
 		placements = d.Placements()
-		log.Infow("vsched: moved vreplicas to restore a rebalancing filter's rule", "source", key.String(),
+		moves.add(MoveRebalance, int64(res.Moved))
+		log.Debugw("vsched: moved vreplicas to restore a rebalancing filter's rule", "source", key.String(),
 			"plugin", res.Plugin, "moved", res.Moved, "limit", limit)
 	}
 	if res.Stuck != "" {

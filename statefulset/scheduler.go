@@ -8,17 +8,19 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
-	"knative.dev/pkg/logging"
 	"knative.dev/pkg/reconciler"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/internal/vlog"
 	"github.com/vsched/vsched/state"
 )
 
@@ -78,11 +80,11 @@ type Config struct {
 	// would shrink a StatefulSet that is in use. Until it reports true,
 	// Schedule answers ErrNotReady and the autoscaler holds.
 	ListerSynced func() bool
-	// InformerFactory provides the pod, node and StatefulSet informers.
-	// The scheduler registers its handlers; the caller starts the factory.
-	// A factory limited to the StatefulSet's namespace is enough (nodes are
-	// cluster-scoped either way).
-	InformerFactory informers.SharedInformerFactory
+	// Informers provide the pods, nodes and StatefulSet: the scheduler
+	// registers its handlers; the caller starts them. Required (all three
+	// or none, for tests that feed the state directly);
+	// InformersFromFactory builds them from a SharedInformerFactory.
+	Informers Informers
 	// Profiles supplies the profiles. Required (see ProfilesFrom).
 	Profiles ProfileSource
 	// Requeue is called, outside any lock, for each source with pending
@@ -107,6 +109,13 @@ type Config struct {
 	AlwaysLeader bool
 	// Clock defaults to the real clock.
 	Clock clock.PassiveClock
+	// MeterProvider receives the scheduler's metrics (Metric*); it
+	// defaults to OpenTelemetry's global provider.
+	MeterProvider metric.MeterProvider
+	// Logger receives the scheduler's logs when set. Otherwise they go to
+	// knative.dev/pkg's logger in the context, else to a logr.Logger in
+	// the context, else nowhere. Decisions log at Debug (logr's V(1)).
+	Logger logr.Logger
 }
 
 // Scheduler places sources' vreplicas on one StatefulSet's pods.
@@ -135,6 +144,11 @@ type Scheduler struct {
 	bucketsMu sync.Mutex
 	buckets   map[string]bool
 
+	// log is Config.Logger's, nil when none was given (see logger).
+	log     *zap.SugaredLogger
+	metrics *schedulerMetrics
+	drains  drainReasons
+
 	// seen is what the informer handlers last reported about the nodes
 	// and the StatefulSet's size (see seen.go).
 	seen seenViews
@@ -160,6 +174,8 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 		return nil, fmt.Errorf("statefulset scheduler: ListerSynced is required (the sources' informer HasSynced)")
 	case cfg.Profiles == nil:
 		return nil, fmt.Errorf("statefulset scheduler: Profiles is required")
+	case !cfg.Informers.empty() && (cfg.Informers.Pods == nil || cfg.Informers.Nodes == nil || cfg.Informers.StatefulSets == nil):
+		return nil, fmt.Errorf("statefulset scheduler: Informers needs Pods, Nodes and StatefulSets (or none)")
 	case cfg.ResyncPeriod < 0:
 		return nil, fmt.Errorf("statefulset scheduler: ResyncPeriod must not be negative, got %v", cfg.ResyncPeriod)
 	case cfg.ReservationTTL < 0:
@@ -185,15 +201,29 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 	}
 	s := &Scheduler{cfg: cfg, key: types.NamespacedName{Namespace: cfg.Namespace, Name: cfg.Name}, st: st, buckets: map[string]bool{}}
 	s.leader.Store(cfg.AlwaysLeader)
-	s.seen.log = logging.FromContext(ctx).With("statefulset", s.key.String())
-	if cfg.InformerFactory != nil {
-		if err := s.watch(cfg.InformerFactory); err != nil {
+	if vlog.Given(cfg.Logger) {
+		s.log = vlog.FromLogr(cfg.Logger)
+	}
+	mp := cfg.MeterProvider
+	if mp == nil {
+		mp = otelMeterProvider()
+	}
+	if s.metrics, err = newSchedulerMetrics(s, mp); err != nil {
+		return nil, err
+	}
+	s.seen.log = s.logger(ctx).With("statefulset", s.key.String())
+	if !cfg.Informers.empty() {
+		if err := s.watch(cfg.Informers); err != nil {
 			return nil, err
 		}
 	}
-	logging.FromContext(ctx).Infow("vsched scheduler created", "statefulset", s.key.String(), "capacity", cfg.Capacity, "alwaysLeader", cfg.AlwaysLeader)
+	s.logger(ctx).Infow("vsched scheduler created", "statefulset", s.key.String(), "capacity", cfg.Capacity, "alwaysLeader", cfg.AlwaysLeader)
 	return s, nil
 }
+
+// logger is Config.Logger when given, else the context's (see package
+// internal/vlog).
+func (s *Scheduler) logger(ctx context.Context) *zap.SugaredLogger { return vlog.Pick(ctx, s.log) }
 
 // State runs f with the scheduler's state locked, for the autoscaler, the
 // evictor and tests. f must not keep the pointer.
@@ -206,22 +236,22 @@ func (s *Scheduler) State(f func(*state.State)) {
 // StatefulSet is the StatefulSet's key.
 func (s *Scheduler) StatefulSet() types.NamespacedName { return s.key }
 
-func (s *Scheduler) watch(f informers.SharedInformerFactory) error {
+func (s *Scheduler) watch(inf Informers) error {
 	handlers := []struct {
-		informer cache.SharedIndexInformer
+		informer Informer
 		funcs    cache.ResourceEventHandlerFuncs
 	}{
-		{f.Core().V1().Pods().Informer(), cache.ResourceEventHandlerFuncs{
+		{inf.Pods, cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { s.podChanged(obj) },
 			UpdateFunc: func(_, obj any) { s.podChanged(obj) },
 			DeleteFunc: s.podDeleted,
 		}},
-		{f.Core().V1().Nodes().Informer(), cache.ResourceEventHandlerFuncs{
+		{inf.Nodes, cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { s.nodeChanged(obj) },
 			UpdateFunc: func(_, obj any) { s.nodeChanged(obj) },
 			DeleteFunc: s.nodeDeleted,
 		}},
-		{f.Apps().V1().StatefulSets().Informer(), cache.ResourceEventHandlerFuncs{
+		{inf.StatefulSets, cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { s.setChanged(obj) },
 			UpdateFunc: func(_, obj any) { s.setChanged(obj) },
 			DeleteFunc: func(obj any) { s.setDeleted(obj) },
@@ -243,7 +273,7 @@ func (s *Scheduler) watch(f informers.SharedInformerFactory) error {
 }
 
 type handlerReg struct {
-	informer cache.SharedIndexInformer
+	informer Informer
 	reg      cache.ResourceEventHandlerRegistration
 }
 
@@ -252,6 +282,9 @@ type handlerReg struct {
 // scheduler would keep receiving events, and stay in memory, for as long as
 // the informers live.
 func (s *Scheduler) Close() {
+	if s.metrics != nil && s.metrics.reg != nil {
+		_ = s.metrics.reg.Unregister()
+	}
 	for _, h := range s.handlers {
 		_ = h.informer.RemoveEventHandler(h.reg)
 	}
@@ -270,6 +303,7 @@ func (s *Scheduler) podChanged(obj any) {
 	if !ok || pod.Namespace != s.cfg.Namespace {
 		return
 	}
+	s.drains.observe(pod, s.st.Options().DrainingAnnotation)
 	s.st.Lock()
 	grew := s.st.UpsertPod(pod)
 	s.st.Unlock()
@@ -469,7 +503,7 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	now := s.cfg.Clock.Now()
 	vpods, mark, err := s.resyncList(ts, now)
 	if err != nil {
-		logging.FromContext(ctx).Warnw("vsched resync: listing sources failed; state kept as it is", "statefulset", s.key.String(), "error", err)
+		s.logger(ctx).Warnw("vsched resync: listing sources failed; state kept as it is", "statefulset", s.key.String(), "error", err)
 		return err
 	}
 	s.st.Lock()
@@ -492,7 +526,7 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	}
 	expired := s.st.ExpireReservations(now, s.cfg.ReservationTTL)
 	s.st.Unlock()
-	log := logging.FromContext(ctx)
+	log := s.logger(ctx)
 	for _, k := range res.Overridden {
 		log.Infow("vsched resync: source's status differs from the reservation; the status wins", "source", k.String())
 	}

@@ -3,7 +3,9 @@ package statefulset
 import (
 	"context"
 
+	"go.uber.org/zap"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
@@ -28,6 +30,16 @@ func (s *Scheduler) ListSources() ([]vsched.VPod, error) { return s.cfg.Lister()
 // PlaceProfile is the scheduler profile the next decision would use; nil
 // when none is configured.
 func (s *Scheduler) PlaceProfile() *framework.Profile { return s.cfg.Profiles().Place }
+
+// Logger is the logger Config.Logger made, nil when the scheduler logs to
+// its calls' contexts.
+func (s *Scheduler) Logger() *zap.SugaredLogger { return s.log }
+
+// InformerReads are Config.Informers' reads of the pods and the
+// StatefulSet from the informers' caches; nil without informers.
+func (s *Scheduler) InformerReads() (func(namespace string) ([]*corev1.Pod, error), func(namespace, name string) (*appsv1.StatefulSet, error)) {
+	return s.cfg.Informers.ListPods, s.cfg.Informers.GetStatefulSet
+}
 
 // DrainingAnnotation is the pod annotation that marks a pod draining.
 func (s *Scheduler) DrainingAnnotation() string { return s.st.Options().DrainingAnnotation }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/state"
@@ -92,7 +91,7 @@ func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncRe
 	dropped := s.st.DropReservations()
 	res := s.st.Resync(ts.vpods, ts.mark, s.cfg.Clock.Now(), s.cfg.ReservationTTL)
 	s.loaded.Store(true)
-	logging.FromContext(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(ts.vpods),
+	s.logger(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(ts.vpods),
 		"fresh", ts.listed, "replicas", s.st.Replicas(), "forgotten", len(res.Forgotten), "droppedReservations", dropped)
 	return res, nil
 }

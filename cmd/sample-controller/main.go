@@ -36,6 +36,7 @@ func main() {
 		threads     = flag.Int("threadiness", controller.DefaultThreadiness, "workers")
 		bindWait    = flag.Duration("bind-wait", controller.DefaultBindWait, "how long a source needing new vreplicas waits for the StatefulSet's new pods to be bound (negative: never)")
 		srcDelay    = flag.Duration("source-sync-delay", 0, "testing aid: start the source informer this long after the rest, without waiting for it (a slow first list of the sources)")
+		metricsAddr = flag.String("metrics-addr", ":9090", "where /metrics (Prometheus), /healthz and /readyz listen (empty: nowhere)")
 		level       = flag.String("log-level", "info", "debug, info, warn or error")
 		qps         = flag.Float64("kube-api-qps", 50, "client QPS")
 		burst       = flag.Int("kube-api-burst", 100, "client burst")
@@ -78,6 +79,7 @@ func main() {
 		Threadiness:     *threads,
 		BindWait:        *bindWait,
 		SourceSyncDelay: *srcDelay,
+		MetricsAddr:     *metricsAddr,
 		Kube:            kube,
 		Dynamic:         dyn,
 	})

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/vsched/vsched/internal/sample/controller"
 )
 
 var (
@@ -59,7 +61,7 @@ func (cp *ControlPlane) StartController(t testing.TB, kubeconfig, namespace, ide
 		Name: "sample-controller " + identity, Path: bin, Log: cp.path("sample-controller-" + identity + ".log"),
 		Args: append([]string{
 			"--kubeconfig=" + kubeconfig, "--namespace=" + namespace, "--identity=" + identity,
-			"--resync=30s",
+			"--resync=30s", "--metrics-addr=127.0.0.1:0",
 		}, extra...),
 		Env: []string{"SYSTEM_NAMESPACE=" + namespace},
 	}}
@@ -73,4 +75,21 @@ func (cp *ControlPlane) StartController(t testing.TB, kubeconfig, namespace, ide
 		c.Terminate()
 	})
 	return c
+}
+
+// MetricsURL is the address of the controller's /metrics, from its log
+// line saying where it listens (it listens on a free port), "" until then.
+func (c *Controller) MetricsURL() string {
+	entries, err := c.LogEntries(c.StartOffset())
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if e.Msg == controller.LogMetricsListening {
+			if addr, ok := e.Fields["address"].(string); ok {
+				return "http://" + addr + controller.PathMetrics
+			}
+		}
+	}
+	return ""
 }

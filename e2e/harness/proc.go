@@ -134,6 +134,16 @@ func (p *Proc) Kill() { p.Stop(syscall.SIGKILL, 5*time.Second) }
 // Terminate stops the process gracefully (SIGTERM, then SIGKILL after 10s).
 func (p *Proc) Terminate() { p.Stop(syscall.SIGTERM, 10*time.Second) }
 
+// Pid is the running process's id, or 0.
+func (p *Proc) Pid() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil || p.cmd.Process == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
 // ExitErr is the process's exit error once it exited on its own.
 func (p *Proc) ExitErr() error {
 	p.mu.Lock()

@@ -40,11 +40,8 @@ type autoscaling struct {
 func newAutoscaling(ctx context.Context, sim *simulation, cfg *config.AutoscalerConfig) (*autoscaling, error) {
 	a := &autoscaling{sim: sim, recorder: record.NewFakeRecorder(1000)}
 	var err error
-	f := sim.cluster.InformerFactory()
 	a.auto, err = autoscaler.New(ctx, autoscaler.Options{
 		Scheduler:     sim.sched,
-		Pods:          f.Core().V1().Pods().Lister(),
-		StatefulSets:  f.Apps().V1().StatefulSets().Lister(),
 		Client:        sim.cluster.Client(),
 		Recorder:      a.recorder,
 		Config:        func() *config.AutoscalerConfig { return cfg },

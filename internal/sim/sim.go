@@ -162,15 +162,15 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	defer cancel() // informers stop before Shutdown waits for them
 	sim.start = sim.cluster.Clock().Now()
 	sim.sched, err = statefulset.New(ctx, statefulset.Config{
-		Namespace:       ns,
-		Name:            name,
-		Capacity:        *ss.Capacity,
-		Lister:          sim.sources.List,
-		ListerSynced:    sim.sources.HasSynced,
-		InformerFactory: sim.cluster.InformerFactory(),
-		Profiles:        statefulset.ProfilesFrom(profiles),
-		AlwaysLeader:    true,
-		Clock:           sim.cluster.Clock(),
+		Namespace:    ns,
+		Name:         name,
+		Capacity:     *ss.Capacity,
+		Lister:       sim.sources.List,
+		ListerSynced: sim.sources.HasSynced,
+		Informers:    statefulset.InformersFromFactory(sim.cluster.InformerFactory()),
+		Profiles:     statefulset.ProfilesFrom(profiles),
+		AlwaysLeader: true,
+		Clock:        sim.cluster.Clock(),
 	})
 	if err != nil {
 		return nil, nil, err

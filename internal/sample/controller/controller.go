@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
@@ -29,8 +29,7 @@ import (
 	"knative.dev/pkg/system"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/autoscaler"
-	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/embed"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 
 	"github.com/vsched/vsched/statefulset"
@@ -70,6 +69,9 @@ type Options struct {
 	// that window must not act on the empty source list. 0 (the default)
 	// starts it with the others and waits for it.
 	SourceSyncDelay time.Duration
+	// MetricsAddr is where the Prometheus endpoint (/metrics) and the
+	// probes (/healthz, /readyz) listen; "" means nowhere.
+	MetricsAddr string
 
 	Kube    kubernetes.Interface
 	Dynamic dynamic.Interface
@@ -125,136 +127,166 @@ func Run(ctx context.Context, o Options) error {
 	log := logging.FromContext(ctx).With(zap.String("statefulset", o.Namespace+"/"+o.StatefulSet))
 	ctx = logging.WithLogger(ctx, log)
 
-	// Events: rejected ConfigMaps, autoscaler decisions.
+	// Events: rejected ConfigMaps, autoscaler decisions, moved sources.
 	broadcaster := record.NewBroadcaster()
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: o.Kube.CoreV1().Events(o.Namespace)})
 	defer broadcaster.Shutdown()
-	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Component})
-
-	// Live configuration: config-scheduler, config-descheduler,
-	// config-autoscaler (a rejected edit is an Event; the last good stays).
-	cmw := informer.NewInformedWatcher(o.Kube, o.Namespace)
-	store, err := config.NewStore(ctx, nil, config.Names{}, config.RecordRejections(recorder))
+	w := &wiring{log: log, recorder: broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Component})}
+	if err := w.observability(ctx, o); err != nil {
+		return err
+	}
+	w.controller(ctx, o)
+	if err := w.scheduler(ctx, o); err != nil {
+		return err
+	}
+	defer w.sched.Close()
+	ctx, err := w.leaderElection(ctx, o)
 	if err != nil {
 		return err
 	}
-	store.WatchConfigs(cmw, o.Namespace)
-	astore := config.NewAutoscalerStore(ctx, "", config.RecordRejections(recorder))
-	astore.WatchConfigs(cmw, o.Namespace)
+	if err := w.start(ctx, o); err != nil {
+		return err
+	}
+	go w.sched.Run(ctx)
+	return w.impl.RunContext(ctx, o.Threadiness)
+}
 
-	// Sources, through the dynamic client.
-	dynFactory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(o.Dynamic, o.ResyncPeriod, o.SourceNamespace, nil)
-	srcInformer := dynFactory.ForResource(v1alpha1.GroupVersionResource)
-	lister := srcInformer.Lister()
-	r := &Reconciler{lister: lister, client: o.Dynamic.Resource(v1alpha1.GroupVersionResource)}
-	impl := kcontroller.NewContext(ctx, r, kcontroller.ControllerOptions{
-		WorkQueueName: "SampleSources", Logger: log, Concurrency: o.Threadiness,
+// wiring is what Run builds before it starts anything.
+type wiring struct {
+	log         *zap.SugaredLogger
+	recorder    record.EventRecorder
+	metrics     *metricsServer
+	cmw         *informer.InformedWatcher
+	live        embed.LiveConfig
+	dynFactory  dynamicinformer.DynamicSharedInformerFactory
+	srcInformer informers.GenericInformer
+	kubeFactory informers.SharedInformerFactory
+	r           *Reconciler
+	impl        *kcontroller.Impl
+	sched       *embed.Scheduler
+}
+
+// observability starts the metrics listener and watches the live
+// configuration: config-scheduler, config-descheduler, config-autoscaler (a
+// rejected edit is an Event; the last good stays).
+func (w *wiring) observability(ctx context.Context, o Options) error {
+	var err error
+	if w.metrics, err = newMetricsServer(); err != nil {
+		return err
+	}
+	if o.MetricsAddr != "" {
+		if err := w.metrics.serve(ctx, o.MetricsAddr); err != nil {
+			return fmt.Errorf("metrics listener: %w", err)
+		}
+	}
+	w.cmw = informer.NewInformedWatcher(o.Kube, o.Namespace)
+	w.live, err = embed.WatchConfigMaps(ctx, w.cmw, o.Namespace, nil, w.recorder)
+	return err
+}
+
+// controller builds the sources' informer, through the dynamic client, and
+// the reconciler's controller.
+func (w *wiring) controller(ctx context.Context, o Options) {
+	w.dynFactory = dynamicinformer.NewFilteredDynamicSharedInformerFactory(o.Dynamic, o.ResyncPeriod, o.SourceNamespace, nil)
+	w.srcInformer = w.dynFactory.ForResource(v1alpha1.GroupVersionResource)
+	lister := w.srcInformer.Lister()
+	w.r = &Reconciler{lister: lister, client: o.Dynamic.Resource(v1alpha1.GroupVersionResource), recorder: w.recorder}
+	w.impl = kcontroller.NewContext(ctx, w.r, kcontroller.ControllerOptions{
+		WorkQueueName: "SampleSources", Logger: w.log, Concurrency: o.Threadiness,
 	})
-	r.enqueueAll = func() {
+	w.r.enqueueAll = func() {
 		objs, err := lister.List(labels.Everything())
 		if err != nil {
 			return
 		}
 		for _, obj := range objs {
-			impl.Enqueue(obj)
+			w.impl.Enqueue(obj)
 		}
 	}
+}
 
-	kubeFactory := informers.NewSharedInformerFactoryWithOptions(o.Kube, o.ResyncPeriod, informers.WithNamespace(o.Namespace))
-	sched, err := statefulset.New(ctx, statefulset.Config{
-		Namespace:       o.Namespace,
-		Name:            o.StatefulSet,
-		Capacity:        o.Capacity,
-		Lister:          listSources(lister),
-		ListerSynced:    srcInformer.Informer().HasSynced,
-		FreshLister:     freshSources(ctx, o.Dynamic.Resource(v1alpha1.GroupVersionResource).Namespace(o.SourceNamespace)),
-		InformerFactory: kubeFactory,
-		Profiles:        statefulset.ProfilesFromStore(store),
-		Requeue:         impl.EnqueueKey,
-		ResyncPeriod:    o.ResyncPeriod,
+// scheduler builds the scheduler and its autoscaler and hands it to the
+// reconciler.
+func (w *wiring) scheduler(ctx context.Context, o Options) error {
+	w.kubeFactory = informers.NewSharedInformerFactoryWithOptions(o.Kube, o.ResyncPeriod, informers.WithNamespace(o.Namespace))
+	sched, err := embed.New(ctx, embed.Options{
+		Namespace:    o.Namespace,
+		StatefulSet:  o.StatefulSet,
+		Capacity:     o.Capacity,
+		Informers:    statefulset.InformersFromFactory(w.kubeFactory),
+		Lister:       listSources(w.srcInformer.Lister()),
+		ListerSynced: w.srcInformer.Informer().HasSynced,
+		FreshLister:  freshSources(ctx, o.Dynamic.Resource(v1alpha1.GroupVersionResource).Namespace(o.SourceNamespace)),
+		Profiles:     w.live.Profiles,
+		// Compaction: a source that must leave a draining pod is
+		// requeued; its next Schedule moves it and the reconciler writes
+		// the result in one status update.
+		Requeue:          w.impl.EnqueueKey,
+		Client:           o.Kube,
+		AutoscalerConfig: w.live.Autoscaler,
+		Recorder:         w.recorder,
+		ResyncPeriod:     o.ResyncPeriod,
+		MeterProvider:    w.metrics.meterProvider(),
 	})
 	if err != nil {
 		return err
 	}
-	defer sched.Close()
-	r.sched = sched
-	r.bindWait, r.now = o.BindWait, time.Now
+	w.sched, w.r.sched = sched, sched
+	ready := sched.HasSynced
+	w.metrics.ready.Store(&ready)
+	w.r.bindWait, w.r.now = o.BindWait, time.Now
 	// Read from the scheduler's own state, not the listers: a lister is
 	// updated before the scheduler's handlers run, so it could show a pod
 	// bound that Schedule does not know about yet.
-	r.podsStarting = func() bool {
+	w.r.podsStarting = func() bool {
 		return slices.ContainsFunc(sched.Pods(), func(p statefulset.PodView) bool { return !p.Exists || p.Node == "" })
 	}
+	if _, err := w.srcInformer.Informer().AddEventHandler(sched.SourceHandler(toVPod, w.impl.Enqueue)); err != nil {
+		sched.Close()
+		return err
+	}
+	return nil
+}
 
-	auto, err := autoscaler.New(ctx, autoscaler.Options{
-		Scheduler:    sched,
-		Client:       o.Kube,
-		Recorder:     recorder,
-		Config:       astore.Config,
-		Pods:         kubeFactory.Core().V1().Pods().Lister(),
-		StatefulSets: kubeFactory.Apps().V1().StatefulSets().Lister(),
-		// The drain protocol: requeue the source and return; its next
-		// Schedule moves its vreplicas off the draining pods and the
-		// reconciler writes the result in one status update.
-		Evictor: func(_ context.Context, src types.NamespacedName) error {
-			impl.EnqueueKey(src)
-			return nil
-		},
-	})
+// leaderElection returns ctx with knative's leader elector when
+// Options.LeaderElect is set.
+func (w *wiring) leaderElection(ctx context.Context, o Options) (context.Context, error) {
+	if !o.LeaderElect {
+		return ctx, nil
+	}
+	lecfg, err := leaderElectionConfig(ctx, o.Kube, o.Namespace)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	cc := lecfg.GetComponentConfig(Component)
+	cc.Identity = o.Identity
+	w.log.Infow("leader election enabled", "leaseDuration", cc.LeaseDuration.String(),
+		"renewDeadline", cc.RenewDeadline.String(), "retryPeriod", cc.RetryPeriod.String(), "buckets", cc.Buckets)
+	return kle.WithStandardLeaderElectorBuilder(ctx, o.Kube, cc), nil
+}
 
-	if _, err := srcInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { observe(sched, obj); impl.Enqueue(obj) },
-		UpdateFunc: func(_, obj any) {
-			observe(sched, obj)
-			impl.Enqueue(obj)
-		},
-		DeleteFunc: func(obj any) {
-			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = t.Obj
-			}
-			if u, ok := obj.(*unstructured.Unstructured); ok {
-				sched.Forget(types.NamespacedName{Namespace: u.GetNamespace(), Name: u.GetName()})
-			}
-		},
-	}); err != nil {
-		return err
-	}
-
-	if o.LeaderElect {
-		lecfg, err := leaderElectionConfig(ctx, o.Kube, o.Namespace)
-		if err != nil {
-			return err
-		}
-		cc := lecfg.GetComponentConfig(Component)
-		cc.Identity = o.Identity
-		ctx = kle.WithStandardLeaderElectorBuilder(ctx, o.Kube, cc)
-		log.Infow("leader election enabled", "leaseDuration", cc.LeaseDuration.String(),
-			"renewDeadline", cc.RenewDeadline.String(), "retryPeriod", cc.RetryPeriod.String(), "buckets", cc.Buckets)
-	}
-
-	if err := cmw.Start(ctx.Done()); err != nil {
+// start starts the ConfigMap watcher and the informers, and waits for them
+// (for the sources' unless Options.SourceSyncDelay holds them back).
+func (w *wiring) start(ctx context.Context, o Options) error {
+	if err := w.cmw.Start(ctx.Done()); err != nil {
 		return fmt.Errorf("watching ConfigMaps: %w", err)
 	}
-	kubeFactory.Start(ctx.Done())
-	for typ, ok := range kubeFactory.WaitForCacheSync(ctx.Done()) {
+	w.kubeFactory.Start(ctx.Done())
+	for typ, ok := range w.kubeFactory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return fmt.Errorf("informer for %v did not sync", typ)
 		}
 	}
 	if o.SourceSyncDelay > 0 {
-		go startSourcesLate(ctx, dynFactory, o.SourceSyncDelay)
-		log.Info("pod, node and StatefulSet informers synced; starting before the sources")
-	} else if err := startSources(ctx, dynFactory); err != nil {
-		return err
-	} else {
-		log.Info("informers synced; starting")
+		go startSourcesLate(ctx, w.dynFactory, o.SourceSyncDelay)
+		w.log.Info("pod, node and StatefulSet informers synced; starting before the sources")
+		return nil
 	}
-	go sched.Run(ctx)
-	go auto.Run(ctx)
-	return impl.RunContext(ctx, o.Threadiness)
+	if err := startSources(ctx, w.dynFactory); err != nil {
+		return err
+	}
+	w.log.Info("informers synced; starting")
+	return nil
 }
 
 // Log messages of the source informer's start.
@@ -290,33 +322,22 @@ func startSourcesLate(ctx context.Context, f dynamicinformer.DynamicSharedInform
 	}
 }
 
-func observe(sched *statefulset.Scheduler, obj any) {
+// toVPod converts a source informer's object for the scheduler.
+func toVPod(obj any) (vsched.VPod, bool) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
-		return
+		return nil, false
 	}
-	if s, err := v1alpha1.FromUnstructured(u); err == nil {
-		sched.Observe(s)
-	}
+	s, err := v1alpha1.FromUnstructured(u)
+	return s, err == nil
 }
 
 // listSources lists the sources the informer holds, for the scheduler.
 func listSources(l cache.GenericLister) vsched.VPodLister {
-	return func() ([]vsched.VPod, error) {
-		objs, err := l.List(labels.Everything())
-		if err != nil {
-			return nil, err
-		}
-		out := make([]vsched.VPod, 0, len(objs))
-		for _, obj := range objs {
-			s, err := v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, s)
-		}
-		return out, nil
-	}
+	return embed.Lister(func() ([]runtime.Object, error) { return l.List(labels.Everything()) },
+		func(obj runtime.Object) (vsched.VPod, error) {
+			return v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
+		})
 }
 
 // freshSources lists the sources from the API server, a page at a time, for

@@ -22,9 +22,11 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	logtesting "knative.dev/pkg/logging/testing"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/embed"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/state"
@@ -304,6 +306,7 @@ type env struct {
 	indexer cache.Indexer
 	sched   *statefulset.Scheduler
 	r       *Reconciler
+	events  *record.FakeRecorder
 
 	mu         sync.Mutex
 	requeued   []types.NamespacedName
@@ -332,7 +335,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); c.Shutdown() })
-	e := &env{t: t, ctx: ctx, cluster: c, api: newAPIServer()}
+	e := &env{t: t, ctx: ctx, cluster: c, api: newAPIServer(), events: record.NewFakeRecorder(100)}
 	e.indexer = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	lister := cache.NewGenericLister(e.indexer, gvr.GroupResource())
 	profiles, err := statefulset.DefaultProfiles(ctx)
@@ -343,8 +346,8 @@ func newEnv(t *testing.T, o envOpts) *env {
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
 		Lister: listSources(lister),
 		// The test fills the indexer itself: it is complete from the start.
-		ListerSynced:    func() bool { return true },
-		InformerFactory: c.InformerFactory(),
+		ListerSynced: func() bool { return true },
+		Informers:    statefulset.InformersFromFactory(c.InformerFactory()),
 		Profiles: func() statefulset.Profiles {
 			e.mu.Lock()
 			f := e.duringSchedule
@@ -367,9 +370,10 @@ func newEnv(t *testing.T, o envOpts) *env {
 	}
 	t.Cleanup(e.sched.Close)
 	e.r = &Reconciler{
-		sched:  e.sched,
-		lister: lister,
-		client: e.api.client.Resource(gvr),
+		sched:    &embed.Scheduler{Scheduler: e.sched},
+		lister:   lister,
+		client:   e.api.client.Resource(gvr),
+		recorder: e.events,
 		enqueueAll: func() {
 			e.mu.Lock()
 			defer e.mu.Unlock()
@@ -562,4 +566,17 @@ func describe(s *v1alpha1.SampleSource) string {
 	}
 	return fmt.Sprintf("%s@%s gen %d spec %d placed %d %v (%s, observedGeneration %d)", s.Name, s.ResourceVersion,
 		s.Generation, s.Spec.VReplicas, s.Status.PlacedVReplicas, s.Status.Placements, cs, s.Status.ObservedGeneration)
+}
+
+// recorded returns the Events recorded so far.
+func (e *env) recorded() []string {
+	var out []string
+	for {
+		select {
+		case ev := <-e.events.Events:
+			out = append(out, ev)
+		default:
+			return out
+		}
+	}
 }

@@ -6,11 +6,10 @@ package controller
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrs "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -19,21 +18,25 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	kcontroller "knative.dev/pkg/controller"
 	"knative.dev/pkg/logging"
 	"knative.dev/pkg/reconciler"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/embed"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
-	"github.com/vsched/vsched/statefulset"
 )
 
 // Reconciler schedules one SampleSource per call and writes the result to
 // its status.
 type Reconciler struct {
-	sched  *statefulset.Scheduler
+	sched  *embed.Scheduler
 	lister cache.GenericLister
 	client dynamic.NamespaceableResourceInterface
+	// recorder receives an Event on a source whose vreplicas moved off a
+	// drained pod or a lost node (embed.MovedEvent); may be nil.
+	recorder record.EventRecorder
 	// enqueueAll enqueues every source; set once the controller exists.
 	enqueueAll func()
 
@@ -45,6 +48,85 @@ type Reconciler struct {
 	startingMu    sync.Mutex
 	startingSince time.Time
 	now           func() time.Time
+
+	// pendingSince is when each source, nothing placed for it yet, was
+	// first found pending (see deferPendingWrite); pruned is when windows
+	// of sources never reconciled again (deleted) were last dropped.
+	pendingMu    sync.Mutex
+	pendingSince map[types.NamespacedName]time.Time
+	pruned       time.Time
+}
+
+// deferPendingWrite returns how long to wait before writing the pending
+// status of a source whose decision placed nothing new, or 0 to write it
+// now. When the controller starts on sources its StatefulSet has no room
+// for (from 0 pods), every source is pending until the autoscaler's pods
+// come, seconds later: writing "pending" and then the placements would be
+// two status writes per source. The scheduler requeues a pending source as
+// soon as room appears, so the write waits, up to bindWait from the
+// source's first pending decision; after that its status says why.
+// Placements that changed are progress, and a status that already says
+// pending is kept current: both are written at once.
+func (r *Reconciler) deferPendingWrite(key types.NamespacedName, before *v1alpha1.SampleSourceStatus, placements []vsched.Placement) time.Duration {
+	if r.bindWait <= 0 || r.now == nil || !apiequality.Semantic.DeepEqual(before.Placements, placements) {
+		return 0
+	}
+	if c := meta.FindStatusCondition(before.Conditions, v1alpha1.ConditionScheduled); c != nil && c.Reason == v1alpha1.ReasonNotEnoughCapacity {
+		return 0
+	}
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	now := r.now()
+	r.prunePendingLocked(now)
+	since, ok := r.pendingSince[key]
+	if !ok {
+		if r.pendingSince == nil {
+			r.pendingSince = map[types.NamespacedName]time.Time{}
+		}
+		since = now
+		r.pendingSince[key] = now
+	}
+	if d := since.Add(r.bindWait).Sub(now); d > 0 {
+		return d
+	}
+	delete(r.pendingSince, key) // the window ends with this write
+	return 0
+}
+
+// prunePendingLocked drops, at most once per bindWait, the windows opened
+// over two bindWaits ago: their source was deleted, or its requeue is long
+// overdue. r.pendingMu is held.
+func (r *Reconciler) prunePendingLocked(now time.Time) {
+	if now.Sub(r.pruned) < r.bindWait {
+		return
+	}
+	r.pruned = now
+	for k, since := range r.pendingSince {
+		if now.Sub(since) >= 2*r.bindWait {
+			delete(r.pendingSince, k)
+		}
+	}
+}
+
+// holdPendingWrite returns, for a decision, how long to wait before
+// writing it (deferPendingWrite), or 0; a source placed in full ends its
+// pending window.
+func (r *Reconciler) holdPendingWrite(key types.NamespacedName, before *v1alpha1.SampleSourceStatus, d embed.Decision) time.Duration {
+	switch {
+	case !d.Write:
+	case d.Condition.Status == metav1.ConditionTrue:
+		r.placedInFull(key)
+	case d.Condition.Reason == embed.ReasonNotEnoughCapacity:
+		return r.deferPendingWrite(key, before, d.Placements)
+	}
+	return 0
+}
+
+// placedInFull ends the source's pending window.
+func (r *Reconciler) placedInFull(key types.NamespacedName) {
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	delete(r.pendingSince, key)
 }
 
 // waitForStartingPods returns how long to wait before scheduling new
@@ -102,6 +184,27 @@ func (r *Reconciler) Demote(b reconciler.Bucket) {
 	r.sched.Demote(b)
 }
 
+// read returns the source to schedule from the lister, or nil when there
+// is none (deleted, or being deleted).
+func (r *Reconciler) read(key types.NamespacedName) (*v1alpha1.SampleSource, error) {
+	obj, err := r.lister.ByNamespace(key.Namespace).Get(key.Name)
+	if apierrs.IsNotFound(err) {
+		r.sched.Forget(key)
+		r.placedInFull(key)
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	src, err := v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
+	if err != nil {
+		return nil, kcontroller.NewPermanentError(err)
+	}
+	if src.DeletionTimestamp != nil {
+		return nil, nil
+	}
+	return src, nil
+}
+
 // Reconcile implements knative.dev/pkg/controller.Reconciler.
 func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 	ns, name, err := cache.SplitMetaNamespaceKey(keyStr)
@@ -113,19 +216,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 		// The leader reconciles; it enqueues every source when promoted.
 		return nil
 	}
-	obj, err := r.lister.ByNamespace(ns).Get(name)
-	if apierrs.IsNotFound(err) {
-		r.sched.Forget(key)
-		return nil
-	} else if err != nil {
+	src, err := r.read(key)
+	if src == nil || err != nil {
 		return err
-	}
-	src, err := v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
-	if err != nil {
-		return kcontroller.NewPermanentError(err)
-	}
-	if src.DeletionTimestamp != nil {
-		return nil
 	}
 	before := src.Status
 	before.Placements = append([]vsched.Placement(nil), before.Placements...)
@@ -136,42 +229,28 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 			return kcontroller.NewRequeueAfter(d)
 		}
 	}
-	placements, err := r.sched.Schedule(ctx, src)
-	var retErr error
-	switch {
-	case errors.Is(err, vsched.ErrNotLeader):
-		return nil
-	case errors.Is(err, statefulset.ErrNotReady):
-		return kcontroller.NewRequeueAfter(500 * time.Millisecond)
-	case errors.Is(err, statefulset.ErrStale):
-		// The lister is behind what the scheduler has seen (our own
-		// last write, usually), or the source was deleted: its informer
-		// brings the newer version, or the deletion, shortly.
-		return kcontroller.NewRequeueAfter(100 * time.Millisecond)
-	case err == nil:
-		setStatus(src, placements, metav1.ConditionTrue, v1alpha1.ReasonAllPlaced,
-			fmt.Sprintf("%d vreplica(s) placed on %d pod(s)", vsched.TotalVReplicas(placements), vsched.PodCount(placements)))
-	case errors.Is(err, vsched.ErrNotEnoughReplicas):
-		// The partial placements are valid: store them. The scheduler
-		// requeues the source when room appears, and the autoscaler was
-		// triggered by the Schedule call.
-		var pe *vsched.PendingError
-		msg := err.Error()
-		if errors.As(err, &pe) {
-			msg = fmt.Sprintf("%d vreplica(s) pending", pe.Pending)
-			if pe.Reason != "" {
-				msg += ": " + pe.Reason
-			}
-		}
-		setStatus(src, placements, metav1.ConditionFalse, v1alpha1.ReasonNotEnoughCapacity, msg)
-	default:
-		// Keep the placements in the status (they still run) and say why.
-		meta.SetStatusCondition(&src.Status.Conditions, metav1.Condition{
-			Type: v1alpha1.ConditionScheduled, Status: metav1.ConditionFalse,
-			Reason: v1alpha1.ReasonScheduleFailed, Message: err.Error(), ObservedGeneration: src.Generation,
-		})
-		retErr = err
+	d := r.sched.Decide(ctx, src)
+	if wait := r.holdPendingWrite(key, &before, d); wait > 0 {
+		return kcontroller.NewRequeueAfter(wait)
 	}
+	switch {
+	case d.RequeueAfter > 0:
+		return kcontroller.NewRequeueAfter(d.RequeueAfter)
+	case d.Write:
+		// Partial placements too: the scheduler requeues the source when
+		// room appears, and the autoscaler was triggered by the Schedule
+		// call.
+		src.Status.Placements = d.Placements
+		src.Status.PlacedVReplicas = vsched.TotalVReplicas(d.Placements)
+		setCondition(src, d.Condition)
+	case d.Err != nil:
+		// Keep the placements in the status (they still run) and say why.
+		setCondition(src, d.Condition)
+	default:
+		// Not the leader.
+		return nil
+	}
+	retErr := d.Err
 	src.Status.ObservedGeneration = src.Generation
 	if apiequality.Semantic.DeepEqual(before, src.Status) {
 		return retErr
@@ -199,14 +278,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 	if fresh, err := v1alpha1.FromUnstructured(updated); err == nil {
 		r.sched.Observe(fresh)
 	}
+	if msg, ok := embed.MovedEvent(d); ok && r.recorder != nil {
+		// Written: the adapter moves them now.
+		r.recorder.Event(updated, corev1.EventTypeNormal, embed.ReasonVReplicasMoved, msg)
+	}
 	return retErr
 }
 
-func setStatus(src *v1alpha1.SampleSource, placements []vsched.Placement, status metav1.ConditionStatus, reason, msg string) {
-	src.Status.Placements = placements
-	src.Status.PlacedVReplicas = vsched.TotalVReplicas(placements)
-	meta.SetStatusCondition(&src.Status.Conditions, metav1.Condition{
-		Type: v1alpha1.ConditionScheduled, Status: status, Reason: reason, Message: msg,
-		ObservedGeneration: src.Generation,
-	})
+func setCondition(src *v1alpha1.SampleSource, c metav1.Condition) {
+	c.ObservedGeneration = src.Generation
+	meta.SetStatusCondition(&src.Status.Conditions, c)
 }

@@ -399,16 +399,25 @@ func TestReconcileMovesOffDrainingPods(t *testing.T) {
 		before    []vsched.Placement // as first placed
 		act       func(e *env) error
 		want      []vsched.Placement
+		events    []string // on the source, after the move
 	}{{
 		name: "draining pod emptied", capacity: 10, vreplicas: 7,
 		before: []vsched.Placement{pl(0, 3), pl(1, 2), pl(2, 2)},
 		act:    func(e *env) error { return e.cluster.SetDraining(2, true) },
 		want:   []vsched.Placement{pl(0, 4), pl(1, 3)},
+		events: []string{"Normal VReplicasMoved moved 2 vreplica(s) off drained pods to other pods"},
 	}, {
 		name: "draining pod keeps what finds no room", capacity: 4, vreplicas: 9,
 		before: []vsched.Placement{pl(0, 3), pl(1, 3), pl(2, 3)},
 		act:    func(e *env) error { return e.cluster.SetDraining(2, true) },
 		want:   []vsched.Placement{pl(0, 4), pl(1, 4), pl(2, 1)},
+		events: []string{"Normal VReplicasMoved moved 2 vreplica(s) off drained pods to other pods"},
+	}, {
+		name: "lost node", capacity: 10, vreplicas: 7,
+		before: []vsched.Placement{pl(0, 3), pl(1, 2), pl(2, 2)},
+		act:    func(e *env) error { return e.cluster.AnnotatePod(2, e.cluster.DrainingAnnotation(), "unavailable") },
+		want:   []vsched.Placement{pl(0, 4), pl(1, 3)},
+		events: []string{"Normal VReplicasMoved moved 2 vreplica(s) off pods whose node was lost to other pods"},
 	}, {
 		name: "pod removed by a scale-down", capacity: 10, vreplicas: 7,
 		before: []vsched.Placement{pl(0, 3), pl(1, 2), pl(2, 2)},
@@ -455,6 +464,9 @@ func TestReconcileMovesOffDrainingPods(t *testing.T) {
 			}
 			if diff := diffUsed(e, got); diff != "" {
 				t.Errorf("scheduler's usage differs from the written status (-status +scheduler):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.events, e.recorded()); diff != "" {
+				t.Errorf("Events (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -810,5 +822,83 @@ func TestReconcileDemotedWhileDecidingWritesNothing(t *testing.T) {
 	}
 	if n := e.api.updateActions(); n != 0 {
 		t.Errorf("a replica demoted while deciding sent %d update request(s)", n)
+	}
+}
+
+// TestReconcileDefersPendingWrite: issue 15, the scale run. A source that
+// nothing can be placed for yet (no pod, as when the controller starts on
+// sources its StatefulSet of 0 pods must grow for) used to have its pending
+// status written at once and its placements written again a few seconds
+// later, when the autoscaler's pods came: 2 status writes per source. The
+// pending status now waits up to bindWait from the source's first pending
+// decision (the scheduler requeues the source as soon as room appears);
+// partial placements are progress and are written at once.
+func TestReconcileDefersPendingWrite(t *testing.T) {
+	t.Run("nothing placed: no write within bindWait, the pending status after it", func(t *testing.T) {
+		e := deferEnv(t, 0, 10)
+		key := e.create(v1alpha1.New(srcNS, "src", 5)).GetKey()
+		wantRequeue(t, e, key)
+		if n := len(e.api.statusWrites(key)); n != 0 {
+			t.Fatalf("%d status writes within bindWait, want 0", n)
+		}
+		e.cluster.Clock().Step(10 * time.Second)
+		if err := e.reconcile(key); err != nil {
+			t.Fatalf("Reconcile() after bindWait = %v", err)
+		}
+		got := e.api.get(t, key)
+		if c := got.Condition(v1alpha1.ConditionScheduled); c == nil || c.Reason != v1alpha1.ReasonNotEnoughCapacity {
+			t.Errorf("after bindWait: %s, want the NotEnoughCapacity condition written", describe(got))
+		}
+	})
+	t.Run("a pending status already written is updated at once", func(t *testing.T) {
+		e := deferEnv(t, 0, 10)
+		in := v1alpha1.New(srcNS, "src", 5)
+		in.Status.Conditions = []metav1.Condition{scheduledCond(metav1.ConditionFalse, v1alpha1.ReasonNotEnoughCapacity, "3 vreplica(s) pending", 1)}
+		key := e.create(in).GetKey()
+		if err := e.reconcile(key); err != nil {
+			t.Fatalf("Reconcile() = %v, want the write at once", err)
+		}
+		if c := e.api.get(t, key).Condition(v1alpha1.ConditionScheduled); c == nil || !strings.HasPrefix(c.Message, "5 vreplica(s) pending") {
+			t.Errorf("condition %+v, want 5 pending", c)
+		}
+	})
+	t.Run("the windows of sources never reconciled again are dropped", func(t *testing.T) {
+		e := deferEnv(t, 0, 10)
+		gone := e.create(v1alpha1.New(srcNS, "gone", 5)).GetKey()
+		wantRequeue(t, e, gone)
+		e.cluster.Clock().Step(20 * time.Second)
+		key := e.create(v1alpha1.New(srcNS, "src", 5)).GetKey()
+		wantRequeue(t, e, key)
+		e.r.pendingMu.Lock()
+		defer e.r.pendingMu.Unlock()
+		if _, ok := e.r.pendingSince[gone]; ok || len(e.r.pendingSince) != 1 {
+			t.Errorf("pending windows %v, want only %v's", e.r.pendingSince, key)
+		}
+	})
+	t.Run("partial placements are written at once", func(t *testing.T) {
+		e := deferEnv(t, 3, 1)
+		key := e.create(v1alpha1.New(srcNS, "src", 5)).GetKey()
+		if err := e.reconcile(key); err != nil {
+			t.Fatalf("Reconcile() = %v", err)
+		}
+		if got := e.api.get(t, key); got.Status.PlacedVReplicas != 3 {
+			t.Errorf("partial placements not written: %s", describe(got))
+		}
+	})
+}
+
+// deferEnv is an env whose reconciler waits up to 10s of the cluster's
+// clock (bindWait).
+func deferEnv(t *testing.T, replicas, capacity int32) *env {
+	e := newEnv(t, envOpts{replicas: replicas, capacity: capacity})
+	e.r.bindWait = 10 * time.Second
+	e.r.now = e.cluster.Clock().Now
+	return e
+}
+
+func wantRequeue(t *testing.T, e *env, key types.NamespacedName) {
+	t.Helper()
+	if err := e.reconcile(key); !isRequeue(err) {
+		t.Fatalf("Reconcile(%v) = %v, want a requeue", key, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/embed"
 )
 
 // Group, version and resource of SampleSource.
@@ -25,19 +26,19 @@ const (
 	Resource = "samplesources"
 )
 
-// Condition types and reasons.
+// Condition types and reasons: embed's, which embed.Condition sets.
 const (
 	// ConditionScheduled is True when every vreplica is placed. When False,
 	// its reason says why vreplicas are pending and its message how many.
-	ConditionScheduled = "Scheduled"
+	ConditionScheduled = embed.ConditionScheduled
 
-	ReasonAllPlaced = "AllPlaced"
+	ReasonAllPlaced = embed.ReasonAllPlaced
 	// ReasonNotEnoughCapacity: some vreplicas wait for a pod (the
 	// autoscaler grows the StatefulSet when it can).
-	ReasonNotEnoughCapacity = "NotEnoughCapacity"
+	ReasonNotEnoughCapacity = embed.ReasonNotEnoughCapacity
 	// ReasonScheduleFailed: the scheduler refused the source (bad spec,
 	// no profile).
-	ReasonScheduleFailed = "ScheduleFailed"
+	ReasonScheduleFailed = embed.ReasonScheduleFailed
 )
 
 // GroupVersionResource of SampleSource, for the dynamic client.

@@ -1,0 +1,42 @@
+package embed
+
+import (
+	"context"
+
+	"k8s.io/client-go/tools/record"
+	"knative.dev/pkg/configmap"
+
+	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/statefulset"
+)
+
+// LiveConfig is the configuration WatchConfigMaps keeps current.
+type LiveConfig struct {
+	// Profiles are for Options.Profiles.
+	Profiles statefulset.ProfileSource
+	// Autoscaler is for Options.AutoscalerConfig.
+	Autoscaler func() *config.AutoscalerConfig
+}
+
+// WatchConfigMaps watches config-scheduler, config-descheduler and
+// config-autoscaler in namespace through w (knative's
+// informer.NewInformedWatcher(kube, namespace); start it before the
+// scheduler decides). reg is the plugin registry (nil: the in-tree
+// plugins). A rejected edit is logged and, with a recorder, reported as a
+// Warning Event on the ConfigMap; the last good configuration stays in
+// force.
+func WatchConfigMaps(ctx context.Context, w configmap.Watcher, namespace string, reg *framework.Registry, recorder record.EventRecorder) (LiveConfig, error) {
+	var reject config.RejectFunc
+	if recorder != nil {
+		reject = config.RecordRejections(recorder)
+	}
+	store, err := config.NewStore(ctx, reg, config.Names{}, reject)
+	if err != nil {
+		return LiveConfig{}, err
+	}
+	store.WatchConfigs(w, namespace)
+	astore := config.NewAutoscalerStore(ctx, "", reject)
+	astore.WatchConfigs(w, namespace)
+	return LiveConfig{Profiles: statefulset.ProfilesFromStore(store), Autoscaler: astore.Config}, nil
+}

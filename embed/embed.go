@@ -1,0 +1,114 @@
+package embed
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/metric"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/autoscaler"
+	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/statefulset"
+)
+
+// Options configure New. Namespace, StatefulSet, Capacity, Informers,
+// Lister, ListerSynced, Profiles and Requeue are required.
+type Options struct {
+	// Namespace and StatefulSet name the adapter's StatefulSet; Capacity
+	// is the most vreplicas one of its pods holds.
+	Namespace, StatefulSet string
+	Capacity               int32
+	// Informers are the pods, nodes and StatefulSet informers
+	// (statefulset.InformersFromFactory, or a controller-runtime cache's).
+	Informers statefulset.Informers
+	// Lister, ListerSynced and FreshLister are the sources' (see
+	// statefulset.Config); Lister builds the first from your objects.
+	Lister       vsched.VPodLister
+	ListerSynced func() bool
+	FreshLister  vsched.VPodLister
+	// Profiles are the scheduling policies (WatchConfigMaps, or
+	// statefulset.DefaultProfiles).
+	Profiles statefulset.ProfileSource
+	// Requeue enqueues a source in the controller's work queue; it must not
+	// block. The scheduler calls it when room appears for pending
+	// vreplicas, the autoscaler when a source must leave a draining pod.
+	Requeue func(types.NamespacedName)
+	// Client enables the autoscaler, which writes the StatefulSet's scale
+	// and the pods' draining annotations. nil: no autoscaler.
+	Client kubernetes.Interface
+	// AutoscalerConfig is config-autoscaler in force (WatchConfigMaps);
+	// nil means its defaults.
+	AutoscalerConfig func() *config.AutoscalerConfig
+	// Recorder receives the autoscaler's Events on the StatefulSet.
+	Recorder record.EventRecorder
+	// ResyncPeriod: 0 means statefulset.DefaultResyncPeriod.
+	ResyncPeriod time.Duration
+	// AlwaysLeader: see statefulset.Config. Set it where the controller
+	// runs only while elected and stops when it loses the election
+	// (controller-runtime's manager).
+	AlwaysLeader bool
+	// Logger receives the scheduler's and autoscaler's logs (see
+	// statefulset.Config.Logger).
+	Logger logr.Logger
+	// MeterProvider receives the scheduler's and the autoscaler's metrics;
+	// it defaults to OpenTelemetry's global provider.
+	MeterProvider metric.MeterProvider
+}
+
+// Scheduler is a statefulset.Scheduler with its autoscaler.
+type Scheduler struct {
+	*statefulset.Scheduler
+	// Autoscaler is nil when Options.Client was.
+	Autoscaler *autoscaler.Autoscaler
+}
+
+// New builds the scheduler, registers its informer handlers, and builds its
+// autoscaler when o.Client is set. Start the informers, then Run.
+func New(ctx context.Context, o Options) (*Scheduler, error) {
+	if o.Requeue == nil {
+		return nil, fmt.Errorf("embed: Requeue is required")
+	}
+	sched, err := statefulset.New(ctx, statefulset.Config{
+		Namespace: o.Namespace, Name: o.StatefulSet, Capacity: o.Capacity,
+		Lister: o.Lister, ListerSynced: o.ListerSynced, FreshLister: o.FreshLister,
+		Informers: o.Informers, Profiles: o.Profiles, Requeue: o.Requeue,
+		ResyncPeriod: o.ResyncPeriod, AlwaysLeader: o.AlwaysLeader, Logger: o.Logger,
+		MeterProvider: o.MeterProvider,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &Scheduler{Scheduler: sched}
+	if o.Client == nil {
+		return s, nil
+	}
+	s.Autoscaler, err = autoscaler.New(ctx, autoscaler.Options{
+		Scheduler: sched, Client: o.Client, Recorder: o.Recorder, Config: o.AutoscalerConfig,
+		Evictor: func(_ context.Context, src types.NamespacedName) error {
+			o.Requeue(src)
+			return nil
+		},
+		Logger: o.Logger, MeterProvider: o.MeterProvider,
+	})
+	if err != nil {
+		sched.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Run runs the scheduler's periodic resync and the autoscaler until ctx is
+// done. Leadership is the scheduler's (knative buckets through Promote and
+// Demote, or Options.AlwaysLeader).
+func (s *Scheduler) Run(ctx context.Context) {
+	if s.Autoscaler != nil {
+		go s.Autoscaler.Run(ctx)
+	}
+	s.Scheduler.Run(ctx)
+}

@@ -1,0 +1,205 @@
+package embed_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"knative.dev/pkg/configmap"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/memcluster"
+	"github.com/vsched/vsched/statefulset"
+)
+
+func TestCondition(t *testing.T) {
+	two := []vsched.Placement{{PodName: "a-0", VReplicas: 2}, {PodName: "a-1", VReplicas: 1}}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want metav1.Condition
+	}{
+		{"placed", nil, metav1.Condition{Type: "Scheduled", Status: "True", Reason: "AllPlaced", Message: "3 vreplica(s) placed on 2 pod(s)"}},
+		{"pending with the rule", fmt.Errorf("wrapped: %w", &vsched.PendingError{Pending: 4, Reason: "MaxSkew 1 would be exceeded"}),
+			metav1.Condition{Type: "Scheduled", Status: "False", Reason: "NotEnoughCapacity", Message: "4 vreplica(s) pending: MaxSkew 1 would be exceeded"}},
+		{"pending without a rule", &vsched.PendingError{Pending: 1},
+			metav1.Condition{Type: "Scheduled", Status: "False", Reason: "NotEnoughCapacity", Message: "1 vreplica(s) pending"}},
+		{"refused", errors.New("vreplicas is negative (-1)"),
+			metav1.Condition{Type: "Scheduled", Status: "False", Reason: "ScheduleFailed", Message: "vreplicas is negative (-1)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, embed.Condition(two, tc.err)); diff != "" {
+				t.Errorf("Condition (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// start builds an embed.Scheduler over a memcluster of 2 pods of capacity
+// 2, with its autoscaler, configured by ConfigMaps through
+// WatchConfigMaps: the lowest ordinals first, at most 3 replicas. It
+// returns it with the sources and the requeued keys.
+func start(t *testing.T, alwaysLeader bool) (*embed.Scheduler, *memcluster.Cluster, *memcluster.Sources, func() []types.NamespacedName) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	cm := func(name string, data map[string]string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "vsched", Name: name}, Data: data}
+	}
+	live, err := embed.WatchConfigMaps(ctx, configmap.NewStaticWatcher(
+		cm(config.DefaultSchedulerConfigMapName, map[string]string{
+			"predicates": `[{"Name": "PodFitsResources"}]`,
+			"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
+		}),
+		cm(config.DefaultDeschedulerConfigMapName, nil),
+		cm(config.DefaultAutoscalerConfigMapName, map[string]string{"max-replicas": "3"}),
+	), "vsched", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := live.Autoscaler().MaxReplicas; got != 3 {
+		t.Fatalf("config-autoscaler's max-replicas = %d; want 3", got)
+	}
+	c, err := memcluster.New(ctx, memcluster.Options{Zones: []string{"a", "b"}, Replicas: 2, Capacity: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Shutdown)
+	sources := memcluster.NewSources()
+	var mu sync.Mutex
+	var requeued []types.NamespacedName
+	s, err := embed.New(ctx, embed.Options{
+		Namespace: c.Namespace(), StatefulSet: c.StatefulSetName(), Capacity: c.Capacity(),
+		Informers:    statefulset.InformersFromFactory(c.InformerFactory()),
+		Lister:       embed.Lister(sources.List, func(v vsched.VPod) (vsched.VPod, error) { return v, nil }),
+		ListerSynced: sources.HasSynced, Profiles: live.Profiles, AutoscalerConfig: live.Autoscaler, Client: c.Client(), AlwaysLeader: alwaysLeader,
+		Requeue: func(k types.NamespacedName) { mu.Lock(); requeued = append(requeued, k); mu.Unlock() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Autoscaler == nil {
+		t.Fatal("no autoscaler with a Client")
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return s, c, sources, func() []types.NamespacedName {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]types.NamespacedName(nil), requeued...)
+	}
+}
+
+func TestDecide(t *testing.T) {
+	s, _, sources, _ := start(t, true)
+	key := types.NamespacedName{Namespace: "ns", Name: "src"}
+	src, err := sources.Create(key, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := s.Decide(context.Background(), src)
+	if !d.Write || d.Err != nil || d.RequeueAfter != 0 {
+		t.Fatalf("Decide(5 vreplicas on 4 slots) = %+v; want written, no error", d)
+	}
+	placed := map[string]int32{}
+	for _, p := range d.Placements {
+		placed[p.PodName] = p.VReplicas
+	}
+	if diff := cmp.Diff(map[string]int32{"adapter-0": 2, "adapter-1": 2}, placed); diff != "" {
+		t.Errorf("placements (-want +got):\n%s", diff)
+	}
+	want := metav1.Condition{Type: embed.ConditionScheduled, Status: metav1.ConditionFalse, Reason: embed.ReasonNotEnoughCapacity}
+	if diff := cmp.Diff(want, d.Condition, cmpopts.IgnoreFields(metav1.Condition{}, "Message")); diff != "" {
+		t.Errorf("condition (-want +got):\n%s", diff)
+	}
+	if got, _ := sources.Update(key, -1); s.Decide(context.Background(), got).Err == nil {
+		t.Error("Decide(-1 vreplicas) has no error")
+	}
+}
+
+// TestDecideMovedEvent: a decision that moves vreplicas off a pod whose
+// node was lost says so, for the Event on the source.
+func TestDecideMovedEvent(t *testing.T) {
+	s, c, sources, _ := start(t, true)
+	ctx := context.Background()
+	key := types.NamespacedName{Namespace: "ns", Name: "src"}
+	if _, err := sources.Create(key, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sources.Reconcile(ctx, s, key); err != nil { // adapter-0
+		t.Fatal(err)
+	}
+	if _, ok := embed.MovedEvent(s.Decide(ctx, mustGet(t, sources, key))); ok {
+		t.Error("an Event for a decision that moved nothing")
+	}
+	if err := c.AnnotatePod(0, c.DrainingAnnotation(), "unavailable"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d := s.Decide(ctx, mustGet(t, sources, key))
+	if diff := cmp.Diff(statefulset.Moves{statefulset.MoveLostNode: 2}, d.Moved); diff != "" {
+		t.Errorf("Moved (-want +got):\n%s", diff)
+	}
+	msg, ok := embed.MovedEvent(d)
+	if want := "moved 2 vreplica(s) off pods whose node was lost to other pods"; !ok || msg != want {
+		t.Errorf("MovedEvent = %q, %v; want %q", msg, ok, want)
+	}
+}
+
+func mustGet(t *testing.T, sources *memcluster.Sources, key types.NamespacedName) vsched.VPod {
+	t.Helper()
+	v, err := sources.Get(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestDecideNotLeader(t *testing.T) {
+	s, _, sources, _ := start(t, false)
+	src, err := sources.Create(types.NamespacedName{Namespace: "ns", Name: "src"}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := s.Decide(context.Background(), src); !cmp.Equal(d, embed.Decision{}) {
+		t.Errorf("a follower's Decide = %+v; want nothing to do", d)
+	}
+}
+
+func TestSourceHandler(t *testing.T) {
+	s, _, sources, requeued := start(t, true)
+	key := types.NamespacedName{Namespace: "ns", Name: "src"}
+	src, err := sources.Create(key, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var enqueued []any
+	h := s.SourceHandler(func(obj any) (vsched.VPod, bool) { v, ok := obj.(vsched.VPod); return v, ok },
+		func(obj any) { enqueued = append(enqueued, obj) })
+	h.OnAdd(src, false)
+	if _, err := s.Schedule(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := s.Source(key); !ok || vsched.TotalVReplicas(v.Reserved) != 2 {
+		t.Fatalf("Source(%s) = %+v, %v; want 2 reserved", key, v, ok)
+	}
+	h.OnDelete(cache.DeletedFinalStateUnknown{Key: key.String(), Obj: src})
+	if _, ok := s.Source(key); ok {
+		t.Error("the source is still known after its delete event")
+	}
+	if len(enqueued) != 1 || len(requeued()) != 0 {
+		t.Errorf("enqueued %d, requeued %v; want the add enqueued and nothing requeued", len(enqueued), requeued())
+	}
+}

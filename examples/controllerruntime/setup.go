@@ -1,0 +1,159 @@
+package controllerruntime
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/statefulset"
+)
+
+// Options configure Setup.
+type Options struct {
+	// Namespace and StatefulSet name the adapter's StatefulSet; Capacity
+	// is the most vreplicas one of its pods holds.
+	Namespace, StatefulSet string
+	Capacity               int32
+	// Kube enables the autoscaler, which writes the StatefulSet's scale
+	// subresource (kubernetes.NewForConfig(mgr.GetConfig())). nil: none.
+	Kube kubernetes.Interface
+	// Profiles default to statefulset.DefaultProfiles; AutoscalerConfig
+	// to config-autoscaler's defaults (embed.WatchConfigMaps gives both
+	// live from the ConfigMaps).
+	Profiles         statefulset.ProfileSource
+	AutoscalerConfig func() *config.AutoscalerConfig
+	// Recorder receives the autoscaler's Events (mgr.GetEventRecorderFor).
+	Recorder record.EventRecorder
+	// APIReader lists the sources for a leadership term's first load,
+	// past the cache; nil means mgr.GetAPIReader().
+	APIReader client.Reader
+}
+
+// Setup embeds the scheduler and its autoscaler in mgr, on mgr's cache, and
+// registers the Source controller. Start mgr afterwards.
+func Setup(ctx context.Context, mgr manager.Manager, o Options) (*embed.Scheduler, error) {
+	c := mgr.GetCache()
+	inf, err := informers(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	sources, err := c.GetInformer(ctx, &Source{})
+	if err != nil {
+		return nil, err
+	}
+	if o.Profiles == nil {
+		if o.Profiles, err = statefulset.DefaultProfiles(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if o.APIReader == nil {
+		o.APIReader = mgr.GetAPIReader()
+	}
+	requeue := make(chan event.GenericEvent)
+	sched, err := embed.New(ctx, embed.Options{
+		Namespace: o.Namespace, StatefulSet: o.StatefulSet, Capacity: o.Capacity,
+		Informers:    inf,
+		Lister:       listSources(c),
+		ListerSynced: sources.HasSynced,
+		// A term's first load reads the API server, not the cache.
+		FreshLister: listSources(o.APIReader),
+		Profiles:    o.Profiles, AutoscalerConfig: o.AutoscalerConfig,
+		Requeue: func(k types.NamespacedName) {
+			// Requeue must not block; the channel's reader is the
+			// controller, which runs only on the leader.
+			go func() {
+				select {
+				case requeue <- event.GenericEvent{Object: &Source{ObjectMeta: objectMeta(k)}}:
+				case <-ctx.Done():
+				}
+			}()
+		},
+		Client: o.Kube, Recorder: o.Recorder,
+		Logger: mgr.GetLogger().WithName("vsched"),
+		// The manager runs the controller and the runnable below only on
+		// the elected replica, and exits when it loses the election.
+		AlwaysLeader: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := sources.AddEventHandler(sched.SourceHandler(asVPod, nil)); err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		sched.Run(ctx)
+		return nil
+	})); err != nil {
+		return nil, err
+	}
+	err = ctrl.NewControllerManagedBy(mgr).For(&Source{}).
+		WatchesRawSource(source.Channel(requeue, &handler.EnqueueRequestForObject{})).
+		Complete(&reconciler{client: mgr.GetClient(), sched: sched})
+	return sched, err
+}
+
+// informers are the scheduler's pods, nodes and StatefulSet from the
+// manager's cache: controller-runtime's cache.Informer implements
+// statefulset.Informer.
+func informers(ctx context.Context, c cache.Cache) (statefulset.Informers, error) {
+	var inf statefulset.Informers
+	for _, f := range []struct {
+		obj client.Object
+		to  *statefulset.Informer
+	}{{&corev1.Pod{}, &inf.Pods}, {&corev1.Node{}, &inf.Nodes}, {&appsv1.StatefulSet{}, &inf.StatefulSets}} {
+		i, err := c.GetInformer(ctx, f.obj)
+		if err != nil {
+			return inf, fmt.Errorf("informer for %T: %w", f.obj, err)
+		}
+		*f.to = i
+	}
+	inf.ListPods = func(ns string) ([]*corev1.Pod, error) {
+		var l corev1.PodList
+		if err := c.List(ctx, &l, client.InNamespace(ns)); err != nil {
+			return nil, err
+		}
+		out := make([]*corev1.Pod, len(l.Items))
+		for i := range l.Items {
+			out[i] = &l.Items[i]
+		}
+		return out, nil
+	}
+	inf.GetStatefulSet = func(ns, name string) (*appsv1.StatefulSet, error) {
+		var set appsv1.StatefulSet
+		err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &set)
+		return &set, err
+	}
+	return inf, nil
+}
+
+// listSources lists every Source through r (the cache, or the API reader).
+func listSources(r client.Reader) vsched.VPodLister {
+	return embed.Lister(func() ([]Source, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		var l SourceList
+		err := r.List(ctx, &l)
+		return l.Items, err
+	}, func(s Source) (vsched.VPod, error) { return &s, nil })
+}
+
+func asVPod(obj any) (vsched.VPod, bool) {
+	s, ok := obj.(*Source)
+	return s, ok
+}
