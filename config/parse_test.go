@@ -211,9 +211,11 @@ func TestParseDefaults(t *testing.T) {
 		{name: "explicit empty lists", cm: namedConfigMap("config-scheduler", map[string]string{
 			"predicates": "[]", "priorities": " [ ] ",
 		}), want: &config.SchedulerConfig{ConfigMap: "config-scheduler"}},
-		{name: "field names match case-insensitively", cm: namedConfigMap("config-scheduler", map[string]string{
-			"priorities": `[{"name": "AvailabilityNodePriority", "WEIGHT": 4, "args": {"maxSkew": 3}}]`,
-		}), want: withPriorities(pc("AvailabilityNodePriority", w(4), `{"maxSkew":3}`))},
+		// An entry's own keys match as in Knative; Args are the plugin's and
+		// match exactly (framework.DecodeStrict).
+		{name: "entry keys match case-insensitively", cm: namedConfigMap("config-scheduler", map[string]string{
+			"priorities": `[{"name": "AvailabilityNodePriority", "WEIGHT": 4, "args": {"MaxSkew": 3}}]`,
+		}), want: withPriorities(pc("AvailabilityNodePriority", w(4), `{"MaxSkew":3}`))},
 		{name: "weight null is the default weight", cm: namedConfigMap("config-scheduler", map[string]string{
 			"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": null}]`,
 		}), want: withPriorities(pc("LowestOrdinalPriority", nil, ""))},

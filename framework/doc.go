@@ -25,4 +25,11 @@
 // The same interfaces serve the scheduler profile (placing) and the
 // descheduler profile (choosing which vreplicas to remove); Decision.Mode says
 // which is running.
+//
+// A plugin is described by a Spec and registered in a Registry, which
+// refuses a Spec whose plugin does not implement the kinds it declares.
+// Args are decoded strictly (DecodeStrict: unknown, duplicate and
+// case-mismatched fields are errors naming the nearest field), defaulted
+// and validated once, when a profile is built; an unknown plugin name is
+// reported with the nearest registered one. ExampleSpec writes a plugin.
 package framework

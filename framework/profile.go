@@ -7,6 +7,8 @@ import (
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/vsched/vsched/internal/suggest"
 )
 
 // PluginConfig is one configured plugin, as a ConfigMap lists it.
@@ -51,7 +53,7 @@ func BuildProfile(ctx context.Context, reg *Registry, cfg ProfileConfig, filters
 			ip := path.Index(i)
 			r, ok := reg.Lookup(pc.Name)
 			if !ok {
-				errs = append(errs, field.NotSupported(ip.Child("Name"), pc.Name, reg.Names(kind, cfg.Mode)))
+				errs = append(errs, unknownPlugin(ip.Child("Name"), pc.Name, reg, kind, cfg.Mode))
 				continue
 			}
 			if r.Kinds&kind == 0 || !r.Modes.Has(cfg.Mode) {
@@ -111,6 +113,20 @@ func BuildProfile(ctx context.Context, reg *Registry, cfg ProfileConfig, filters
 		return nil, field.ErrorList{field.Required(filtersPath, err.Error())}
 	}
 	return p, nil
+}
+
+// unknownPlugin lists the plugins allowed here and suggests the nearest name
+// or alias among them.
+func unknownPlugin(path *field.Path, name string, reg *Registry, kind Kind, mode Mode) *field.Error {
+	e := field.NotSupported(path, name, reg.Names(kind, mode))
+	var near []string
+	for _, r := range reg.Registrations() {
+		if r.Kinds&kind != 0 && r.Modes.Has(mode) {
+			near = append(append(near, r.Name), r.Aliases...)
+		}
+	}
+	e.Detail += suggest.DidYouMean(name, near, false)
+	return e
 }
 
 // emptyArgs reports whether raw configures nothing: blank, null, or an

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	sigsjson "sigs.k8s.io/json"
 )
 
 // Kind is what a plugin can be used as.
@@ -62,6 +64,10 @@ type Registration struct {
 	DecodeArgs func(raw []byte, path *field.Path) (any, field.ErrorList)
 	// New builds the plugin from args returned by DecodeArgs.
 	New func(ctx context.Context, args any) (Plugin, error)
+
+	// sample returns a plugin of the registered type, or nil when there is
+	// none to check (see Spec.Type).
+	sample func() Plugin
 }
 
 // NoArgs is the args type of a plugin without arguments.
@@ -75,7 +81,20 @@ type Spec[A any] struct {
 	Aliases []string
 	Kinds   Kind
 	Modes   Modes
-	// Defaults fills unset fields of args. Optional.
+	// Type is a value of the plugin's type, typically a nil pointer such as
+	// (*Plugin)(nil), for Register to check that it implements every kind
+	// in Kinds. Optional: without it Register builds the plugin once from
+	// its default args (Defaults, Validate, then New with a cancelled
+	// context) and checks what New returns. A plugin whose default args do
+	// not validate, or whose New fails or panics then, is checked only when
+	// a profile is built; set Type for it, and for a New that is costly or
+	// must not run at registration.
+	Type Plugin
+	// Defaults fills unset fields of args. Optional. It runs on decoded
+	// args, where an absent field and one given as its zero value look
+	// alike: a field whose zero value is meaningful ({"Max": 0}) must be a
+	// pointer for Defaults to tell them apart, or an explicit 0 is
+	// silently replaced by the default.
 	Defaults func(args *A)
 	// Validate checks defaulted args, reporting under path (the field path
 	// of the Args value). Optional.
@@ -108,6 +127,7 @@ func (s Spec[A]) Registration() Registration {
 			}
 			return args, nil
 		},
+		sample: s.sample,
 		New: func(ctx context.Context, args any) (Plugin, error) {
 			if s.New == nil {
 				return nil, fmt.Errorf("plugin %s: Spec has no New", s.Name)
@@ -121,11 +141,19 @@ func (s Spec[A]) Registration() Registration {
 	}
 }
 
-// DecodeStrict decodes the JSON object in raw into out, rejecting unknown
-// fields (the error names the field) and anything after the object. Empty or
-// all-blank input, and JSON null, leave out untouched. Field names match
-// case-insensitively, as encoding/json does, so "MaxSkew" and "maxSkew" both
-// work. Errors give positions as 1-based line and column in raw.
+// DecodeStrict decodes the JSON object in raw into out. Empty or all-blank
+// input, and JSON null, leave out untouched. It rejects, naming the field
+// and suggesting the nearest one:
+//
+//   - a field out does not have, nested fields included;
+//   - a field given twice, which encoding/json would settle silently by
+//     taking the last;
+//   - a field whose name matches only when case is ignored: encoding/json
+//     accepts {"maxskew": 1} for MaxSkew, and {"MaxSkew": 2, "maxskew": 1}
+//     then means 1 without a word;
+//
+// and anything after the object. Errors give positions as 1-based line and
+// column in raw. Decoding is sigs.k8s.io/json's, as for Kubernetes objects.
 func DecodeStrict(raw []byte, out any) error {
 	body := trimJSON(raw)
 	if len(body) == 0 || bytes.Equal(body, []byte("null")) {
@@ -136,9 +164,11 @@ func DecodeStrict(raw []byte, out any) error {
 	if body[0] != '{' {
 		return fmt.Errorf("must be a JSON object")
 	}
+	// A first pass finds the object's end and reports syntax errors with
+	// encoding/json's messages and offsets.
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(out); err != nil {
+	var object json.RawMessage
+	if err := dec.Decode(&object); err != nil {
 		return describeJSONError(raw, lead, err)
 	}
 	// body ends in non-blank, so anything after the object is data.
@@ -146,6 +176,13 @@ func DecodeStrict(raw []byte, out any) error {
 		next := end + int64(len(body[end:])-len(bytes.TrimLeft(body[end:], " \t\r\n")))
 		line, col := position(raw, lead+next)
 		return fmt.Errorf("unexpected data after the JSON object at line %d, column %d", line, col)
+	}
+	strict, err := sigsjson.UnmarshalStrict(object, out)
+	if err != nil {
+		return describeJSONError(raw, lead, err)
+	}
+	if len(strict) > 0 {
+		return describeStrictErrors(strict, reflect.TypeOf(out))
 	}
 	return nil
 }
@@ -205,7 +242,9 @@ func NewRegistry(regs ...Registration) (*Registry, error) {
 	return r, nil
 }
 
-// Register adds reg. A name or alias already present is an error.
+// Register adds reg. A name or alias already present is an error, and so is
+// a registration from a Spec whose plugin does not implement the kinds it
+// declares (see Spec.Type).
 func (r *Registry) Register(reg Registration) error {
 	if r.byName == nil {
 		r.byName = map[string]*Registration{}
@@ -218,6 +257,9 @@ func (r *Registry) Register(reg Registration) error {
 	}
 	if reg.Kinds == 0 || reg.Modes == 0 {
 		return fmt.Errorf("plugin %q: registration says neither kind nor mode", reg.Name)
+	}
+	if err := checkKinds(reg); err != nil {
+		return err
 	}
 	names := append([]string{reg.Name}, reg.Aliases...)
 	for i, n := range names {

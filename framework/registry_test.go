@@ -87,11 +87,6 @@ var (
 		Name: ft.RecorderName, Kinds: framework.KindFilter | framework.KindScore, Modes: framework.ForPlace | framework.ForRemove,
 		New: func(context.Context, *framework.NoArgs) (framework.Plugin, error) { return &ft.Recorder{}, nil },
 	}
-	// brokenSpec says it scores but builds a filter.
-	brokenSpec = framework.Spec[framework.NoArgs]{
-		Name: brokenName, Kinds: framework.KindScore, Modes: framework.ForPlace,
-		New: func(context.Context, *framework.NoArgs) (framework.Plugin, error) { return ft.CapacityFilter{}, nil },
-	}
 	failingNewSpec = framework.Spec[rejectArgs]{
 		Name: failingNewName, Kinds: framework.KindFilter, Modes: framework.ForPlace,
 		New: func(context.Context, *rejectArgs) (framework.Plugin, error) {
@@ -100,11 +95,22 @@ var (
 	}
 )
 
+// brokenRegistration says it scores but builds a filter. Register can check
+// only what a Spec describes, so this hand-built registration gets through
+// and it is BuildProfile that catches it.
+func brokenRegistration() framework.Registration {
+	capacity := capacitySpec.Registration()
+	return framework.Registration{
+		Name: brokenName, Kinds: framework.KindScore, Modes: framework.ForPlace,
+		DecodeArgs: capacity.DecodeArgs, New: capacity.New,
+	}
+}
+
 func fakeRegistry(t *testing.T) *framework.Registry {
 	t.Helper()
 	r, err := framework.NewRegistry(
 		capacitySpec.Registration(), rejectSpec.Registration(), scriptedSpec.Registration(),
-		removeOnlySpec.Registration(), recorderSpec.Registration(), brokenSpec.Registration(),
+		removeOnlySpec.Registration(), recorderSpec.Registration(), brokenRegistration(),
 		failingNewSpec.Registration(),
 	)
 	if err != nil {
@@ -359,7 +365,7 @@ func TestSpecRegistration(t *testing.T) {
 		t.Errorf("validation errors (-want +got):\n%s", diff)
 	}
 	_, errs = reg.DecodeArgs([]byte(`{"defualt": 1}`), path)
-	want = []string{`scores[2].Args: Invalid value: "{\"defualt\": 1}": json: unknown field "defualt"`}
+	want = []string{`scores[2].Args: Invalid value: "{\"defualt\": 1}": json: unknown field "defualt" (did you mean "default"?)`}
 	if diff := cmp.Diff(want, errStrings(errs)); diff != "" {
 		t.Errorf("decode errors (-want +got):\n%s", diff)
 	}
@@ -396,9 +402,11 @@ func TestDecodeStrict(t *testing.T) {
 		{name: "object", raw: `{"maxSkew": 2, "inner": {"n": 3}}`, want: decodeTarget{MaxSkew: 2, Inner: struct {
 			N int `json:"n"`
 		}{3}}},
-		{name: "case-insensitive", raw: `{"MaxSkew": 2}`, want: decodeTarget{MaxSkew: 2}},
+		{name: "case mismatch", raw: `{"MaxSkew": 2}`, wantErr: `json: unknown field "MaxSkew" (did you mean "maxSkew"?)`},
+		{name: "duplicate", raw: `{"maxSkew": 2, "maxSkew": 2}`, wantErr: `json: duplicate field "maxSkew"`},
+		{name: "duplicate nested", raw: `{"inner": {"n": 1, "n": 2}}`, wantErr: `json: duplicate field "inner.n"`},
 		{name: "unknown field", raw: `{"maxSkew": 2, "bogus": 1}`, wantErr: `json: unknown field "bogus"`},
-		{name: "unknown nested field", raw: `{"inner": {"m": 1}}`, wantErr: `json: unknown field "m"`},
+		{name: "unknown nested field", raw: `{"inner": {"m": 1}}`, wantErr: `json: unknown field "inner.m" (did you mean "n"?)`},
 		{name: "trailing object", raw: `{"maxSkew": 2} {"maxSkew": 3}`, wantErr: "unexpected data after the JSON object at line 1, column 16"},
 		{name: "trailing garbage on the next line", raw: "{\"maxSkew\": 2}\n  x\n", wantErr: "unexpected data after the JSON object at line 2, column 3"},
 		{name: "trailing null", raw: `{}null`, wantErr: "unexpected data after the JSON object at line 1, column 3"},
@@ -482,4 +490,123 @@ func slicesWith(s []string, i int, v string) []string {
 	out := append([]string(nil), s...)
 	out[i] = v
 	return out
+}
+
+// TestRegisterChecksKinds: a Spec that declares a kind its plugin does not
+// implement is refused by Register, not when a ConfigMap first names it.
+func TestRegisterChecksKinds(t *testing.T) {
+	tests := []struct {
+		name    string
+		spec    framework.Registration
+		wantErr string
+	}{
+		{
+			name: "declares filter and score, builds a scorer",
+			spec: framework.Spec[framework.NoArgs]{
+				Name: "Half", Kinds: framework.KindFilter | framework.KindScore, Modes: framework.ForPlace,
+				New: func(context.Context, *framework.NoArgs) (framework.Plugin, error) {
+					return &ft.ScriptedScorer{PluginName: "Half"}, nil
+				},
+			}.Registration(),
+			wantErr: `plugin "Half" is declared a filter, but *frameworktest.ScriptedScorer does not implement framework.FilterPlugin`,
+		},
+		{
+			name: "declares score, builds a filter",
+			spec: framework.Spec[framework.NoArgs]{
+				Name: "Wrong", Kinds: framework.KindScore, Modes: framework.ForPlace,
+				New: func(context.Context, *framework.NoArgs) (framework.Plugin, error) { return ft.CapacityFilter{}, nil },
+			}.Registration(),
+			wantErr: `plugin "Wrong" is declared a score plugin, but frameworktest.CapacityFilter does not implement framework.ScorePlugin`,
+		},
+		{
+			name: "implements more than it declares",
+			spec: framework.Spec[framework.NoArgs]{
+				Name: "Modest", Kinds: framework.KindScore, Modes: framework.ForPlace,
+				New: func(context.Context, *framework.NoArgs) (framework.Plugin, error) { return &ft.Recorder{}, nil },
+			}.Registration(),
+		},
+		{
+			name: "args without defaults: checked through Type",
+			spec: framework.Spec[rejectArgs]{
+				Name: "Typed", Kinds: framework.KindScore, Modes: framework.ForPlace,
+				Type: (*ft.RejectFilter)(nil),
+				Validate: func(a *rejectArgs, path *field.Path) field.ErrorList {
+					if len(a.Ordinals) == 0 {
+						return field.ErrorList{field.Required(path.Child("ordinals"), "")}
+					}
+					return nil
+				},
+				New: func(_ context.Context, a *rejectArgs) (framework.Plugin, error) {
+					return &ft.RejectFilter{Ordinals: a.Ordinals}, nil
+				},
+			}.Registration(),
+			wantErr: `plugin "Typed" is declared a score plugin, but *frameworktest.RejectFilter does not implement framework.ScorePlugin`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r framework.Registry
+			err := r.Register(tt.spec)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.wantErr {
+				t.Fatalf("Register error = %q, want %q", got, tt.wantErr)
+			}
+		})
+	}
+}
+
+type skewArgs struct {
+	MaxSkew *int32 `json:"MaxSkew,omitempty"`
+	Zones   []struct {
+		Name string `json:"Name"`
+	} `json:"Zones,omitempty"`
+}
+
+// TestDecodeArgsRejectsDuplicateAndCaseMismatchedKeys: encoding/json takes
+// the last of two keys that differ only in case, so {"MaxSkew": 2,
+// "maxskew": 1} configured a skew of 1 without a word.
+func TestDecodeArgsRejectsDuplicateAndCaseMismatchedKeys(t *testing.T) {
+	reg := framework.Spec[skewArgs]{
+		Name: "Skew", Kinds: framework.KindScore, Modes: framework.ForPlace,
+		New: func(context.Context, *skewArgs) (framework.Plugin, error) {
+			return &ft.ScriptedScorer{PluginName: "Skew"}, nil
+		},
+	}.Registration()
+	tests := []struct {
+		raw, want string
+	}{
+		{`{"MaxSkew": 2, "maxskew": 1}`, `json: unknown field "maxskew" (did you mean "MaxSkew"?)`},
+		{`{"maxSkew": 1}`, `json: unknown field "maxSkew" (did you mean "MaxSkew"?)`},
+		{`{"MaxSkew": 2, "MaxSkew": 1}`, `json: duplicate field "MaxSkew"`},
+		{`{"MaxSkw": 2}`, `json: unknown field "MaxSkw" (did you mean "MaxSkew"?)`},
+		{`{"Zones": [{"Nmae": "a"}]}`, `json: unknown field "Zones[0].Nmae" (did you mean "Name"?)`},
+		{`{"Zones": [], "Bogus": 1}`, `json: unknown field "Bogus"`},
+	}
+	for _, tt := range tests {
+		_, errs := reg.DecodeArgs([]byte(tt.raw), field.NewPath("Args"))
+		if len(errs) != 1 || !strings.HasSuffix(errs[0].Error(), ": "+tt.want) {
+			t.Errorf("DecodeArgs(%s) = %v, want one error ending in %q", tt.raw, errs, tt.want)
+		}
+	}
+}
+
+// TestUnknownPluginSuggestsName: a misspelt plugin name says which one was
+// meant.
+func TestUnknownPluginSuggestsName(t *testing.T) {
+	_, errs := framework.BuildProfile(context.Background(), fakeRegistry(t), framework.ProfileConfig{
+		Mode:    framework.Place,
+		Filters: []framework.PluginConfig{{Name: "FakeCapacty"}},
+		Scores:  []framework.PluginConfig{{Name: "fakerecorder"}, {Name: "Nothing"}},
+	}, field.NewPath("filters"), field.NewPath("scores"))
+	want := []string{
+		`filters[0].Name: Unsupported value: "FakeCapacty": supported values: "FakeCapacity", "FakeFailingNew", "FakeRecorder", "FakeReject" (did you mean "FakeCapacity"?)`,
+		`scores[0].Name: Unsupported value: "fakerecorder": supported values: "FakeBroken", "FakeRecorder", "FakeScripted" (did you mean "FakeRecorder"?)`,
+		`scores[1].Name: Unsupported value: "Nothing": supported values: "FakeBroken", "FakeRecorder", "FakeScripted"`,
+	}
+	if diff := cmp.Diff(want, errStrings(errs)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
 }

@@ -35,7 +35,12 @@
 //  2. Describe it with a framework.Spec[Args]: its Name, Kinds (filter,
 //     score), Modes (ForPlace for scheduler profiles, ForRemove for
 //     descheduler profiles), Defaults, Validate and New. Args are decoded
-//     strictly, so a misspelt field is reported rather than ignored.
+//     strictly (sigs.k8s.io/json): a misspelt field, a field given twice
+//     and one whose case differs are reported, with the nearest field
+//     name, rather than ignored. Make an args field a pointer when its zero
+//     value is meaningful, so that Defaults can tell "absent" from an
+//     explicit 0. Register checks that the plugin implements the Kinds
+//     declared; set Spec.Type when the default args do not validate.
 //  3. Register Spec.Registration() in a framework.Registry, either directly
 //     (Registry.Register on a Clone of the in-tree registry) or by building
 //     a registry of one's own plugins with framework.NewRegistry and merging

@@ -174,7 +174,7 @@ func TestParseProblems(t *testing.T) {
 
 		// Configuration.
 		{"scheduler plugin unknown", "s.yaml", base + "scheduler:\n  priorities: '[{\"Name\": \"AvailabilityZonePriorty\", \"Weight\": 2}]'\n",
-			[]string{`s.yaml:9: scheduler.priorities[0].Name: Unsupported value: "AvailabilityZonePriorty": supported values: "AvailabilityNodePriority", "AvailabilityZonePriority", "BalancedZonePriority", "EvenPodSpread", "InUsePodPriority", "LowestOrdinalPriority"`}},
+			[]string{`s.yaml:9: scheduler.priorities[0].Name: Unsupported value: "AvailabilityZonePriorty": supported values: "AvailabilityNodePriority", "AvailabilityZonePriority", "BalancedZonePriority", "EvenPodSpread", "InUsePodPriority", "LowestOrdinalPriority" (did you mean "AvailabilityZonePriority"?)`}},
 		{"scheduler as YAML with bad weight", "s.yaml", base + "scheduler:\n  priorities:\n    - {Name: LowestOrdinalPriority, Weight: 11}\n",
 			[]string{`s.yaml:10: scheduler.priorities[0].Weight: Invalid value: 11: must be between 0 and 10`}},
 		{"scheduler unknown key", "s.yaml", base + "scheduler:\n  predicate: '[]'\n",

@@ -306,7 +306,11 @@ func TestDecodeArgs(t *testing.T) {
 		{name: "no args", raw: "", want: &Args{MaxSkew: skew(1)}},
 		{name: "empty object", raw: "{}", want: &Args{MaxSkew: skew(1)}},
 		{name: "set", raw: `{"MaxSkew": 3}`, want: &Args{MaxSkew: skew(3)}},
-		{name: "lower-case name", raw: `{"maxSkew": 2}`, want: &Args{MaxSkew: skew(2)}},
+		{
+			name:     "lower-case name",
+			raw:      `{"maxSkew": 2}`,
+			wantErrs: []string{`predicates[2].Args: Invalid value: "{\"maxSkew\": 2}": json: unknown field "maxSkew" (did you mean "MaxSkew"?)`},
+		},
 		{
 			name:     "zero",
 			raw:      `{"MaxSkew": 0}`,
@@ -320,7 +324,7 @@ func TestDecodeArgs(t *testing.T) {
 		{
 			name:     "unknown field",
 			raw:      `{"MaxSkw": 2}`,
-			wantErrs: []string{`predicates[2].Args: Invalid value: "{\"MaxSkw\": 2}": json: unknown field "MaxSkw"`},
+			wantErrs: []string{`predicates[2].Args: Invalid value: "{\"MaxSkw\": 2}": json: unknown field "MaxSkw" (did you mean "MaxSkew"?)`},
 		},
 		{
 			name:     "wrong type",

@@ -57,7 +57,7 @@ func TestDecodeArgs(t *testing.T) {
 		{name: "empty defaults MaxSkew to 1", raw: "", want: &Args{MaxSkew: skew(1)}},
 		{name: "empty object defaults MaxSkew to 1", raw: "{}", want: &Args{MaxSkew: skew(1)}},
 		{name: "seed example", raw: `{"MaxSkew": 2}`, want: &Args{MaxSkew: skew(2)}},
-		{name: "field names match case-insensitively", raw: `{"maxSkew": 3}`, want: &Args{MaxSkew: skew(3)}},
+		{name: "field names match case-sensitively", raw: `{"maxSkew": 3}`, wantErr: []string{`unknown field "maxSkew" (did you mean "MaxSkew"?)`}},
 		{name: "MaxSkew 0 is rejected, not defaulted", raw: `{"MaxSkew": 0}`,
 			wantErr: []string{"Args.MaxSkew: Invalid value: 0: must be at least 1"}},
 		{name: "negative MaxSkew", raw: `{"MaxSkew": -2}`,
