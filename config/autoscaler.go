@@ -253,46 +253,66 @@ func notSupported(path *field.Path, value string, options []string) *field.Error
 	return e
 }
 
+// atMostMaxReplicas is the detail for a replica count above the bound.
+var atMostMaxReplicas = fmt.Sprintf("must be at most %d (vsched.MaxReplicas)", vsched.MaxReplicas)
+
 // validateAutoscaler checks the rules of every field of cfg. given says
 // whether the user set a key (rather than leaving the default); a rule
 // between two keys is reported on the key that was set, on the upper bound
 // when both were, and with "the default" when the other was not. A rule
 // between two keys is not checked when skip says one of them is already
 // reported (its value could not be read, or breaks its own rule).
-// atMostMaxReplicas is the detail for a replica count above the bound.
-var atMostMaxReplicas = fmt.Sprintf("must be at most %d (vsched.MaxReplicas)", vsched.MaxReplicas)
-
 func validateAutoscaler(cfg *AutoscalerConfig, given, skip func(key string) bool) field.ErrorList {
-	var errs field.ErrorList
-	bad := map[string]bool{}
-	invalid := func(key string, value any, detail string) {
-		bad[key] = true
-		errs = append(errs, field.Invalid(dataPath.Child(key), value, detail))
-	}
-	check := func(key string) bool { return !skip(key) && !bad[key] }
+	v := &autoscalerCheck{cfg: cfg, given: given, skip: skip, bad: map[string]bool{}}
+	v.replicas()
+	v.durations()
+	v.policy()
+	v.utilization()
+	v.moveLimits()
+	return v.errs
+}
 
-	// Replicas.
+// autoscalerCheck collects the problems of one configuration; a key found
+// bad is not compared with another key, so one mistake gives one error.
+type autoscalerCheck struct {
+	cfg         *AutoscalerConfig
+	given, skip func(key string) bool
+	bad         map[string]bool
+	errs        field.ErrorList
+}
+
+func (v *autoscalerCheck) invalid(key string, value any, detail string) {
+	v.bad[key] = true
+	v.errs = append(v.errs, field.Invalid(dataPath.Child(key), value, detail))
+}
+
+func (v *autoscalerCheck) check(key string) bool { return !v.skip(key) && !v.bad[key] }
+
+func (v *autoscalerCheck) replicas() {
+	cfg, given := v.cfg, v.given
 	if cfg.MinReplicas < 0 {
-		invalid(KeyMinReplicas, cfg.MinReplicas, "must be at least 0")
+		v.invalid(KeyMinReplicas, cfg.MinReplicas, "must be at least 0")
 	}
 	if cfg.MinReplicas > vsched.MaxReplicas {
-		invalid(KeyMinReplicas, cfg.MinReplicas, atMostMaxReplicas)
+		v.invalid(KeyMinReplicas, cfg.MinReplicas, atMostMaxReplicas)
 	}
 	if cfg.MaxReplicas < 1 {
-		invalid(KeyMaxReplicas, cfg.MaxReplicas, "must be at least 1")
+		v.invalid(KeyMaxReplicas, cfg.MaxReplicas, "must be at least 1")
 	}
 	if cfg.MaxReplicas > vsched.MaxReplicas {
-		invalid(KeyMaxReplicas, cfg.MaxReplicas, atMostMaxReplicas)
+		v.invalid(KeyMaxReplicas, cfg.MaxReplicas, atMostMaxReplicas)
 	}
-	if check(KeyMinReplicas) && check(KeyMaxReplicas) && cfg.MaxReplicas < cfg.MinReplicas {
+	if v.check(KeyMinReplicas) && v.check(KeyMaxReplicas) && cfg.MaxReplicas < cfg.MinReplicas {
 		if given(KeyMaxReplicas) {
-			invalid(KeyMaxReplicas, cfg.MaxReplicas, fmt.Sprintf("must be at least %s (%d%s)", KeyMinReplicas, cfg.MinReplicas, defaultNote(given, KeyMinReplicas)))
+			v.invalid(KeyMaxReplicas, cfg.MaxReplicas, fmt.Sprintf("must be at least %s (%d%s)", KeyMinReplicas, cfg.MinReplicas, defaultNote(given, KeyMinReplicas)))
 		} else {
-			invalid(KeyMinReplicas, cfg.MinReplicas, fmt.Sprintf("must not be greater than %s (%d%s)", KeyMaxReplicas, cfg.MaxReplicas, defaultNote(given, KeyMaxReplicas)))
+			v.invalid(KeyMinReplicas, cfg.MinReplicas, fmt.Sprintf("must not be greater than %s (%d%s)", KeyMaxReplicas, cfg.MaxReplicas, defaultNote(given, KeyMaxReplicas)))
 		}
 	}
+}
 
-	// Durations.
+func (v *autoscalerCheck) durations() {
+	cfg := v.cfg
 	for _, d := range []struct {
 		key   string
 		value time.Duration
@@ -302,48 +322,53 @@ func validateAutoscaler(cfg *AutoscalerConfig, given, skip func(key string) bool
 		{KeyUnavailablePodGrace, cfg.UnavailablePodGrace},
 	} {
 		if d.value < 0 {
-			invalid(d.key, d.value.String(), "must not be negative")
+			v.invalid(d.key, d.value.String(), "must not be negative")
 		}
 	}
 	if cfg.RefreshPeriod <= 0 {
-		invalid(KeyRefreshPeriod, cfg.RefreshPeriod.String(), "must be greater than 0 (a zero period would re-evaluate in a busy loop)")
+		v.invalid(KeyRefreshPeriod, cfg.RefreshPeriod.String(), "must be greater than 0 (a zero period would re-evaluate in a busy loop)")
 	}
+}
 
+func (v *autoscalerCheck) policy() {
+	cfg := v.cfg
 	// Scale-up rate: NaN fails every comparison, so test for the good values.
 	if !(cfg.MaxScaleUpRate == 0 || (cfg.MaxScaleUpRate > 1 && !math.IsInf(cfg.MaxScaleUpRate, 1))) {
-		invalid(KeyMaxScaleUpRate, cfg.MaxScaleUpRate, "must be 0 (no limit) or a finite number greater than 1")
+		v.invalid(KeyMaxScaleUpRate, cfg.MaxScaleUpRate, "must be 0 (no limit) or a finite number greater than 1")
 	}
-
-	// Policy (a parsed one is already checked).
-	if check(KeyPolicy) && !slices.Contains(autoscalerPolicies, cfg.Policy) {
-		bad[KeyPolicy] = true
-		errs = append(errs, notSupported(dataPath.Child(KeyPolicy), cfg.Policy, autoscalerPolicies))
+	// A parsed policy is already checked.
+	if v.check(KeyPolicy) && !slices.Contains(autoscalerPolicies, cfg.Policy) {
+		v.bad[KeyPolicy] = true
+		v.errs = append(v.errs, notSupported(dataPath.Child(KeyPolicy), cfg.Policy, autoscalerPolicies))
 	}
+}
 
-	// Utilization thresholds: 0 < lower < upper <= 1, whichever the policy.
+// utilization: 0 < lower < upper <= 1, whichever the policy.
+func (v *autoscalerCheck) utilization() {
+	cfg, given := v.cfg, v.given
 	const fraction = " (a fraction of the capacity: 0.8 is 80%)"
 	if !(cfg.UtilizationUpper > 0 && cfg.UtilizationUpper <= 1) {
-		invalid(KeyUtilizationUpper, cfg.UtilizationUpper, "must be greater than 0 and at most 1"+fraction)
+		v.invalid(KeyUtilizationUpper, cfg.UtilizationUpper, "must be greater than 0 and at most 1"+fraction)
 	}
 	if !(cfg.UtilizationLower > 0 && cfg.UtilizationLower < 1) {
-		invalid(KeyUtilizationLower, cfg.UtilizationLower, "must be greater than 0 and less than 1"+fraction)
+		v.invalid(KeyUtilizationLower, cfg.UtilizationLower, "must be greater than 0 and less than 1"+fraction)
 	}
-	if check(KeyUtilizationUpper) && check(KeyUtilizationLower) && !(cfg.UtilizationLower < cfg.UtilizationUpper) {
+	if v.check(KeyUtilizationUpper) && v.check(KeyUtilizationLower) && !(cfg.UtilizationLower < cfg.UtilizationUpper) {
 		if given(KeyUtilizationUpper) {
-			invalid(KeyUtilizationUpper, cfg.UtilizationUpper, fmt.Sprintf("must be greater than %s (%v%s)", KeyUtilizationLower, cfg.UtilizationLower, defaultNote(given, KeyUtilizationLower)))
+			v.invalid(KeyUtilizationUpper, cfg.UtilizationUpper, fmt.Sprintf("must be greater than %s (%v%s)", KeyUtilizationLower, cfg.UtilizationLower, defaultNote(given, KeyUtilizationLower)))
 		} else {
-			invalid(KeyUtilizationLower, cfg.UtilizationLower, fmt.Sprintf("must be less than %s (%v%s)", KeyUtilizationUpper, cfg.UtilizationUpper, defaultNote(given, KeyUtilizationUpper)))
+			v.invalid(KeyUtilizationLower, cfg.UtilizationLower, fmt.Sprintf("must be less than %s (%v%s)", KeyUtilizationUpper, cfg.UtilizationUpper, defaultNote(given, KeyUtilizationUpper)))
 		}
 	}
+}
 
-	// Move limits.
-	if cfg.MaxMovesPerCycle < 1 {
-		invalid(KeyMaxMovesPerCycle, cfg.MaxMovesPerCycle, "must be at least 1")
+func (v *autoscalerCheck) moveLimits() {
+	if v.cfg.MaxMovesPerCycle < 1 {
+		v.invalid(KeyMaxMovesPerCycle, v.cfg.MaxMovesPerCycle, "must be at least 1")
 	}
-	if cfg.MaxMovesPerSource < 1 {
-		invalid(KeyMaxMovesPerSource, cfg.MaxMovesPerSource, "must be at least 1")
+	if v.cfg.MaxMovesPerSource < 1 {
+		v.invalid(KeyMaxMovesPerSource, v.cfg.MaxMovesPerSource, "must be at least 1")
 	}
-	return errs
 }
 
 func defaultNote(given func(string) bool, key string) string {

@@ -204,7 +204,30 @@ func (cp *ControlPlane) start(t testing.TB) error {
 	}
 	etcdClient, etcdPeer, apiPort := ports[0], ports[1], ports[2]
 
-	// Credentials.
+	if err := cp.writeCredentials(apiPort); err != nil {
+		return err
+	}
+	etcdURL, err := cp.startEtcd(etcdClient, etcdPeer)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if err := cp.startAPIServer(etcdURL, apiPort, t0); err != nil {
+		return err
+	}
+	if err := cp.startControllers(); err != nil {
+		return err
+	}
+	nodes, err := cp.startKwok()
+	if err != nil {
+		return err
+	}
+	return cp.waitClusterReady(nodes, t0)
+}
+
+// writeCredentials writes the serving certificate, the service account key,
+// the token file and the admin kubeconfig.
+func (cp *ControlPlane) writeCredentials(apiPort int) error {
 	ca, err := writeServingCert(cp.path("apiserver.crt"), cp.path("apiserver.key"))
 	if err != nil {
 		return err
@@ -221,11 +244,14 @@ func (cp *ControlPlane) start(t testing.TB) error {
 	if err := cp.WriteKubeconfig(cp.Kubeconfig, adminToken); err != nil {
 		return err
 	}
+	return nil
+}
 
-	// etcd.
+// startEtcd starts etcd and returns its client URL.
+func (cp *ControlPlane) startEtcd(etcdClient, etcdPeer int) (string, error) {
 	etcdBin, err := cp.bin("etcd")
 	if err != nil {
-		return err
+		return "", err
 	}
 	etcdURL := "http://127.0.0.1:" + strconv.Itoa(etcdClient)
 	cp.ETCD = &Proc{Name: "etcd", Path: etcdBin, Log: cp.path("etcd.log"), Args: []string{
@@ -236,11 +262,12 @@ func (cp *ControlPlane) start(t testing.TB) error {
 		"--initial-cluster=e2e=http://127.0.0.1:" + strconv.Itoa(etcdPeer),
 		"--unsafe-no-fsync", "--log-level=warn",
 	}}
-	if err := cp.ETCD.Start(); err != nil {
-		return err
-	}
+	return etcdURL, cp.ETCD.Start()
+}
 
-	// kube-apiserver.
+// startAPIServer starts kube-apiserver and waits until it serves; t0 is
+// when the wait started, for the timings.
+func (cp *ControlPlane) startAPIServer(etcdURL string, apiPort int, t0 time.Time) error {
 	apiBin, err := cp.bin("kube-apiserver")
 	if err != nil {
 		return err
@@ -258,7 +285,6 @@ func (cp *ControlPlane) start(t testing.TB) error {
 		"--endpoint-reconciler-type=none",
 		"--v=0",
 	}}
-	t0 := time.Now()
 	if err := cp.APIServer.Start(); err != nil {
 		return err
 	}
@@ -276,8 +302,11 @@ func (cp *ControlPlane) start(t testing.TB) error {
 		return err
 	}
 	cp.Timings = append(cp.Timings, Timing{"kube-apiserver ready (after its start)", time.Since(t0)})
+	return nil
+}
 
-	// kube-controller-manager.
+// startControllers starts kube-controller-manager and kube-scheduler.
+func (cp *ControlPlane) startControllers() error {
 	kcmBin, err := cp.bin("kube-controller-manager")
 	if err != nil {
 		return err
@@ -306,18 +335,20 @@ func (cp *ControlPlane) start(t testing.TB) error {
 		"--authentication-kubeconfig=" + cp.Kubeconfig, "--authorization-kubeconfig=" + cp.Kubeconfig,
 		"--leader-elect=false", "--secure-port=0", "--v=0",
 	}}
-	if err := cp.Scheduler.Start(); err != nil {
-		return err
-	}
+	return cp.Scheduler.Start()
+}
 
-	// kwok: one process per node (--manage-single-node), so that a node
-	// fails when its kwok is frozen (FailNode) and recovers when it runs
-	// again, like a kubelet that stops and resumes.
+// fakeNode is a kwok node and its zone.
+type fakeNode struct{ name, zone string }
+
+// startKwok starts one kwok process per node (--manage-single-node), so
+// that a node fails when its kwok is frozen (FailNode) and recovers when it
+// runs again, like a kubelet that stops and resumes.
+func (cp *ControlPlane) startKwok() ([]fakeNode, error) {
 	kwokBin, err := cp.bin("kwok")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	type fakeNode struct{ name, zone string }
 	var nodes []fakeNode
 	for _, zone := range cp.opts.Zones {
 		for i := 0; i < cp.opts.NodesPerZone; i++ {
@@ -339,11 +370,16 @@ func (cp *ControlPlane) start(t testing.TB) error {
 			"--node-lease-duration-seconds=8",
 		}}
 		if err := p.Start(); err != nil {
-			return err
+			return nil, err
 		}
 		cp.Kwok[node] = p
 	}
+	return nodes, nil
+}
 
+// waitClusterReady waits for the default ServiceAccount, then adds the
+// nodes and waits until they are Ready.
+func (cp *ControlPlane) waitClusterReady(nodes []fakeNode, t0 time.Time) error {
 	// The serviceaccount controller creates "default" in every namespace:
 	// pods cannot be created before it runs.
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
