@@ -684,9 +684,8 @@ type domains struct {
 
 // podsNow returns the pods as the scheduler sees them, by ordinal.
 func (sim *simulation) podsNow(replicas int32) []podInfo {
-	var pods []podInfo
 	s := sim.sched.Snapshot()
-	pods = make([]podInfo, s.NumPods())
+	pods := make([]podInfo, s.NumPods())
 	for ord := range s.NumPods() {
 		p := podInfo{name: vsched.PodName(sim.cluster.StatefulSetName(), ord), beyond: ord >= replicas, draining: s.Draining(ord)}
 		if info, ok := s.Pod(ord); ok {
