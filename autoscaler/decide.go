@@ -49,6 +49,7 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Decision, error) {
 		a.timers = scaleTimers{}
 		a.overReported = ""
 		a.drainer.Reset()
+		a.rebalanceScan.Reset()
 	}
 	s.SetDrainMoveLimit(min(cfg.MaxMovesPerSource, cfg.MaxMovesPerCycle))
 	if why := s.NotReady(); why != "" {

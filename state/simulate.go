@@ -22,25 +22,29 @@ const VirtualNodePrefix = "vsched.dev/virtual-node/"
 // locked; the clone has its own (unlocked) mutex and is independent of the
 // original from then on.
 //
-// Placement slices are shared, not copied: the state never modifies a
-// placement slice in place (every change installs a new slice), so sharing
-// them is safe and keeps a clone of ten thousand sources to a few
-// allocations.
+// Nothing per source is copied: the clone's map of sources is a copy of
+// the original's (one block copy, no per-entry work), and both share the
+// per-source records until one of them changes a record, which it copies
+// first (own). The state never modifies a placement or holding slice in
+// place either (every change installs a new slice), so a clone of ten
+// thousand sources costs a few allocations and no walk over them.
 func (s *State) Clone() *State {
 	c := s.cloneTopology()
-	// One backing array for every source: a clone is taken per simulated
-	// replica count, so allocations matter.
-	backing := make([]source, len(s.sources))
-	c.sources = make(map[types.NamespacedName]*source, len(s.sources))
-	i := 0
-	for k, src := range s.sources {
-		backing[i] = *src
-		c.sources[k] = &backing[i]
-		i++
-	}
-	c.pendingSet = maps.Clone(s.pendingSet)
+	c.sources = maps.Clone(s.sources)
+	// Both sides get a new owner number: every record is shared now.
+	s.gen, c.gen = gens.Add(1), gens.Add(1)
+	c.pendingSet = cloneMap(s.pendingSet)
 	c.beyond = s.beyond
 	return c
+}
+
+// cloneMap is maps.Clone, but an empty map is made afresh: a map that once
+// held many entries keeps its table, and maps.Clone would copy it whole.
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	if len(m) == 0 {
+		return map[K]V{}
+	}
+	return maps.Clone(m)
 }
 
 // CloneFor is Clone for a simulation that changes only the given sources:
@@ -53,12 +57,14 @@ func (s *State) Clone() *State {
 // sources the state holds.
 func (s *State) CloneFor(keys []types.NamespacedName) *State {
 	c := s.cloneTopology()
+	c.gen = gens.Add(1)
 	backing := make([]source, 0, len(keys))
 	c.sources = make(map[types.NamespacedName]*source, len(keys))
 	for _, k := range keys {
 		if src, ok := s.sources[k]; ok {
 			if _, dup := c.sources[k]; !dup {
 				backing = append(backing, *src)
+				backing[len(backing)-1].gen = c.gen
 				c.sources[k] = &backing[len(backing)-1]
 				if src.beyond {
 					c.beyond++
@@ -89,34 +95,27 @@ func (s *State) cloneTopology() *State {
 		highWater:   s.highWater,
 		pods:        slices.Clone(s.pods),
 		nodes:       slices.Clone(s.nodes),
-		nodeIdx:     maps.Clone(s.nodeIdx),
+		nodeIdx:     cloneMap(s.nodeIdx),
 		zones:       slices.Clone(s.zones),
-		zoneIdx:     maps.Clone(s.zoneIdx),
-		drainMemory: maps.Clone(s.drainMemory),
-		strays:      maps.Clone(s.strays),
+		zoneIdx:     cloneMap(s.zoneIdx),
+		drainMemory: cloneMap(s.drainMemory),
+		strays:      cloneMap(s.strays),
 		outside:     s.outside,
 		totalUsed:   s.totalUsed,
 		seq:         s.seq,
 		newestRV:    s.newestRV,
-		deleted:     maps.Clone(s.deleted),
+		deleted:     cloneMap(s.deleted),
+		// The log is only appended to: the clone's slice ends here, so
+		// what the original appends later is never what it reads.
+		changes:     s.changes[:len(s.changes):len(s.changes)],
+		epoch:       s.epoch,
+		roomSeq:     s.roomSeq,
 		pendingSet:  map[types.NamespacedName]struct{}{},
 		zoneFree:    s.cloneZoneIndex(),
 		zoneFreeSum: slices.Clone(s.zoneFreeSum),
 		// The derived indexes are rebuilt on first use: sharing their
 		// backing arrays would let the clone overwrite the original's.
 		dirty: true,
-	}
-	if c.nodeIdx == nil {
-		c.nodeIdx = map[string]int32{}
-	}
-	if c.zoneIdx == nil {
-		c.zoneIdx = map[string]int32{}
-	}
-	if c.drainMemory == nil {
-		c.drainMemory = map[int32]bool{}
-	}
-	if c.strays == nil {
-		c.strays = map[int32]podState{}
 	}
 	return c
 }
@@ -159,7 +158,7 @@ func (s *State) AddVirtualPods(n int32) {
 		p.draining = false
 		s.bindVirtual(ord, zones, counts)
 	}
-	s.dirty = true
+	s.invalidate()
 }
 
 // BindStartingPods treats every pod below the StatefulSet's replicas that
@@ -184,7 +183,7 @@ func (s *State) BindStartingPods() int32 {
 	// when replicas grew without pods; grow made them, so the loop above
 	// covered them.
 	if n > 0 {
-		s.dirty = true
+		s.invalidate()
 	}
 	return n
 }
@@ -253,7 +252,7 @@ func (s *State) ClearDraining(ord int32) {
 		s.pods[ord].draining = false
 	}
 	delete(s.drainMemory, ord)
-	s.dirty = true
+	s.invalidate()
 }
 
 // Held is vreplicas on one pod.
