@@ -1,0 +1,127 @@
+package state
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vsched/vsched"
+)
+
+// sourcesView renders what a state says of its sources and pods.
+func sourcesView(s *State) string {
+	out := fmt.Sprint(usedAll(s, 3))
+	for _, k := range s.Sources() {
+		ps, _ := s.Placements(k)
+		out += fmt.Sprintf(" %s=%v/%d", k.Name, ps, s.PendingOf(k))
+	}
+	return out
+}
+
+// A clone shares the per-source records with its original until one of
+// them changes one: every change, on either side, leaves the other as it
+// was.
+func TestCloneSharesSourcesUntilWritten(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(*State)
+	}{
+		{"Observe", func(s *State) { s.Observe(src("a", "9", 2, p(2, 2)), t0) }},
+		{"Observe new", func(s *State) { s.Observe(src("n", "9", 1, p(1, 1)), t0) }},
+		{"Reserve", func(s *State) { s.Reserve(key("a"), 3, "1", []vsched.Placement{p(0, 3)}, t0) }},
+		{"SetPending", func(s *State) { s.SetPending(key("a"), 4) }},
+		{"ExpireOne", func(s *State) { s.ExpireOne(key("b")) }},
+		{"DropReservations", func(s *State) { s.DropReservations() }},
+		{"ExpireReservations", func(s *State) { s.ExpireReservations(t0.Add(time.Hour), time.Minute) }},
+		{"Forget", func(s *State) { s.Forget(key("a"), t0) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, changeClone := range []bool{false, true} {
+				s := newState(t, 10)
+				cluster(s, [][2]string{{"n1", "z1"}}, []string{"n1", "n1", "n1"})
+				s.Observe(src("a", "1", 2, p(0, 1), p(1, 1)), t0)
+				s.Observe(src("b", "2", 1, p(1, 1)), t0)
+				s.Reserve(key("b"), 2, "2", []vsched.Placement{p(1, 1), p(2, 1)}, t0)
+				s.SetPending(key("b"), 1)
+				clone := s.Clone()
+				changed, other := s, clone
+				if changeClone {
+					changed, other = clone, s
+				}
+				before := sourcesView(other)
+				c.change(changed)
+				if sourcesView(changed) == before {
+					t.Fatalf("the change changed nothing: %s", before)
+				}
+				if d := cmp.Diff(before, sourcesView(other)); d != "" {
+					t.Errorf("changing the clone %v changed the other side (-before +after):\n%s", changeClone, d)
+				}
+			}
+		})
+	}
+}
+
+// ChangedSince lists each source whose placements, holdings or vreplicas
+// changed after the mark, once, sorted; a mark it cannot honour (another
+// state's, or one the log was restarted past) says so.
+func TestChangedSince(t *testing.T) {
+	s := newState(t, 10)
+	cluster(s, [][2]string{{"n1", "z1"}}, []string{"n1", "n1"})
+	s.Observe(src("a", "1", 1, p(0, 1)), t0)
+	s.Observe(src("b", "2", 1, p(1, 1)), t0)
+	s.Observe(src("c", "3", 1, p(1, 1)), t0)
+	mark := s.ChangeMark()
+	s.Reserve(key("c"), 2, "3", []vsched.Placement{p(1, 2)}, t0)
+	s.Observe(src("a", "4", 1, p(1, 1)), t0)
+	s.SetPending(key("b"), 1) // not a change of placements
+	s.ExpireOne(key("c"))
+	s.Forget(key("z"), t0) // unknown: nothing changes
+	got, ok := s.ChangedSince(mark)
+	if d := cmp.Diff([]types.NamespacedName{key("a"), key("c")}, got); !ok || d != "" {
+		t.Errorf("ChangedSince = %v (ok %v) (-want +got):\n%s", got, ok, d)
+	}
+	if got, ok := s.ChangedSince(s.ChangeMark()); !ok || len(got) != 0 {
+		t.Errorf("ChangedSince(now) = %v, %v; want nothing", got, ok)
+	}
+	if _, ok := newState(t, 10).ChangedSince(mark); ok {
+		t.Error("another state's mark was honoured")
+	}
+	clone := s.Clone()
+	for i := 0; i < 2*3+logSlack; i++ {
+		s.Observe(src("a", fmt.Sprint(10+i), 1, p(0, 1)), t0)
+	}
+	if _, ok := s.ChangedSince(mark); ok {
+		t.Error("a mark from before the log restarted was honoured")
+	}
+	if got, ok := clone.ChangedSince(mark); !ok || len(got) != 2 {
+		t.Errorf("the clone's log = %v, %v; want it as it was when cloned", got, ok)
+	}
+}
+
+// RoomMark grows when a pod may have gained room, and only then.
+func TestRoomMark(t *testing.T) {
+	s := newState(t, 10)
+	cluster(s, [][2]string{{"n1", "z1"}}, []string{"n1", "n1"})
+	s.Observe(src("a", "1", 2, p(0, 2)), t0)
+	for _, c := range []struct {
+		name   string
+		change func()
+		grows  bool
+	}{
+		{"more on a pod", func() { s.Observe(src("a", "2", 3, p(0, 2), p(1, 1)), t0) }, false},
+		{"pending only", func() { s.SetPending(key("a"), 1) }, false},
+		{"a reservation taking nothing off", func() { s.Reserve(key("a"), 3, "2", []vsched.Placement{p(0, 3)}, t0) }, false},
+		{"its status showing it", func() { s.Observe(src("a", "3", 3, p(0, 3)), t0) }, true},
+		{"a pod event", func() { s.UpsertPod(mkPod(1, "n1")) }, true},
+		{"forgotten", func() { s.Forget(key("a"), t0) }, true},
+	} {
+		before := s.RoomMark()
+		c.change()
+		if grew := s.RoomMark() != before; grew != c.grows {
+			t.Errorf("%s: room mark grew %v, want %v", c.name, grew, c.grows)
+		}
+	}
+}
