@@ -26,19 +26,24 @@ func (a *Autoscaler) simulator(c *cycle, low, extra int32) (*simulator, int64) {
 	var holders []holderRef
 	var held int64
 	listedSeen := 0
-	base.EachSource(func(key types.NamespacedName, vreplicas int32, ps []vsched.Placement, hs []state.Held) {
+	// With no pod draining, a source holding nothing from the current
+	// size up keeps all it holds: its holdings need not be read.
+	drains := len(base.DrainingOrdinals()) > 0
+	base.EachSourceSummary(func(key types.NamespacedName, sum state.SourceSummary) {
+		vreplicas, ps, maxOrd := sum.VReplicas, sum.Placements, sum.MaxOrdinal
 		v, ok := c.listed[key]
 		want := vreplicas
 		if ok {
 			want = v.GetVReplicas()
 			listedSeen++
 		}
-		var kept int32
-		maxOrd := int32(-1)
-		for _, h := range hs {
-			maxOrd = max(maxOrd, h.Ordinal)
-			if h.Ordinal < current && !base.Draining(h.Ordinal) {
-				kept += h.VReplicas
+		kept := sum.Held
+		if drains || maxOrd >= current {
+			kept = 0
+			for _, h := range base.HeldOn(key) {
+				if h.Ordinal < current && !base.Draining(h.Ordinal) {
+					kept += h.VReplicas
+				}
 			}
 		}
 		held += int64(min(max(want, 0), kept))

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"math/rand"
 	"testing"
 	"time"
 
@@ -123,5 +124,49 @@ func TestRoomMark(t *testing.T) {
 		if grew := s.RoomMark() != before; grew != c.grows {
 			t.Errorf("%s: room mark grew %v, want %v", c.name, grew, c.grows)
 		}
+	}
+}
+
+// EachSourceSummary and HeldOn say, of every source, what EachSource says,
+// through random observations, reservations, expiries, deletions and
+// resizes (placements beyond the pods included).
+func TestEachSourceSummaryMatchesEachSource(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	s := newState(t, 4)
+	cluster(s, [][2]string{{"a0", "a"}}, []string{"a0", "a0", "a0", "a0"})
+	for step := 0; step < 300; step++ {
+		name := fmt.Sprint("s", rng.Intn(8))
+		ps := []vsched.Placement{p(int32(rng.Intn(6)), 1+int32(rng.Intn(3))), p(int32(rng.Intn(200)), 1)}
+		switch rng.Intn(5) {
+		case 0:
+			s.Observe(src(name, fmt.Sprint(step+1), 4, ps...), t0)
+		case 1:
+			s.Reserve(key(name), 4, fmt.Sprint(step), ps, t0)
+		case 2:
+			s.ExpireOne(key(name))
+		case 3:
+			s.Forget(key(name), t0)
+		default:
+			s.SetReplicas(int32(1 + rng.Intn(6)))
+		}
+		s.EachSource(func(k types.NamespacedName, n int32, ps []vsched.Placement, held []Held) {
+			want := SourceSummary{VReplicas: n, Placements: ps, MaxOrdinal: -1}
+			for _, h := range held {
+				want.Held += h.VReplicas
+				want.MaxOrdinal = max(want.MaxOrdinal, h.Ordinal)
+			}
+			if d := cmp.Diff(append([]Held{}, held...), append([]Held{}, s.HeldOn(k)...)); d != "" {
+				t.Fatalf("step %d: HeldOn(%s) (-EachSource +HeldOn):\n%s", step, k.Name, d)
+			}
+			var got SourceSummary
+			s.EachSourceSummary(func(k2 types.NamespacedName, sum SourceSummary) {
+				if k2 == k {
+					got = sum
+				}
+			})
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("step %d: summary of %s (-from EachSource +EachSourceSummary):\n%s", step, k.Name, d)
+			}
+		})
 	}
 }

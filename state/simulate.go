@@ -285,6 +285,44 @@ func (s *State) EachSource(fn func(key types.NamespacedName, vreplicas int32, pl
 	}
 }
 
+// SourceSummary is one source as EachSourceSummary reports it.
+type SourceSummary struct {
+	// VReplicas and Placements are EachSource's vreplicas and
+	// placements.
+	VReplicas  int32
+	Placements []vsched.Placement
+	// Held sums what EachSource's held lists, and MaxOrdinal is its
+	// highest ordinal, -1 when it holds nothing.
+	Held, MaxOrdinal int32
+}
+
+// EachSourceSummary is EachSource for a caller that needs only what each
+// source holds in sum: it reads one record per source, not its holdings
+// (HeldOn lists them for the sources that need them).
+func (s *State) EachSourceSummary(fn func(key types.NamespacedName, sum SourceSummary)) {
+	for k, src := range s.sources {
+		ps := src.committed
+		if src.reservation != nil {
+			ps = src.reservation.Placements
+		}
+		fn(k, SourceSummary{VReplicas: src.vreplicas, Placements: ps, Held: src.held, MaxOrdinal: src.maxOrd})
+	}
+}
+
+// HeldOn lists what the source holds by ordinal, as EachSource's held
+// does, in a new slice; nil when the source is unknown.
+func (s *State) HeldOn(key types.NamespacedName) []Held {
+	src := s.sources[key]
+	if src == nil {
+		return nil
+	}
+	out := make([]Held, len(src.effective))
+	for i, e := range src.effective {
+		out[i] = Held{Ordinal: e.ord, VReplicas: e.n}
+	}
+	return out
+}
+
 // Holding is one source's vreplicas on one pod, as they count now.
 type Holding struct {
 	Ordinal   int32

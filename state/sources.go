@@ -176,9 +176,12 @@ func (s *State) recount(src *source) {
 			}
 		}
 	}
+	src.held, src.maxOrd = 0, -1
 	for _, e := range src.effective {
 		s.addUsed(e.ord, e.n)
 		touched = append(touched, e.ord)
+		src.held += e.n
+		src.maxOrd = max(src.maxOrd, e.ord)
 	}
 	s.holdIndex = false
 	if !s.dirty {

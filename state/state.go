@@ -100,8 +100,11 @@ type source struct {
 	committedRV string
 	reservation *Reservation
 	effective   []entry // what counts against capacity
-	pending     int32
-	vreplicas   int32
+	// held sums effective, and maxOrd is its highest ordinal (-1: none),
+	// so that a walk over every source need not read effective.
+	held, maxOrd int32
+	pending      int32
+	vreplicas    int32
 	// seen is the State's seq when the source was last observed or
 	// reserved, so a resync can tell what is newer than its list.
 	seen uint64
