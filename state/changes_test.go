@@ -170,3 +170,53 @@ func TestEachSourceSummaryMatchesEachSource(t *testing.T) {
 		})
 	}
 }
+
+// derivedView renders what the derived indexes answer.
+func derivedView(s *State) string {
+	out := fmt.Sprint(s.Candidates(), s.FreeCandidates(), s.SchedulableNodes(), s.SchedulableZones(), s.GrowthZones())
+	for n := int32(0); n < int32(s.NumNodes()); n++ {
+		var free []int32
+		s.EachFreeCandidate(n, func(ord int32) bool { free = append(free, ord); return true })
+		zone, cand, room := s.NodeRoom(n)
+		out += fmt.Sprint(" ", n, free, zone, cand, room)
+	}
+	for z := int32(-1); z < int32(s.NumZones()); z++ {
+		ord, node, k, ok := s.FirstFreeInZone(z, 0)
+		out += fmt.Sprint(" ", z, s.NodesInZone(z), s.NodesWithRoom(z), s.ZoneFreeCapacity(z), ord, node, k, ok)
+	}
+	return out
+}
+
+// A clone of a state whose derived indexes are current copies them instead
+// of rebuilding them: it answers as a clone that rebuilds them, before and
+// after the same decisions on both, and the original is left as it was.
+func TestCloneCopiesCurrentIndexes(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	s := newState(t, 3)
+	cluster(s, [][2]string{{"a0", "a"}, {"a1", "a"}, {"b0", "b"}, {"n", ""}}, []string{"a0", "a1", "b0", "n", "a0", "b0", "a1"})
+	for step := 0; step < 100; step++ {
+		name := fmt.Sprint("s", rng.Intn(6))
+		ps := []vsched.Placement{p(int32(rng.Intn(7)), 1+int32(rng.Intn(3)))}
+		s.Observe(src(name, fmt.Sprint(step+1), 3, ps...), t0)
+		if rng.Intn(10) == 0 {
+			s.SetDraining(int32(rng.Intn(7)), rng.Intn(2) == 0)
+		}
+		original := derivedView(s)
+		copied, rebuilt := s.Clone(), s.Clone()
+		rebuilt.invalidate()
+		if copied.dirty || !rebuilt.dirty {
+			t.Fatal("the clone of a current state did not copy its indexes")
+		}
+		for i := 0; i < 3; i++ {
+			if d := cmp.Diff(derivedView(rebuilt), derivedView(copied)); d != "" {
+				t.Fatalf("step %d, decision %d: (-rebuilt +copied):\n%s", step, i, d)
+			}
+			k, ps := key(fmt.Sprint("s", rng.Intn(8))), []vsched.Placement{p(int32(rng.Intn(7)), 1)}
+			copied.Reserve(k, 1, "", ps, t0)
+			rebuilt.Reserve(k, 1, "", ps, t0)
+		}
+		if d := cmp.Diff(original, derivedView(s)); d != "" {
+			t.Fatalf("step %d: the original changed (-before +after):\n%s", step, d)
+		}
+	}
+}

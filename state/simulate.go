@@ -113,11 +113,34 @@ func (s *State) cloneTopology() *State {
 		pendingSet:  map[types.NamespacedName]struct{}{},
 		zoneFree:    s.cloneZoneIndex(),
 		zoneFreeSum: slices.Clone(s.zoneFreeSum),
-		// The derived indexes are rebuilt on first use: sharing their
-		// backing arrays would let the clone overwrite the original's.
+		// The derived indexes are rebuilt on first use, unless they are
+		// current and copied below.
 		dirty: true,
 	}
+	if !s.dirty {
+		c.copyDerived(s)
+	}
 	return c
+}
+
+// copyDerived gives c copies of s's current derived indexes (ensure), so
+// that c need not rebuild them: sharing their arrays would let the one
+// overwrite the other's.
+func (c *State) copyDerived(s *State) {
+	c.candidates, c.freeCands = slices.Clone(s.candidates), s.freeCands
+	c.schedNodes, c.schedZones, c.growZones = slices.Clone(s.schedNodes), slices.Clone(s.schedZones), slices.Clone(s.growZones)
+	c.nodeCands, c.firstFree = cloneNested(s.nodeCands), slices.Clone(s.firstFree)
+	c.zoneNodes, c.nodeFree, c.zoneRoom = cloneNested(s.zoneNodes), slices.Clone(s.nodeFree), slices.Clone(s.zoneRoom)
+	c.dirty = false
+}
+
+// cloneNested copies a slice of slices, each inner one too.
+func cloneNested(in [][]int32) [][]int32 {
+	out := make([][]int32, len(in))
+	for i, l := range in {
+		out[i] = slices.Clone(l)
+	}
+	return out
 }
 
 // AddVirtualPods extends the StatefulSet by n pods, as a scale-up would,
