@@ -220,3 +220,51 @@ func TestCloneCopiesCurrentIndexes(t *testing.T) {
 		}
 	}
 }
+
+// A clone is read by another goroutine while its original goes on
+// changing the records they share: the clone's view stays as it was, and
+// under -race nothing is written that the clone reads.
+func TestCloneReadWhileOriginalChanges(t *testing.T) {
+	s := newState(t, 100)
+	cluster(s, [][2]string{{"a0", "a"}, {"b0", "b"}}, []string{"a0", "b0", "a0", "b0"})
+	for i := 0; i < 50; i++ {
+		s.Observe(src(fmt.Sprint("s", i), "1", 2, p(int32(i%4), 2)), t0)
+	}
+	mark := s.ChangeMark()
+	s.Reserve(key("s1"), 3, "1", []vsched.Placement{p(1, 3)}, t0)
+	c := s.Clone()
+	readView := func() string {
+		changed, _ := c.ChangedSince(mark)
+		sums := map[types.NamespacedName]SourceSummary{}
+		c.EachSourceSummary(func(k types.NamespacedName, sum SourceSummary) { sums[k] = sum })
+		out := fmt.Sprint(sourcesView(c), changed)
+		for _, k := range c.Sources() {
+			out += fmt.Sprint(k.Name, sums[k].Held, sums[k].MaxOrdinal, c.HeldOn(k))
+		}
+		return out
+	}
+	want := readView()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 2000; i++ {
+			k := fmt.Sprint("s", i%60)
+			switch i % 4 {
+			case 0:
+				s.Observe(src(k, fmt.Sprint(2+i), 2, p(int32(i%4), 1), p(int32((i+1)%4), 1)), t0)
+			case 1:
+				s.Reserve(key(k), 1, "", []vsched.Placement{p(int32(i%4), 1)}, t0)
+			case 2:
+				s.ExpireOne(key(k))
+			default:
+				s.Forget(key(k), t0)
+			}
+		}
+	}()
+	for i := 0; i < 20; i++ {
+		if got := readView(); got != want {
+			t.Fatalf("read %d: the clone changed with its original", i)
+		}
+	}
+	<-done
+}
