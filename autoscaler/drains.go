@@ -84,7 +84,7 @@ func (a *Autoscaler) rebalance(c *cycle, planned map[types.NamespacedName]bool, 
 	if c.place == nil || !c.place.Rebalances() {
 		return nil
 	}
-	rb := a.rebalanceScan.Moves(c.ctx, c.place, c.base, c.listed, planned, budget, max(c.cfg.MaxMovesPerSource, 1))
+	rb := a.rebalanceScan.Moves(c.ctx, c.place, c.base, c.listedMap(), planned, budget, max(c.cfg.MaxMovesPerSource, 1))
 	if a.rebalanceScan.Checked > 0 {
 		a.rebalanceScans++
 	}

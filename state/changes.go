@@ -93,7 +93,19 @@ func (s *State) ownOrNew(key types.NamespacedName) *source {
 	if src := s.own(key); src != nil {
 		return src
 	}
-	src := &source{key: key, gen: s.gen}
+	src := &source{key: key, gen: s.gen, slot: s.slots}
+	if n := len(s.freeSlots); n > 0 {
+		src.slot, s.freeSlots = s.freeSlots[n-1], s.freeSlots[:n-1]
+	} else {
+		s.slots++
+	}
 	s.sources[key] = src
 	return src
 }
+
+// Slots bounds the sources' slots (SourceSummary.Slot): every one is below
+// it.
+func (s *State) Slots() int32 { return s.slots }
+
+// NumSources is how many sources the state knows.
+func (s *State) NumSources() int { return len(s.sources) }

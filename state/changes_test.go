@@ -127,8 +127,8 @@ func TestRoomMark(t *testing.T) {
 	}
 }
 
-// EachSourceSummary and HeldOn say, of every source, what EachSource says,
-// through random observations, reservations, expiries, deletions and
+// EachSourceSummary, Summary and HeldOn say, of every source, what
+// EachSource says, each source with a slot of its own, through random observations, reservations, expiries, deletions and
 // resizes (placements beyond the pods included).
 func TestEachSourceSummaryMatchesEachSource(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
@@ -149,8 +149,14 @@ func TestEachSourceSummaryMatchesEachSource(t *testing.T) {
 		default:
 			s.SetReplicas(int32(1 + rng.Intn(6)))
 		}
+		slots := map[int32]string{}
 		s.EachSource(func(k types.NamespacedName, n int32, ps []vsched.Placement, held []Held) {
-			want := SourceSummary{VReplicas: n, Placements: ps, MaxOrdinal: -1}
+			sum, _ := s.Summary(k)
+			if other, taken := slots[sum.Slot]; taken || sum.Slot < 0 || sum.Slot >= s.Slots() {
+				t.Fatalf("step %d: %s has slot %d (of %d), which %q has", step, k.Name, sum.Slot, s.Slots(), other)
+			}
+			slots[sum.Slot] = k.Name
+			want := SourceSummary{VReplicas: n, Placements: ps, MaxOrdinal: -1, Slot: sum.Slot}
 			for _, h := range held {
 				want.Held += h.VReplicas
 				want.MaxOrdinal = max(want.MaxOrdinal, h.Ordinal)
@@ -166,6 +172,9 @@ func TestEachSourceSummaryMatchesEachSource(t *testing.T) {
 			})
 			if d := cmp.Diff(want, got); d != "" {
 				t.Fatalf("step %d: summary of %s (-from EachSource +EachSourceSummary):\n%s", step, k.Name, d)
+			}
+			if d := cmp.Diff(want, sum); d != "" {
+				t.Fatalf("step %d: Summary(%s) (-from EachSource +Summary):\n%s", step, k.Name, d)
 			}
 		})
 	}

@@ -110,6 +110,8 @@ func (s *State) cloneTopology() *State {
 		changes:     s.changes[:len(s.changes):len(s.changes)],
 		epoch:       s.epoch,
 		roomSeq:     s.roomSeq,
+		slots:       s.slots,
+		freeSlots:   slices.Clone(s.freeSlots),
 		pendingSet:  map[types.NamespacedName]struct{}{},
 		zoneFree:    s.cloneZoneIndex(),
 		zoneFreeSum: slices.Clone(s.zoneFreeSum),
@@ -317,6 +319,10 @@ type SourceSummary struct {
 	// Held sums what EachSource's held lists, and MaxOrdinal is its
 	// highest ordinal, -1 when it holds nothing.
 	Held, MaxOrdinal int32
+	// Slot numbers the source among the state's, densely: no two sources
+	// share one, and each is below Slots. A forgotten source's slot goes
+	// to a source seen later.
+	Slot int32
 }
 
 // EachSourceSummary is EachSource for a caller that needs only what each
@@ -324,12 +330,25 @@ type SourceSummary struct {
 // (HeldOn lists them for the sources that need them).
 func (s *State) EachSourceSummary(fn func(key types.NamespacedName, sum SourceSummary)) {
 	for k, src := range s.sources {
-		ps := src.committed
-		if src.reservation != nil {
-			ps = src.reservation.Placements
-		}
-		fn(k, SourceSummary{VReplicas: src.vreplicas, Placements: ps, Held: src.held, MaxOrdinal: src.maxOrd})
+		fn(k, src.summary())
 	}
+}
+
+// Summary is what EachSourceSummary says of the source, false when the
+// source is unknown.
+func (s *State) Summary(key types.NamespacedName) (SourceSummary, bool) {
+	if src := s.sources[key]; src != nil {
+		return src.summary(), true
+	}
+	return SourceSummary{}, false
+}
+
+func (src *source) summary() SourceSummary {
+	ps := src.committed
+	if src.reservation != nil {
+		ps = src.reservation.Placements
+	}
+	return SourceSummary{VReplicas: src.vreplicas, Placements: ps, Held: src.held, MaxOrdinal: src.maxOrd, Slot: src.slot}
 }
 
 // HeldOn lists what the source holds by ordinal, as EachSource's held

@@ -397,6 +397,7 @@ func (s *State) drop(key types.NamespacedName) bool {
 	s.recount(src)
 	delete(s.sources, key)
 	delete(s.pendingSet, key)
+	s.freeSlots = append(s.freeSlots, src.slot)
 	return true
 }
 

@@ -103,8 +103,10 @@ type source struct {
 	// held sums effective, and maxOrd is its highest ordinal (-1: none),
 	// so that a walk over every source need not read effective.
 	held, maxOrd int32
-	pending      int32
-	vreplicas    int32
+	// slot numbers the source densely among the state's (SourceSummary).
+	slot      int32
+	pending   int32
+	vreplicas int32
 	// seen is the State's seq when the source was last observed or
 	// reserved, so a resync can tell what is newer than its list.
 	seen uint64
@@ -174,6 +176,10 @@ type State struct {
 	epoch   uint64
 	roomSeq uint64
 	gen     uint64
+	// slots is one more than the highest slot given; freeSlots are those
+	// given back by forgotten sources, for the next new one.
+	slots     int32
+	freeSlots []int32
 
 	dirty      bool
 	candidates []int32
