@@ -66,9 +66,9 @@ func RebalanceMoves(ctx context.Context, place *framework.Profile, base *state.S
 	if budget <= 0 {
 		return nil
 	}
-	var cands []rebalanceCandidate
-	base.EachSource(func(key types.NamespacedName, vreplicas int32, ps []vsched.Placement, _ []state.Held) {
-		cands = append(cands, rebalanceCandidate{key: key, vreplicas: vreplicas, ps: ps})
+	cands := make([]rebalanceCandidate, 0, base.NumSources())
+	base.EachSourceSummary(func(key types.NamespacedName, sum state.SourceSummary) {
+		cands = append(cands, rebalanceCandidate{key: key, vreplicas: sum.VReplicas, ps: sum.Placements})
 	})
 	sort.Slice(cands, func(i, j int) bool { return state.KeyLess(cands[i].key, cands[j].key) })
 	out, _ := scanRebalance(ctx, place, base, listed, skip, budget, perSource, cands)
