@@ -98,20 +98,11 @@ func newVersionCommand(cfg Config, env *Env) *cobra.Command {
 				return err
 			}
 			v := readVersion(cfg.Version, buildInfo)
-			var buf bytes.Buffer
-			var err error
-			switch format {
-			case "json":
-				err = writeIndented(&buf, v)
-			case "yaml":
-				err = writeYAML(&buf, func(b *bytes.Buffer) error { return writeIndented(b, v) })
-			default:
-				buf.WriteString(v.text())
-			}
+			out, err := formatted(format, v, v.text())
 			if err != nil {
 				return err
 			}
-			_, err = env.Stdout.Write(buf.Bytes())
+			_, err = env.Stdout.Write(out)
 			return err
 		},
 	}

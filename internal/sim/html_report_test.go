@@ -152,15 +152,7 @@ func renderMany(t *testing.T, n int) (*Result, []byte) {
 // as -o html records them when explain is set.
 func report(tb testing.TB, s *Scenario, explain bool) (*Result, []byte) {
 	tb.Helper()
-	res, _, err := Run(context.Background(), s, Options{ExplainAll: explain})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := WriteHTML(&buf, s, res); err != nil {
-		tb.Fatal(err)
-	}
-	return res, buf.Bytes()
+	return render(tb, s, Options{ExplainAll: explain}, WriteHTML)
 }
 
 // writePage writes a report into a file for the browser, and returns its
