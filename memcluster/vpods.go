@@ -78,6 +78,20 @@ func (s *Sources) Create(key types.NamespacedName, vreplicas int32, partitions .
 	return v, nil
 }
 
+// Put stores the source as given, spec and status at once, creating or
+// replacing it unconditionally at a new resource version (the one given is
+// ignored). It arranges a state no controller's writes would reach in one
+// step: a status written by someone else, placements that break the
+// rules, a negative spec.
+func (s *Sources) Put(v vsched.PlainVPod) *vsched.PlainVPod {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v.Placements = slices.Clone(v.Placements)
+	v.ResourceVersion = s.nextRV()
+	s.items[v.Key] = &v
+	return &v
+}
+
 // update replaces the source with a modified copy at a new version.
 func (s *Sources) update(key types.NamespacedName, mutate func(*vsched.PlainVPod) error) (*vsched.PlainVPod, error) {
 	s.mu.Lock()

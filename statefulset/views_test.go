@@ -14,15 +14,9 @@ import (
 // informer had not synced. It listed nothing without an error, the scheduler
 // took that as loaded, and a new source of 5 landed on a pod holding 10 of 10.
 func TestUnsyncedListerIsNotReady(t *testing.T) {
-	c := zones3(t, 3)
-	profiles := lowestOrdinal(t)
-	s1 := c.start(func(cfg *Config) { cfg.Profiles = profiles })
-	c.store.create("a", 10)
-	wantPlacements(t, scheduleOK(t, s1, c, "a"), 0, 10)
-	c.stop(s1)
-
-	c.store.setSynced(false)
-	s2 := c.start(func(cfg *Config) { cfg.Profiles = profiles })
+	c, restart := filledThenStopped(t)
+	c.store.SetSynced(false)
+	s2 := restart()
 	c.store.create("b", 5)
 	ps, err := s2.Schedule(quietCtx(), c.store.get("b"))
 	if !errors.Is(err, ErrNotReady) || ps != nil {
@@ -36,7 +30,7 @@ func TestUnsyncedListerIsNotReady(t *testing.T) {
 		t.Fatalf("used = %v before the sources synced, want nothing", u)
 	}
 
-	c.store.setSynced(true)
+	c.store.SetSynced(true)
 	wantPlacements(t, scheduleOK(t, s2, c, "b"), 1, 5)
 }
 
@@ -96,7 +90,7 @@ func TestResyncKeepsSourceObservedWhileListing(t *testing.T) {
 	s = c.start(func(cfg *Config) {
 		cfg.Profiles = lowestOrdinal(t)
 		cfg.Lister = func() ([]vsched.VPod, error) {
-			list, err := c.store.list()
+			list, err := c.store.List()
 			inWindow()
 			return list, err
 		}
