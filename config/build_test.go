@@ -143,10 +143,7 @@ func TestBuildErrors(t *testing.T) {
 				}
 			}
 			ps, err := config.BuildProfiles(context.Background(), reg, sched, desched)
-			if ps != nil {
-				t.Errorf("got profiles alongside the error")
-			}
-			checkProblems(t, err, tc.want)
+			checkRejected(t, ps, err, tc.want)
 
 			// The Validate functions report the same problems.
 			var want []wantProblem

@@ -115,31 +115,19 @@ func FuzzParseSchedulerConfigMap(f *testing.F) {
 			data[priorities] = predicates // any key, possibly a known one
 		}
 		cfg, err := config.ParseSchedulerConfigMapFromData(data, inTree)
-		if err != nil {
-			checkRejection(t, err, cfg == nil, "config-scheduler", "data")
+		if !checkParse(t, cfg, err, "config-scheduler", func(cfg *config.SchedulerConfig) (*config.SchedulerConfig, error) {
+			return config.ParseSchedulerConfigMapFromData(map[string]string{
+				config.KeyPredicates: encodeList(cfg.Predicates),
+				config.KeyPriorities: encodeList(cfg.Priorities),
+			}, inTree)
+		}) {
 			return
-		}
-		if cfg == nil {
-			t.Fatal("nil config without an error")
-		}
-		// Round trip.
-		again, err := config.ParseSchedulerConfigMapFromData(map[string]string{
-			config.KeyPredicates: encodeList(cfg.Predicates),
-			config.KeyPriorities: encodeList(cfg.Priorities),
-		}, inTree)
-		if err != nil {
-			t.Fatalf("the re-encoded config does not parse: %v", err)
-		}
-		if diff := cmp.Diff(cfg, again); diff != "" {
-			t.Fatalf("round trip changed the config (-first +again):\n%s", diff)
 		}
 		ps, err := config.BuildProfiles(context.Background(), reg, cfg, nil)
-		verr := config.ValidateSchedulerConfig(cfg, reg)
-		checkBuild(t, err, verr, "config-scheduler")
-		if err != nil {
-			return
+		checkBuild(t, err, config.ValidateSchedulerConfig(cfg, reg), "config-scheduler")
+		if err == nil {
+			runPlace(t, ps.Place)
 		}
-		runPlace(t, ps.Place)
 	})
 }
 
@@ -161,28 +149,39 @@ func FuzzParseDeschedulerConfigMap(f *testing.F) {
 			data[key] = priorities
 		}
 		cfg, err := config.ParseDeschedulerConfigMapFromData(data, inTree)
-		if err != nil {
-			checkRejection(t, err, cfg == nil, "config-descheduler", "data")
+		if !checkParse(t, cfg, err, "config-descheduler", func(cfg *config.DeschedulerConfig) (*config.DeschedulerConfig, error) {
+			return config.ParseDeschedulerConfigMapFromData(map[string]string{config.KeyPriorities: encodeList(cfg.Priorities)}, inTree)
+		}) {
 			return
-		}
-		if cfg == nil {
-			t.Fatal("nil config without an error")
-		}
-		again, err := config.ParseDeschedulerConfigMapFromData(map[string]string{config.KeyPriorities: encodeList(cfg.Priorities)}, inTree)
-		if err != nil {
-			t.Fatalf("the re-encoded config does not parse: %v", err)
-		}
-		if diff := cmp.Diff(cfg, again); diff != "" {
-			t.Fatalf("round trip changed the config (-first +again):\n%s", diff)
 		}
 		ps, err := config.BuildProfiles(context.Background(), reg, nil, cfg)
-		verr := config.ValidateDeschedulerConfig(cfg, reg)
-		checkBuild(t, err, verr, "config-descheduler")
-		if err != nil {
-			return
+		checkBuild(t, err, config.ValidateDeschedulerConfig(cfg, reg), "config-descheduler")
+		if err == nil {
+			runRemove(t, ps.Remove)
 		}
-		runRemove(t, ps.Remove)
 	})
+}
+
+// checkParse asserts what a parse gave: a rejection (false) by
+// checkRejection, or a config that parses to itself again from its
+// encoding (reparse).
+func checkParse[C any](t *testing.T, cfg *C, err error, configMap string, reparse func(*C) (*C, error)) bool {
+	t.Helper()
+	if err != nil {
+		checkRejection(t, err, cfg == nil, configMap, "data")
+		return false
+	}
+	if cfg == nil {
+		t.Fatal("nil config without an error")
+	}
+	again, err := reparse(cfg)
+	if err != nil {
+		t.Fatalf("the re-encoded config does not parse: %v", err)
+	}
+	if diff := cmp.Diff(cfg, again); diff != "" {
+		t.Fatalf("round trip changed the config (-first +again):\n%s", diff)
+	}
+	return true
 }
 
 // checkRejection asserts invariant 2.

@@ -31,6 +31,16 @@ type wantProblem struct {
 
 // checkProblems asserts that err is a *config.Error holding exactly the
 // wanted problems, in order.
+// checkRejected is checkProblems for a call that must fail: it returns
+// nothing alongside the error.
+func checkRejected[T any](t *testing.T, got *T, err error, want []wantProblem) {
+	t.Helper()
+	if got != nil {
+		t.Errorf("got %+v alongside the error", got)
+	}
+	checkProblems(t, err, want)
+}
+
 func checkProblems(t *testing.T, err error, want []wantProblem) {
 	t.Helper()
 	if len(want) == 0 {

@@ -411,10 +411,7 @@ func TestParseSchedulerErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := config.ParseSchedulerConfigMapFromData(tc.data, inTree)
-			if got != nil {
-				t.Errorf("got a config %+v alongside the error", got)
-			}
-			checkProblems(t, err, tc.want)
+			checkRejected(t, got, err, tc.want)
 		})
 	}
 }
@@ -448,10 +445,7 @@ func TestParseDeschedulerErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := config.ParseDeschedulerConfigMap(tc.cm, inTree)
-			if got != nil {
-				t.Errorf("got a config %+v alongside the error", got)
-			}
-			checkProblems(t, err, tc.want)
+			checkRejected(t, got, err, tc.want)
 		})
 	}
 }

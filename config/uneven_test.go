@@ -117,14 +117,7 @@ func TestDefaultPolicyUnevenZones(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := framework.NewDecision(framework.Place, tc.cluster, frameworktest.NewVPod("ns", "src", tc.vreplicas), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := ps.Place.Run(context.Background(), d, tc.vreplicas, nil)
-			if err != nil || res.Changed != tc.vreplicas {
-				t.Fatalf("Run = %+v, %v", res, err)
-			}
+			d := runAll(t, ps.Place, framework.Place, tc.cluster, frameworktest.NewVPod("ns", "src", tc.vreplicas), nil, tc.vreplicas)
 			got := placed(d.Placements())
 			zones, nodes := spreadOf(tc.cluster, got)
 			if diff := cmp.Diff(tc.zones, zones); diff != "" {
