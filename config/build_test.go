@@ -229,10 +229,7 @@ func TestDefaultPolicyBuilds(t *testing.T) {
 	if err := config.ValidateDeschedulerConfig(nil, inTree); err != nil {
 		t.Errorf("default descheduler config: %v", err)
 	}
-	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps := defaultProfiles(t)
 	got := [][]string{ps.Place.FilterNames(), ps.Place.ScoreNames(), ps.Remove.FilterNames(), ps.Remove.ScoreNames()}
 	want := [][]string{
 		{"PodFitsResources"},

@@ -68,10 +68,7 @@ func TestDefaultPolicyPlacements(t *testing.T) {
 		name: "full pods are skipped", cluster: threeZones().Use(0, 10).Use(1, 10), vreplicas: 3,
 		want: map[int32]int32{2: 1, 3: 1, 4: 1},
 	}}
-	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps := defaultProfiles(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := runAll(t, ps.Place, framework.Place, tc.cluster, frameworktest.NewVPod("ns", "src", tc.vreplicas), nil, tc.vreplicas)
@@ -98,10 +95,7 @@ func TestDefaultPolicyRemovals(t *testing.T) {
 		{name: "three: back to one per pod", remove: 3, want: map[int32]int32{0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 5: 1}},
 		{name: "five: zones stay within one", remove: 5, want: map[int32]int32{0: 1, 1: 1, 2: 1, 3: 1}},
 	}
-	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps := defaultProfiles(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := runAll(t, ps.Remove, framework.Remove, threeZones().UsePlacements(base), frameworktest.NewVPod("ns", "src", 9-tc.remove, base...), base, tc.remove)
@@ -110,6 +104,16 @@ func TestDefaultPolicyRemovals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// defaultProfiles builds the default policy's profiles.
+func defaultProfiles(t *testing.T) *config.Profiles {
+	t.Helper()
+	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }
 
 // runAll runs profile p on a decision of mode about src, from the

@@ -272,26 +272,10 @@ func runPlace(t *testing.T, p *framework.Profile) {
 	t.Helper()
 	src := frameworktest.NewVPod("ns", "src", 9)
 	src.Resources = 3
-	var results [2][]vsched.Placement
-	for i, explain := range []bool{false, true} {
-		d, err := framework.NewDecision(framework.Place, fuzzCluster(), src, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ex *framework.Explanation
-		if explain {
-			ex = &framework.Explanation{}
-		}
-		res, err := p.Run(context.Background(), d, 9, ex)
-		if err != nil {
-			t.Fatalf("Run (explain=%v): %v", explain, err)
-		}
-		placed := d.Placements()
+	cluster := func() framework.Cluster { return fuzzCluster() }
+	runTwice(t, p, framework.Place, cluster, src, nil, 9, func(res framework.Result, placed []vsched.Placement) {
 		if res.Changed > 9 || vsched.TotalVReplicas(placed) != res.Changed {
 			t.Fatalf("placed %d, result says %d", vsched.TotalVReplicas(placed), res.Changed)
-		}
-		if err := vsched.ValidatePlacements(placed); err != nil {
-			t.Fatal(err)
 		}
 		c := fuzzCluster()
 		for _, pl := range placed {
@@ -300,11 +284,7 @@ func runPlace(t *testing.T, p *framework.Profile) {
 				t.Fatalf("pod %s got %d vreplicas with %d free", pl.PodName, pl.VReplicas, c.Free(ord))
 			}
 		}
-		results[i] = placed
-	}
-	if diff := cmp.Diff(results[0], results[1]); diff != "" {
-		t.Fatalf("fast path and explained run differ (-fast +explained):\n%s", diff)
-	}
+	})
 }
 
 // runRemove asserts invariant 5 for a descheduler profile.
@@ -312,12 +292,27 @@ func runRemove(t *testing.T, p *framework.Profile) {
 	t.Helper()
 	base := []vsched.Placement{frameworktest.P(0, 1), frameworktest.P(1, 3), frameworktest.P(3, 2), frameworktest.P(4, 1), frameworktest.P(6, 2), frameworktest.P(7, 1)}
 	src := frameworktest.NewVPod("ns", "src", 4, base...)
-	var results [2][]vsched.Placement
-	for i, explain := range []bool{false, true} {
-		c := frameworktest.NewCluster(4).
+	cluster := func() framework.Cluster {
+		return frameworktest.NewCluster(4).
 			Node("a1", "zone-a").Node("b1", "zone-b").Node("c1", "zone-c").Node("cordoned", "zone-b").
 			Pods("a1", "b1", "a1", "c1", "b1", "", "c1", "cordoned").Cordon("cordoned").UsePlacements(base)
-		d, err := framework.NewDecision(framework.Remove, c, src, base)
+	}
+	runTwice(t, p, framework.Remove, cluster, src, base, 6, func(res framework.Result, left []vsched.Placement) {
+		if res.Changed > 6 || vsched.TotalVReplicas(left) != 10-res.Changed {
+			t.Fatalf("removed %d, %d left of 10", res.Changed, vsched.TotalVReplicas(left))
+		}
+	})
+}
+
+// runTwice runs p on a decision of mode about src (from base, on a fresh
+// cluster each time) asking for n, without and then with an explanation.
+// Each run must succeed with valid placements that pass check, and both
+// must end the same: explaining changes nothing.
+func runTwice(t *testing.T, p *framework.Profile, mode framework.Mode, cluster func() framework.Cluster, src vsched.VPod, base []vsched.Placement, n int32, check func(framework.Result, []vsched.Placement)) {
+	t.Helper()
+	var results [2][]vsched.Placement
+	for i, explain := range []bool{false, true} {
+		d, err := framework.NewDecision(mode, cluster(), src, base)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,18 +320,16 @@ func runRemove(t *testing.T, p *framework.Profile) {
 		if explain {
 			ex = &framework.Explanation{}
 		}
-		res, err := p.Run(context.Background(), d, 6, ex)
+		res, err := p.Run(context.Background(), d, n, ex)
 		if err != nil {
 			t.Fatalf("Run (explain=%v): %v", explain, err)
 		}
-		left := d.Placements()
-		if res.Changed > 6 || vsched.TotalVReplicas(left) != 10-res.Changed {
-			t.Fatalf("removed %d, %d left of 10", res.Changed, vsched.TotalVReplicas(left))
-		}
-		if err := vsched.ValidatePlacements(left); err != nil {
+		placed := d.Placements()
+		check(res, placed)
+		if err := vsched.ValidatePlacements(placed); err != nil {
 			t.Fatal(err)
 		}
-		results[i] = left
+		results[i] = placed
 	}
 	if diff := cmp.Diff(results[0], results[1]); diff != "" {
 		t.Fatalf("plain and explained runs differ (-plain +explained):\n%s", diff)

@@ -1,7 +1,6 @@
 package config_test
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/framework/frameworktest"
 )
@@ -111,10 +109,7 @@ func TestDefaultPolicyUnevenZones(t *testing.T) {
 		zones: map[string]int32{"zone-a": 4, "zone-b": 4, "zone-c": 4},
 		nodes: map[string]int32{"a1": 2, "a2": 1, "a3": 1, "b1": 2, "b2": 2, "c1": 4},
 	}}
-	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps := defaultProfiles(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := runAll(t, ps.Place, framework.Place, tc.cluster, frameworktest.NewVPod("ns", "src", tc.vreplicas), nil, tc.vreplicas)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -142,12 +143,17 @@ func perPod(srcs ...*v1alpha1.SampleSource) map[string]int32 {
 // in [1, maxV] from seed, and returns their vreplicas by name.
 func (e *env) createSources(n int, maxV int32, seed uint64) map[string]int32 {
 	e.t.Helper()
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	r := sizeRand(seed)
 	vs := make([]int32, n)
 	for i := range vs {
 		vs[i] = 1 + r.Int32N(maxV)
 	}
 	return e.createAll(vs)
+}
+
+// sizeRand draws the sources' sizes from seed.
+func sizeRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
 // createAll creates sources src-000... with the vreplicas given, in order,
@@ -168,11 +174,8 @@ func (e *env) createAll(vs []int32) map[string]int32 {
 // drawn from seed.
 func (e *env) createSourcesTotal(n int, total int32, seed uint64) map[string]int32 {
 	e.t.Helper()
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	vs := make([]int32, n)
-	for i := range vs {
-		vs[i] = 1
-	}
+	r := sizeRand(seed)
+	vs := slices.Repeat([]int32{1}, n)
 	for left := total - int32(n); left > 0; left-- {
 		vs[r.IntN(n)]++
 	}
@@ -337,6 +340,17 @@ type checks struct {
 	// zone was down, the pods' zones are no longer round-robin by ordinal.
 	zoneFit bool
 }
+
+// fitFor checks everything settled placing from zero or scaling up ends
+// with: all placed, within the zone skew, on Running pods, and the
+// StatefulSet at the fit for the sources' vreplicas (want, by name).
+func fitFor(want map[string]int32) checks {
+	return checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}
+}
+
+// compacted checks everything settled compaction ends with: fitFor's
+// checks, with the replicas against zoneFitReplicas.
+var compacted = checks{allPlaced: true, zoneSkew: true, running: true, zoneFit: true}
 
 // violations returns what breaks the invariants. Always checked: no pod over
 // capacity, no placement on a pod that does not exist, no placement beyond

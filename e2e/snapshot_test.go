@@ -15,6 +15,7 @@ import (
 
 	"github.com/vsched/vsched/internal/cli"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/internal/sim"
 )
 
 // TestSnapshotReproducesLivePlacements takes a `vsched snapshot` of the
@@ -25,7 +26,7 @@ import (
 func TestSnapshotReproducesLivePlacements(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
 	want := e.createSources(20, 6, 3)
-	live := e.settle("20 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
+	live := e.settle("20 sources", fitFor(want), 2*time.Second, nil)
 
 	var snap, errOut bytes.Buffer
 	clients := func(string, string) (kubernetes.Interface, dynamic.Interface, error) {
@@ -40,22 +41,19 @@ func TestSnapshotReproducesLivePlacements(t *testing.T) {
 	}
 	e.mark("snapshot taken")
 
-	var sim bytes.Buffer
+	var simOut bytes.Buffer
 	errOut.Reset()
-	code = cli.Main([]string{"simulate", "-f", "-", "-o", "json"}, cli.Env{Stdin: bytes.NewReader(snap.Bytes()), Stdout: &sim, Stderr: &errOut})
+	code = cli.Main([]string{"simulate", "-f", "-", "-o", "json"}, cli.Env{Stdin: bytes.NewReader(snap.Bytes()), Stdout: &simOut, Stderr: &errOut})
 	if code != cli.ExitOK {
 		t.Fatalf("vsched simulate of the snapshot: exit %d: %s\n%s", code, errOut.String(), snap.String())
 	}
-	var res struct {
-		Initial struct {
-			Placements map[string][]struct {
-				PodName   string `json:"podName"`
-				VReplicas int32  `json:"vreplicas"`
-			} `json:"placements"`
-		} `json:"initial"`
-	}
-	if err := json.Unmarshal(sim.Bytes(), &res); err != nil {
+	// -o json writes a sim.Result.
+	var res sim.Result
+	if err := json.Unmarshal(simOut.Bytes(), &res); err != nil {
 		t.Fatal(err)
+	}
+	if res.Initial == nil {
+		t.Fatal("the simulation shows no initial cluster")
 	}
 	got, wantPlaced := map[string]map[string]int32{}, map[string]map[string]int32{}
 	for src, ps := range res.Initial.Placements {
