@@ -258,20 +258,28 @@ func TestRestartWithFailingListerIsNotReady(t *testing.T) {
 	c, restart := filledThenStopped(t)
 	c.store.FailList(errListerDown)
 	s2 := restart()
-	c.store.create("b", 5)
-	ps, err := s2.Schedule(quietCtx(), c.store.get("b"))
-	if !errors.Is(err, ErrNotReady) || errors.Is(err, vsched.ErrNotEnoughReplicas) || ps != nil {
-		t.Fatalf("Schedule before the state could load = %v, %v; want nil, ErrNotReady", ps, err)
-	}
-	if u := used(s2); len(u) != 0 {
-		t.Fatalf("a failed load placed or counted something: %v", u)
-	}
-	if _, ok := reservation(s2, "b"); ok {
-		t.Fatal("a failed load left a reservation")
-	}
+	scheduleNotReady(t, c, s2, "the state could load")
 
 	c.store.FailList(nil)
 	wantPlacements(t, scheduleOK(t, s2, c, "b"), 1, 5)
+}
+
+// scheduleNotReady creates b (5) and schedules it on s, which cannot load
+// the sources yet (before what): it must refuse with ErrNotReady, and
+// place, count and reserve nothing.
+func scheduleNotReady(t *testing.T, c *kubeCluster, s *Scheduler, before string) {
+	t.Helper()
+	c.store.create("b", 5)
+	ps, err := s.Schedule(quietCtx(), c.store.get("b"))
+	if !errors.Is(err, ErrNotReady) || errors.Is(err, vsched.ErrNotEnoughReplicas) || ps != nil {
+		t.Fatalf("Schedule before %s = [%s], %v; want nil, ErrNotReady", before, short(ps), err)
+	}
+	if u := used(s); len(u) != 0 {
+		t.Fatalf("used = %v before %s, want nothing", u, before)
+	}
+	if _, ok := reservation(s, "b"); ok {
+		t.Fatalf("a reservation for b before %s", before)
+	}
 }
 
 func TestResyncWithFailingListerKeepsReservations(t *testing.T) {

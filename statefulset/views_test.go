@@ -17,17 +17,13 @@ func TestUnsyncedListerIsNotReady(t *testing.T) {
 	c, restart := filledThenStopped(t)
 	c.store.SetSynced(false)
 	s2 := restart()
-	c.store.create("b", 5)
-	ps, err := s2.Schedule(quietCtx(), c.store.get("b"))
-	if !errors.Is(err, ErrNotReady) || ps != nil {
-		t.Fatalf("Schedule while the sources have not synced = [%s], %v; want nil, ErrNotReady", short(ps), err)
-	}
+	scheduleNotReady(t, c, s2, "the sources synced")
 	// Neither does a resync take the empty list for the truth.
 	if err := s2.Resync(quietCtx()); !errors.Is(err, ErrNotReady) {
 		t.Fatalf("Resync while the sources have not synced = %v, want ErrNotReady", err)
 	}
 	if u := used(s2); len(u) != 0 {
-		t.Fatalf("used = %v before the sources synced, want nothing", u)
+		t.Fatalf("used = %v after a resync before the sources synced, want nothing", u)
 	}
 
 	c.store.SetSynced(true)
