@@ -110,11 +110,20 @@ func newVersionCommand(cfg Config, env *Env) *cobra.Command {
 	return cmd
 }
 
-func noArgs(_ *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usagef("unexpected argument %q", args[0])
+var noArgs = noArgsBut("")
+
+// noArgsBut refuses positional arguments, saying what to give instead
+// (hint) when there is something to say.
+func noArgsBut(hint string) cobra.PositionalArgs {
+	if hint != "" {
+		hint = " (" + hint + ")"
 	}
-	return nil
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected argument %q%s", args[0], hint)
+		}
+		return nil
+	}
 }
 
 const completionLong = `Prints a completion script for bash or zsh: commands, flags, -o values and
