@@ -110,10 +110,10 @@ func ExpectDecodeArgs[A any](t *testing.T, spec framework.Spec[A], path *field.P
 func ExpectRejected[A, P any](t testing.TB, spec framework.Spec[A], newPlugin func(context.Context, *A) (P, error), args *A, want string) {
 	t.Helper()
 	if _, err := newPlugin(context.Background(), args); err == nil || err.Error() != want {
-		t.Errorf("New(%+v) = %v, want %q", *args, err, want)
+		t.Errorf("New = %v, want %q", err, want)
 	}
 	if _, err := spec.Registration().New(context.Background(), args); err == nil || err.Error() != want {
-		t.Errorf("Registration.New(%+v) = %v, want %q", *args, err, want)
+		t.Errorf("Registration.New = %v, want %q", err, want)
 	}
 }
 
@@ -135,15 +135,22 @@ func ExpectFilters(t *testing.T, cases []Filtering) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
-			d := Decide(t, tc.Cluster, tc.Src)
-			if tc.PodLimit > 0 {
-				podlimit.Set(d, tc.PodLimit)
-			}
+			d := decideCapped(t, tc.Cluster, tc.Src, tc.PodLimit)
 			if diff := cmp.Diff(tc.Want, Filter(tc.Plugin, d, tc.Ordinal)); diff != "" {
 				t.Errorf("Filter(%d) (-want +got):\n%s", tc.Ordinal, diff)
 			}
 		})
 	}
+}
+
+// decideCapped is Decide with a pod cap published when limit > 0.
+func decideCapped(t testing.TB, c *frameworktest.Cluster, src *frameworktest.VPod, limit int32) *framework.Decision {
+	t.Helper()
+	d := Decide(t, c, src)
+	if limit > 0 {
+		podlimit.Set(d, limit)
+	}
+	return d
 }
 
 // Scoring is a Score case: Plugin's scores in a decision for Src on
@@ -164,10 +171,7 @@ func ExpectScores(t *testing.T, cases []Scoring) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
-			d := Decide(t, tc.Cluster, tc.Src)
-			if tc.PodLimit > 0 {
-				podlimit.Set(d, tc.PodLimit)
-			}
+			d := decideCapped(t, tc.Cluster, tc.Src, tc.PodLimit)
 			if pp, ok := tc.Plugin.(framework.PreparePlugin); ok {
 				if st := pp.Prepare(context.Background(), d); !st.IsSuccess() {
 					t.Fatalf("Prepare: %v", st)
@@ -279,4 +283,22 @@ func ExpectRemoving(t *testing.T, cases []Removing) {
 			}
 		})
 	}
+}
+
+// ExpectNoArgs checks the args of a plugin that takes none: no args, {} and
+// null decode and build, and built, unless nil, checks each plugin; raw,
+// which sets a field, fails with exactly wantErr.
+func ExpectNoArgs(t *testing.T, spec framework.Spec[framework.NoArgs], path *field.Path, raw, wantErr string, built func(*testing.T, framework.Plugin)) {
+	t.Helper()
+	cases := []ArgsCase[framework.NoArgs]{
+		{Name: "none", Raw: "", Want: &framework.NoArgs{}},
+		{Name: "empty object", Raw: "{}", Want: &framework.NoArgs{}},
+		{Name: "null", Raw: "null", Want: &framework.NoArgs{}},
+		{Name: "a field", Raw: raw, WantErrs: []string{wantErr}},
+	}
+	ExpectDecodeArgs(t, spec, path, cases, func(t *testing.T, pl framework.Plugin, _ *framework.NoArgs) {
+		if built != nil {
+			built(t, pl)
+		}
+	})
 }
