@@ -41,12 +41,5 @@ func (*Plugin) Name() string { return Name }
 
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	if d.OnPod(ordinal) <= 0 {
-		return framework.MinScore, nil
-	}
-	info, ok := d.Cluster().Pod(ordinal)
-	if !ok || !info.Candidate || info.NodeIndex < 0 || !removal.Contains(d.Cluster().SchedulableNodes(), info.NodeIndex) {
-		return framework.MaxScore, nil
-	}
-	return removal.Score(d.NodeStats(), d.OnNode(info.NodeIndex), pl.maxSkew), nil
+	return removal.Nodes.Score(d, ordinal, pl.maxSkew), nil
 }

@@ -47,12 +47,5 @@ func (*Plugin) Name() string { return Name }
 
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	if d.OnPod(ordinal) <= 0 {
-		return framework.MinScore, nil
-	}
-	info, ok := d.Cluster().Pod(ordinal)
-	if !ok || !info.Candidate || info.ZoneIndex < 0 || !removal.Contains(d.Cluster().SchedulableZones(), info.ZoneIndex) {
-		return framework.MaxScore, nil
-	}
-	return removal.Score(d.ZoneStats(), d.OnZone(info.ZoneIndex), pl.maxSkew), nil
+	return removal.Zones.Score(d, ordinal, pl.maxSkew), nil
 }
