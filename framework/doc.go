@@ -32,4 +32,6 @@
 // case-mismatched fields are errors naming the nearest field), defaulted
 // and validated once, when a profile is built; an unknown plugin name is
 // reported with the nearest registered one. ExampleSpec writes a plugin.
+// NewFunc and DefaultedArgs spare a plugin package the code every exported
+// constructor repeats (see plugins/example).
 package framework
