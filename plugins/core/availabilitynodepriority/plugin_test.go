@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
@@ -119,38 +118,22 @@ func TestScoreWithoutCountedNodes(t *testing.T) {
 	}
 }
 
-func TestDecodeArgs(t *testing.T) {
-	plugintest.ExpectRegistration(t, Spec.Registration(), plugintest.Registered{Name: Name, Kinds: framework.KindScore, Modes: framework.ForPlace, TakesArgs: true})
-	path := field.NewPath("priorities").Index(1).Child("Args")
-	cases := []plugintest.ArgsCase[Args]{
-		{Name: "no args", Raw: "", Want: &Args{MaxSkew: ptr.To[int32](1)}},
-		{Name: "empty object", Raw: "{}", Want: &Args{MaxSkew: ptr.To[int32](1)}},
-		{Name: "set", Raw: `{"MaxSkew": 4}`, Want: &Args{MaxSkew: ptr.To[int32](4)}},
-		{
-			Name:     "zero",
-			Raw:      `{"MaxSkew": 0}`,
-			WantErrs: []string{"priorities[1].Args.MaxSkew: Invalid value: 0: must be at least 1"},
-		},
-		{
-			Name:     "unknown field",
-			Raw:      `{"Skew": 2}`,
-			WantErrs: []string{`priorities[1].Args: Invalid value: "{\"Skew\": 2}": json: unknown field "Skew"`},
-		},
-	}
-	plugintest.ExpectDecodeArgs(t, Spec, path, cases, func(t *testing.T, pl framework.Plugin, want *Args) {
-		if got := pl.(*Plugin).maxSkew; got != *want.MaxSkew {
-			t.Errorf("plugin MaxSkew = %d, want %d", got, *want.MaxSkew)
-		}
+func TestArgs(t *testing.T) {
+	plugintest.ExpectRegistration(t, Spec.Registration(), plugintest.Registered{
+		Name: Name, Kinds: framework.KindScore, Modes: framework.ForPlace, TakesArgs: true,
 	})
+	plugintest.ExpectMaxSkewArgs(t, Spec, New, field.NewPath("priorities").Index(1).Child("Args"),
+		func(p *Plugin) int32 { return p.maxSkew },
+		plugintest.ArgsCase[Args]{
+			Name: "unknown field", Raw: `{"Skew": 2}`,
+			WantErrs: []string{`priorities[1].Args: Invalid value: "{\"Skew\": 2}": json: unknown field "Skew"`},
+		})
 }
 
 func TestNew(t *testing.T) {
-	p := plugintest.Build(t, New, nil)
-	if p.maxSkew != 1 || p.Name() != Name || !p.EquivalentWithinClass() {
-		t.Errorf("New(nil) = %+v (name %q, equivalent %v), want MaxSkew 1", p, p.Name(), p.EquivalentWithinClass())
+	if p := plugintest.Build(t, New, nil); p.Name() != Name || !p.EquivalentWithinClass() {
+		t.Errorf("New(nil) = %+v (name %q, equivalent %v)", p, p.Name(), p.EquivalentWithinClass())
 	}
-	plugintest.ExpectRejected(t, Spec, New, &Args{MaxSkew: ptr.To[int32](0)}, "AvailabilityNodePriority: MaxSkew: Invalid value: 0: must be at least 1")
-	plugintest.ExpectRejected(t, Spec, New, &Args{MaxSkew: ptr.To[int32](-3)}, "AvailabilityNodePriority: MaxSkew: Invalid value: -3: must be at least 1")
 }
 
 func TestProfile(t *testing.T) {

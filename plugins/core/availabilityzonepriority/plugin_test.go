@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
@@ -127,40 +126,22 @@ func TestScoreUnknownPod(t *testing.T) {
 	}
 }
 
-func TestDecodeArgs(t *testing.T) {
+func TestArgs(t *testing.T) {
 	plugintest.ExpectRegistration(t, Spec.Registration(), plugintest.Registered{
 		Name: Name, Kinds: framework.KindScore, Modes: framework.ForPlace, TakesArgs: true,
 	})
-	path := field.NewPath("priorities").Index(0).Child("Args")
-	cases := []plugintest.ArgsCase[Args]{
-		{Name: "no args", Raw: "", Want: &Args{MaxSkew: ptr.To[int32](1)}},
-		{Name: "empty object", Raw: "{}", Want: &Args{MaxSkew: ptr.To[int32](1)}},
-		{Name: "set", Raw: `{"MaxSkew": 2}`, Want: &Args{MaxSkew: ptr.To[int32](2)}},
-		{
-			Name:     "zero",
-			Raw:      `{"MaxSkew": 0}`,
-			WantErrs: []string{"priorities[0].Args.MaxSkew: Invalid value: 0: must be at least 1"},
-		},
-		{
-			Name:     "unknown field",
-			Raw:      `{"MaxSkew": 2, "Zones": 3}`,
+	plugintest.ExpectMaxSkewArgs(t, Spec, New, field.NewPath("priorities").Index(0).Child("Args"),
+		func(p *Plugin) int32 { return p.maxSkew },
+		plugintest.ArgsCase[Args]{
+			Name: "unknown field", Raw: `{"MaxSkew": 2, "Zones": 3}`,
 			WantErrs: []string{`priorities[0].Args: Invalid value: "{\"MaxSkew\": 2, \"Zones\": 3}": json: unknown field "Zones"`},
-		},
-	}
-	plugintest.ExpectDecodeArgs(t, Spec, path, cases, func(t *testing.T, pl framework.Plugin, want *Args) {
-		if got := pl.(*Plugin).maxSkew; got != *want.MaxSkew {
-			t.Errorf("plugin MaxSkew = %d, want %d", got, *want.MaxSkew)
-		}
-	})
+		})
 }
 
 func TestNew(t *testing.T) {
-	p := plugintest.Build(t, New, nil)
-	if p.maxSkew != 1 || p.Name() != Name || !p.EquivalentWithinClass() {
-		t.Errorf("New(nil) = %+v (name %q, equivalent %v), want MaxSkew 1", p, p.Name(), p.EquivalentWithinClass())
+	if p := plugintest.Build(t, New, nil); p.Name() != Name || !p.EquivalentWithinClass() {
+		t.Errorf("New(nil) = %+v (name %q, equivalent %v)", p, p.Name(), p.EquivalentWithinClass())
 	}
-	plugintest.ExpectRejected(t, Spec, New, &Args{MaxSkew: ptr.To[int32](0)}, "AvailabilityZonePriority: MaxSkew: Invalid value: 0: must be at least 1")
-	plugintest.ExpectRejected(t, Spec, New, &Args{MaxSkew: ptr.To[int32](-3)}, "AvailabilityZonePriority: MaxSkew: Invalid value: -3: must be at least 1")
 }
 
 func TestProfile(t *testing.T) {

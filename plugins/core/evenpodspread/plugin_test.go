@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
@@ -245,55 +244,18 @@ func TestScore(t *testing.T) {
 	plugintest.ExpectScores(t, cases)
 }
 
-func TestDecodeArgs(t *testing.T) {
+func TestArgs(t *testing.T) {
 	plugintest.ExpectRegistration(t, Spec.Registration(), plugintest.Registered{
 		Name: Name, Kinds: framework.KindFilter | framework.KindScore, Modes: framework.ForPlace, TakesArgs: true,
 	})
-	path := field.NewPath("predicates").Index(2).Child("Args")
-	cases := []plugintest.ArgsCase[Args]{
-		{Name: "no args", Raw: "", Want: &Args{MaxSkew: ptr.To[int32](1)}},
-		{Name: "empty object", Raw: "{}", Want: &Args{MaxSkew: ptr.To[int32](1)}},
-		{Name: "set", Raw: `{"MaxSkew": 3}`, Want: &Args{MaxSkew: ptr.To[int32](3)}},
-		{
-			Name:     "lower-case name",
-			Raw:      `{"maxSkew": 2}`,
-			WantErrs: []string{`predicates[2].Args: Invalid value: "{\"maxSkew\": 2}": json: unknown field "maxSkew" (did you mean "MaxSkew"?)`},
-		},
-		{
-			Name:     "zero",
-			Raw:      `{"MaxSkew": 0}`,
-			WantErrs: []string{"predicates[2].Args.MaxSkew: Invalid value: 0: must be at least 1"},
-		},
-		{
-			Name:     "negative",
-			Raw:      `{"MaxSkew": -1}`,
-			WantErrs: []string{"predicates[2].Args.MaxSkew: Invalid value: -1: must be at least 1"},
-		},
-		{
-			Name:     "unknown field",
-			Raw:      `{"MaxSkw": 2}`,
-			WantErrs: []string{`predicates[2].Args: Invalid value: "{\"MaxSkw\": 2}": json: unknown field "MaxSkw" (did you mean "MaxSkew"?)`},
-		},
-		{
-			Name:     "wrong type",
-			Raw:      `{"MaxSkew": "2"}`,
-			WantErrs: []string{`predicates[2].Args: Invalid value: "{\"MaxSkew\": \"2\"}": field MaxSkew: cannot use JSON string as int32`},
-		},
-	}
-	plugintest.ExpectDecodeArgs(t, Spec, path, cases, func(t *testing.T, pl framework.Plugin, want *Args) {
-		if got := pl.(*Plugin).maxSkew; got != *want.MaxSkew {
-			t.Errorf("plugin MaxSkew = %d, want %d", got, *want.MaxSkew)
-		}
-	})
+	plugintest.ExpectMaxSkewArgs(t, Spec, New, field.NewPath("predicates").Index(2).Child("Args"),
+		func(p *Plugin) int32 { return p.maxSkew })
 }
 
 func TestNew(t *testing.T) {
-	p := plugintest.Build(t, New, nil)
-	if p.maxSkew != 1 || p.Name() != Name || !p.EquivalentWithinClass() {
-		t.Errorf("New(nil) = %+v (name %q, equivalent %v), want MaxSkew 1", p, p.Name(), p.EquivalentWithinClass())
+	if p := plugintest.Build(t, New, nil); p.Name() != Name || !p.EquivalentWithinClass() {
+		t.Errorf("New(nil) = %+v (name %q, equivalent %v)", p, p.Name(), p.EquivalentWithinClass())
 	}
-	plugintest.ExpectRejected(t, Spec, New, &Args{MaxSkew: ptr.To[int32](0)}, "EvenPodSpread: MaxSkew: Invalid value: 0: must be at least 1")
-	plugintest.ExpectRejected(t, Spec, New, &Args{MaxSkew: ptr.To[int32](-3)}, "EvenPodSpread: MaxSkew: Invalid value: -3: must be at least 1")
 }
 
 func TestProfile(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
@@ -219,36 +218,20 @@ func TestProfile(t *testing.T) {
 	plugintest.ExpectPlacing(t, prof, cases)
 }
 
-func TestDecodeArgs(t *testing.T) {
+func TestArgs(t *testing.T) {
 	plugintest.ExpectRegistration(t, Spec.Registration(), plugintest.Registered{
 		Name: Name, Kinds: framework.KindFilter, Modes: framework.ForPlace, TakesArgs: true,
 	})
-	path := field.NewPath("predicates").Index(1).Child("Args")
-	cases := []plugintest.ArgsCase[Args]{
-		{Name: "no args", Raw: "", Want: &Args{MaxSkew: ptr.To[int32](1)}},
-		{Name: "set", Raw: `{"MaxSkew": 2}`, Want: &Args{MaxSkew: ptr.To[int32](2)}},
-		{
-			Name:     "zero",
-			Raw:      `{"MaxSkew": 0}`,
-			WantErrs: []string{"predicates[1].Args.MaxSkew: Invalid value: 0: must be at least 1"},
-		},
-		{
-			Name:     "unknown field",
-			Raw:      `{"Skew": 2}`,
+	plugintest.ExpectMaxSkewArgs(t, Spec, New, field.NewPath("predicates").Index(1).Child("Args"),
+		func(p *Plugin) int32 { return p.maxSkew },
+		plugintest.ArgsCase[Args]{
+			Name: "unknown field", Raw: `{"Skew": 2}`,
 			WantErrs: []string{`predicates[1].Args: Invalid value: "{\"Skew\": 2}": json: unknown field "Skew"`},
-		},
-	}
-	plugintest.ExpectDecodeArgs(t, Spec, path, cases, func(t *testing.T, pl framework.Plugin, want *Args) {
-		if got := pl.(*Plugin).maxSkew; got != *want.MaxSkew {
-			t.Errorf("plugin MaxSkew = %d, want %d", got, *want.MaxSkew)
-		}
-	})
+		})
 }
 
 func TestNew(t *testing.T) {
-	p := plugintest.Build(t, New, nil)
-	if p.maxSkew != 1 || p.Name() != Name || !p.EquivalentWithinClass() || !p.SpreadsOverZones() {
-		t.Errorf("New(nil) = %+v, want MaxSkew 1, equivalent within class, spreading over zones", p)
+	if p := plugintest.Build(t, New, nil); p.Name() != Name || !p.EquivalentWithinClass() || !p.SpreadsOverZones() {
+		t.Errorf("New(nil) = %+v, want equivalent within class, spreading over zones", p)
 	}
-	plugintest.ExpectRejected(t, Spec, New, &Args{MaxSkew: ptr.To[int32](0)}, "EvenZoneSpread: MaxSkew: Invalid value: 0: must be at least 1")
 }

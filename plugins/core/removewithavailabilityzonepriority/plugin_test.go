@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
@@ -26,31 +25,22 @@ func threeZones() *frameworktest.Cluster {
 		Pods("n0", "n1", "n2", "n0", "n1", "n2")
 }
 
-func TestDecodeArgs(t *testing.T) {
-	cases := []plugintest.ArgsCase[Args]{
-		{Name: "empty defaults MaxSkew to 1", Raw: "", Want: &Args{MaxSkew: ptr.To[int32](1)}},
-		{Name: "null defaults MaxSkew to 1", Raw: "null", Want: &Args{MaxSkew: ptr.To[int32](1)}},
-		{Name: "seed example", Raw: `{"MaxSkew": 2}`, Want: &Args{MaxSkew: ptr.To[int32](2)}},
-		{Name: "MaxSkew 0 is rejected, not defaulted", Raw: `{"MaxSkew": 0}`, WantErrs: []string{`Args.MaxSkew: Invalid value: 0: must be at least 1`}},
-		{Name: "unknown field", Raw: `{"MaxSkew": 1, "Zones": 3}`, WantErrs: []string{`Args: Invalid value: "{\"MaxSkew\": 1, \"Zones\": 3}": json: unknown field "Zones"`}},
-		{Name: "not an object", Raw: `[1]`, WantErrs: []string{`Args: Invalid value: "[1]": must be a JSON object`}},
-	}
-	plugintest.ExpectDecodeArgs(t, Spec, field.NewPath("Args"), cases, func(t *testing.T, pl framework.Plugin, want *Args) {
-		if got := pl.(*Plugin).maxSkew; got != *want.MaxSkew {
-			t.Errorf("plugin MaxSkew = %d, want %d", got, *want.MaxSkew)
-		}
-	})
-}
-
-func TestNew(t *testing.T) {
-	if pl := plugintest.Build(t, New, nil); pl.maxSkew != 1 || pl.Name() != Name {
-		t.Errorf("New(nil) = %+v named %q; want MaxSkew 1", pl, pl.Name())
-	}
-	plugintest.ExpectRejected(t, Spec, New, &Args{MaxSkew: ptr.To[int32](0)}, "RemoveWithAvailabilityZonePriority: MaxSkew: Invalid value: 0: must be at least 1")
-	plugintest.ExpectRejected(t, Spec, New, &Args{MaxSkew: ptr.To[int32](-1)}, "RemoveWithAvailabilityZonePriority: MaxSkew: Invalid value: -1: must be at least 1")
+func TestArgs(t *testing.T) {
 	plugintest.ExpectRegistration(t, Spec.Registration(), plugintest.Registered{
 		Name: Name, Kinds: framework.KindScore, Modes: framework.ForRemove, TakesArgs: true,
 	})
+	plugintest.ExpectMaxSkewArgs(t, Spec, New, field.NewPath("Args"),
+		func(p *Plugin) int32 { return p.maxSkew },
+		plugintest.ArgsCase[Args]{
+			Name: "unknown field", Raw: `{"MaxSkew": 1, "Zones": 3}`,
+			WantErrs: []string{`Args: Invalid value: "{\"MaxSkew\": 1, \"Zones\": 3}": json: unknown field "Zones"`},
+		})
+}
+
+func TestNew(t *testing.T) {
+	if pl := plugintest.Build(t, New, nil); pl.Name() != Name {
+		t.Errorf("New(nil) = %+v named %q", pl, pl.Name())
+	}
 }
 
 func TestScore(t *testing.T) {

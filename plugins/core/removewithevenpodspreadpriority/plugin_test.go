@@ -25,37 +25,22 @@ func mustNew(t *testing.T, maxSkew int32) *Plugin {
 // oneNode is a cluster of pods pods of capacity 10 on one node.
 func oneNode(pods int) *frameworktest.Cluster { return plugintest.OnOneNode(pods, "zone-a") }
 
-func TestDecodeArgs(t *testing.T) {
-	cases := []plugintest.ArgsCase[Args]{
-		{Name: "empty defaults MaxSkew to 1", Raw: "", Want: &Args{MaxSkew: ptr.To[int32](1)}},
-		{Name: "empty object defaults MaxSkew to 1", Raw: "{}", Want: &Args{MaxSkew: ptr.To[int32](1)}},
-		{Name: "seed example", Raw: `{"MaxSkew": 2}`, Want: &Args{MaxSkew: ptr.To[int32](2)}},
-		{Name: "field names match case-sensitively", Raw: `{"maxSkew": 3}`, WantErrs: []string{`Args: Invalid value: "{\"maxSkew\": 3}": json: unknown field "maxSkew" (did you mean "MaxSkew"?)`}},
-		{Name: "MaxSkew 0 is rejected, not defaulted", Raw: `{"MaxSkew": 0}`, WantErrs: []string{`Args.MaxSkew: Invalid value: 0: must be at least 1`}},
-		{Name: "negative MaxSkew", Raw: `{"MaxSkew": -2}`, WantErrs: []string{`Args.MaxSkew: Invalid value: -2: must be at least 1`}},
-		{Name: "unknown field", Raw: `{"MaxSkw": 2}`, WantErrs: []string{`Args: Invalid value: "{\"MaxSkw\": 2}": json: unknown field "MaxSkw" (did you mean "MaxSkew"?)`}},
-		{Name: "wrong type", Raw: `{"MaxSkew": "2"}`, WantErrs: []string{`Args: Invalid value: "{\"MaxSkew\": \"2\"}": field MaxSkew: cannot use JSON string as int32`}},
-	}
-	plugintest.ExpectDecodeArgs(t, Spec, field.NewPath("Args"), cases, func(t *testing.T, pl framework.Plugin, want *Args) {
-		if got := pl.(*Plugin).maxSkew; got != *want.MaxSkew {
-			t.Errorf("plugin MaxSkew = %d, want %d", got, *want.MaxSkew)
-		}
+func TestArgs(t *testing.T) {
+	plugintest.ExpectRegistration(t, Spec.Registration(), plugintest.Registered{
+		Name: Name, Kinds: framework.KindScore, Modes: framework.ForRemove, TakesArgs: true,
 	})
+	plugintest.ExpectMaxSkewArgs(t, Spec, New, field.NewPath("Args"),
+		func(p *Plugin) int32 { return p.maxSkew })
 }
 
 func TestNew(t *testing.T) {
-	if pl := plugintest.Build(t, New, nil); pl.maxSkew != 1 || pl.Name() != Name {
-		t.Errorf("New(nil) = %+v named %q; want MaxSkew 1", pl, pl.Name())
+	if pl := plugintest.Build(t, New, nil); pl.Name() != Name {
+		t.Errorf("New(nil) = %+v named %q", pl, pl.Name())
 	}
 	args := &Args{}
 	if _, err := New(context.Background(), args); err != nil || args.MaxSkew != nil {
 		t.Errorf("New modified its args (%+v) or failed: %v", args, err)
 	}
-	plugintest.ExpectRejected(t, Spec, New, &Args{MaxSkew: ptr.To[int32](0)}, "RemoveWithEvenPodSpreadPriority: MaxSkew: Invalid value: 0: must be at least 1")
-	plugintest.ExpectRejected(t, Spec, New, &Args{MaxSkew: ptr.To[int32](-1)}, "RemoveWithEvenPodSpreadPriority: MaxSkew: Invalid value: -1: must be at least 1")
-	plugintest.ExpectRegistration(t, Spec.Registration(), plugintest.Registered{
-		Name: Name, Kinds: framework.KindScore, Modes: framework.ForRemove, TakesArgs: true,
-	})
 }
 
 func TestScore(t *testing.T) {
