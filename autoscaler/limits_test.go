@@ -18,7 +18,6 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
-	"github.com/vsched/vsched/state"
 )
 
 // eventGate holds back the events of the StatefulSet watches while held, so
@@ -268,11 +267,7 @@ func TestSchedulerFenceEndsOnlyWithAConfirmingEvent(t *testing.T) {
 			Spec:       appsv1.StatefulSetSpec{Replicas: &replicas},
 		}
 	}
-	replicas := func() int32 {
-		var n int32
-		withState(e.s, func(st *state.State) { n = st.Replicas() })
-		return n
-	}
+	replicas := func() int32 { return e.s.Replicas() }
 	for _, tc := range []struct {
 		name      string
 		replicas  int32
