@@ -47,7 +47,7 @@ func BenchmarkAutoscalerDecision(b *testing.B) {
 
 // reconcileN runs b.N cycles of a, timing only the cycles, and returns the
 // last decision and the time spent.
-func reconcileN(ctx context.Context, b *testing.B, a *Autoscaler) (last Decision, total time.Duration) {
+func reconcileN(ctx context.Context, b *testing.B, a *Autoscaler) (last Report, total time.Duration) {
 	// The setup's garbage is not the decision's.
 	runtime.GC()
 	b.ResetTimer()

@@ -232,7 +232,7 @@ func (e *asEnv) work() int {
 }
 
 // reconcile runs one autoscaler cycle.
-func (e *asEnv) reconcile() Decision {
+func (e *asEnv) reconcile() Report {
 	e.t.Helper()
 	d, err := e.a.Reconcile(e.ctx)
 	if err != nil {
