@@ -26,6 +26,12 @@
 // descheduler profile (choosing which vreplicas to remove); Decision.Mode says
 // which is running.
 //
+// The plugin API and the runtime share one package on purpose. A plugin
+// author imports this package alone either way, and the runtime changes a
+// Decision through unexported methods as it places each vreplica (apply):
+// in a package of its own it would need exported mutators that a plugin
+// could call in the middle of a decision.
+//
 // A plugin is described by a Spec and registered in a Registry, which
 // refuses a Spec whose plugin does not implement the kinds it declares.
 // Args are decoded strictly (DecodeStrict: unknown, duplicate and
