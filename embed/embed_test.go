@@ -176,7 +176,7 @@ func mustGet(t *testing.T, sources *memcluster.Sources, key types.NamespacedName
 func TestDecideNotLeader(t *testing.T) {
 	s, _, sources, _ := start(t, false)
 	src := mustCreate(t, sources, 1)
-	if d := s.Decide(context.Background(), src); !cmp.Equal(d, embed.Decision{}) {
+	if d := s.Decide(context.Background(), src); !cmp.Equal(d, embed.Verdict{}) {
 		t.Errorf("a follower's Decide = %+v; want nothing to do", d)
 	}
 }
