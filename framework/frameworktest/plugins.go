@@ -396,6 +396,15 @@ func skewAfter(d *framework.Decision, s framework.DomainStats, current int32) in
 	return s.SkewAfterAdd(current)
 }
 
+// domainSkewScore scores a pod by the skew its domain (index, < 0 for
+// none: 0) leaves after the change, over the domains' stats and counts.
+func domainSkewScore(d *framework.Decision, index int32, stats func() framework.DomainStats, on func(int32) int32) int64 {
+	if index < 0 {
+		return 0
+	}
+	return skewScore(skewAfter(d, stats(), on(index)))
+}
+
 // ZoneSpreadScorer prefers pods whose zone keeps the source's zone skew
 // lowest after the change. Pods without a zone score 0. It is
 // equivalence-aware: pods of one class share a zone.
@@ -411,10 +420,10 @@ func (ZoneSpreadScorer) Name() string { return ZoneSpreadName }
 // Score implements framework.ScorePlugin.
 func (ZoneSpreadScorer) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
 	info, ok := d.Cluster().Pod(ordinal)
-	if !ok || info.ZoneIndex < 0 {
+	if !ok {
 		return 0, nil
 	}
-	return skewScore(skewAfter(d, d.ZoneStats(), d.OnZone(info.ZoneIndex))), nil
+	return domainSkewScore(d, info.ZoneIndex, d.ZoneStats, d.OnZone), nil
 }
 
 // NodeSpreadScorer is ZoneSpreadScorer over nodes.
@@ -430,10 +439,10 @@ func (NodeSpreadScorer) Name() string { return NodeSpreadName }
 // Score implements framework.ScorePlugin.
 func (NodeSpreadScorer) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
 	info, ok := d.Cluster().Pod(ordinal)
-	if !ok || info.NodeIndex < 0 {
+	if !ok {
 		return 0, nil
 	}
-	return skewScore(skewAfter(d, d.NodeStats(), d.OnNode(info.NodeIndex))), nil
+	return domainSkewScore(d, info.NodeIndex, d.NodeStats, d.OnNode), nil
 }
 
 // PodSpreadScorer prefers pods that keep the source's pod skew (PodStats)
