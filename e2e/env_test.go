@@ -151,6 +151,15 @@ func (e *env) createSources(n int, maxV int32, seed uint64) map[string]int32 {
 	return e.createAll(vs)
 }
 
+// placeSources creates n sources as createSources does and waits until
+// they settle with every fitFor check; it returns their vreplicas by name
+// and the settled snapshot.
+func (e *env) placeSources(n int, maxV int32, seed uint64) (map[string]int32, *snapshot) {
+	e.t.Helper()
+	want := e.createSources(n, maxV, seed)
+	return want, e.settle(fmt.Sprintf("%d sources", n), fitFor(want), 2*time.Second, nil)
+}
+
 // sizeRand draws the sources' sizes from seed.
 func sizeRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))

@@ -53,8 +53,7 @@ func TestPlaceFromZero(t *testing.T) {
 func TestScaleAndCompact(t *testing.T) {
 	e := newEnv(t, 6*time.Minute, 1)
 	w := e.watchStatuses()
-	want := e.createSources(30, 6, 2)
-	e.settle("30 sources", fitFor(want), 2*time.Second, nil)
+	want, _ := e.placeSources(30, 6, 2)
 
 	for name, v := range want {
 		want[name] = min(v*2, 12)
@@ -89,8 +88,7 @@ func TestScaleAndCompact(t *testing.T) {
 // scheduler cannot honour a cordon its informer has not delivered yet.
 func TestCordonNode(t *testing.T) {
 	e := newEnv(t, 4*time.Minute, 1)
-	want := e.createSources(20, 5, 3)
-	s := e.settle("20 sources", fitFor(want), 2*time.Second, nil)
+	want, s := e.placeSources(20, 5, 3)
 	const node = "zone-a-node-0"
 	before := s.placedOn(node)
 	e.cordon(node, true)
@@ -116,8 +114,7 @@ func TestCordonNode(t *testing.T) {
 // vreplicas moved for a lost node.
 func TestNodeFails(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
-	want := e.createSources(30, 6, 4)
-	s := e.settle("30 sources", fitFor(want), 2*time.Second, nil)
+	_, s := e.placeSources(30, 6, 4)
 	// The node holding the most vreplicas.
 	node, most := "", int32(0)
 	for name := range s.nodes {
@@ -156,8 +153,7 @@ func TestNodeFails(t *testing.T) {
 // over all three.
 func TestZoneFailsAndRecovers(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
-	want := e.createSources(30, 6, 5)
-	e.settle("30 sources", fitFor(want), 2*time.Second, nil)
+	want, _ := e.placeSources(30, 6, 5)
 	nodes := []string{"zone-c-node-0", "zone-c-node-1"}
 	e.failNodes(nodes...)
 	down := time.Now()
@@ -247,8 +243,7 @@ func TestControllerRestart(t *testing.T) {
 func TestControllerRestartSlowSourceSync(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
 	w := e.watchStatuses()
-	want := e.createSources(30, 6, 10)
-	e.settle("30 sources", fitFor(want), 2*time.Second, nil)
+	want, _ := e.placeSources(30, 6, 10)
 	e.ctrls[0].Kill()
 	e.mark("controller killed")
 	c := e.startController("ctrl-slow", "--source-sync-delay=25s")
@@ -273,8 +268,7 @@ func TestControllerRestartSlowSourceSync(t *testing.T) {
 func TestLeaderFailover(t *testing.T) {
 	e := newEnv(t, 4*time.Minute, 2)
 	w := e.watchStatuses()
-	want := e.createSources(25, 8, 7)
-	e.settle("25 sources", fitFor(want), 2*time.Second, nil)
+	want, _ := e.placeSources(25, 8, 7)
 	leader := e.leaseHolder()
 	var victim, other = -1, -1
 	for i, c := range e.ctrls {
@@ -308,8 +302,7 @@ func TestLeaderFailover(t *testing.T) {
 // last good one stays.
 func TestConfigSchedulerLive(t *testing.T) {
 	e := newEnv(t, 4*time.Minute, 1)
-	want := e.createSources(10, 4, 8)
-	e.settle("10 sources", fitFor(want), 2*time.Second, nil)
+	e.placeSources(10, 4, 8)
 
 	// Pack onto the lowest ordinals: no spread at all.
 	packed := `apiVersion: v1

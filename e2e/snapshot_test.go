@@ -25,8 +25,7 @@ import (
 // as the scheduler sees them.
 func TestSnapshotReproducesLivePlacements(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
-	want := e.createSources(20, 6, 3)
-	live := e.settle("20 sources", fitFor(want), 2*time.Second, nil)
+	_, live := e.placeSources(20, 6, 3)
 
 	var snap, errOut bytes.Buffer
 	clients := func(string, string) (kubernetes.Interface, dynamic.Interface, error) {
