@@ -88,6 +88,17 @@ func newEnv(t *testing.T, timeout time.Duration, controllers int) *env {
 	return e
 }
 
+// restartController kills the first controller and starts another, id,
+// with flags, and waits until it leads; it returns the new controller and
+// its log line saying so.
+func (e *env) restartController(id string, flags ...string) (*harness.Controller, harness.LogEntry) {
+	e.t.Helper()
+	e.ctrls[0].Kill()
+	e.mark("controller killed")
+	c := e.startController(id, flags...)
+	return c, e.waitLogged("its promotion after the restart", sinceStart(c), startedLeading)[c]
+}
+
 func (e *env) startController(id string, flags ...string) *harness.Controller {
 	c := e.cp.StartController(e.t, e.kubeconfig, systemNS, id, flags...)
 	e.ctrls = append(e.ctrls, c)

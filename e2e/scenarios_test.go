@@ -224,10 +224,7 @@ func TestControllerRestart(t *testing.T) {
 	w := e.watchStatuses()
 	want := e.createSources(50, 8, 6)
 	e.waitFor("some sources placed", func(s *snapshot) bool { return s.placedTotal() > 0 })
-	e.ctrls[0].Kill()
-	e.mark("controller killed")
-	c := e.startController("ctrl-restarted")
-	e.waitLogged("its promotion after the restart", sinceStart(c), startedLeading)
+	e.restartController("ctrl-restarted")
 	e.settle("after restart", fitFor(want), 3*time.Second, nil)
 	w.check(e)
 }
@@ -244,10 +241,7 @@ func TestControllerRestartSlowSourceSync(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
 	w := e.watchStatuses()
 	want, _ := e.placeSources(30, 6, 10)
-	e.ctrls[0].Kill()
-	e.mark("controller killed")
-	c := e.startController("ctrl-slow", "--source-sync-delay=25s")
-	led := e.waitLogged("its promotion, its sources held back", sinceStart(c), startedLeading)[c]
+	c, led := e.restartController("ctrl-slow", "--source-sync-delay=25s")
 	for i := 30; i < 36; i++ {
 		name := fmt.Sprintf("src-%03d", i)
 		e.createSource(name, 5)
