@@ -126,6 +126,11 @@ type Scheduler struct {
 	// loaded is true once the committed placements of every source have
 	// been read since this replica last became leader.
 	loaded atomic.Bool
+	// term is the term's first read while it is in flight or waits for
+	// the load (readTermStart); termMu guards it, and is taken after the
+	// state's lock when both are.
+	termMu sync.Mutex
+	term   *termRead
 
 	// drainMoveLimit bounds the vreplicas one Schedule call moves off
 	// draining pods; 0 means no bound (SetDrainMoveLimit).
@@ -413,6 +418,7 @@ func (s *Scheduler) Promote(b reconciler.Bucket, _ func(reconciler.Bucket, types
 	s.buckets[b.Name()] = true
 	if !s.leader.Swap(true) {
 		s.loaded.Store(false)
+		s.endTermRead(nil) // a read from an earlier term is not this one's
 	}
 	return nil
 }
@@ -431,6 +437,7 @@ func (s *Scheduler) Demote(b reconciler.Bucket) {
 	if len(s.buckets) == 0 && !s.cfg.AlwaysLeader {
 		s.leader.Store(false)
 		s.loaded.Store(false)
+		s.endTermRead(nil)
 		// The term's unwritten decisions end with it: the next leader
 		// may give their room away, and this replica reloads from the
 		// sources if it leads again.
