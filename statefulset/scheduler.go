@@ -66,7 +66,9 @@ type Config struct {
 	// reservation has outlived ReservationTTL: only a list at least as new
 	// as the decision's status write may show that the write never
 	// happened. It is called once per term, and by such resyncs, outside
-	// the state lock.
+	// the state lock: the calls that start a term together (workers'
+	// first Schedule, the autoscaler, a resync) wait for one list and
+	// share it, and the scheduler keeps no reference to it once loaded.
 	FreshLister vsched.VPodLister
 	// ListerSynced reports whether Lister shows every source: for a lister
 	// backed by an informer, that informer's HasSynced. Required. A lister
