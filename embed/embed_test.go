@@ -173,7 +173,7 @@ func TestDecideNotLeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := s.Decide(context.Background(), src); !cmp.Equal(d, embed.Decision{}) {
+	if d := s.Decide(context.Background(), src); !cmp.Equal(d, embed.Verdict{}) {
 		t.Errorf("a follower's Decide = %+v; want nothing to do", d)
 	}
 }

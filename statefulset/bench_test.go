@@ -151,7 +151,9 @@ func startBenchSchedulerWith(b testing.TB, c *memcluster.Cluster, w workload, pr
 	err = c.WaitFor(benchCtx(), func() bool {
 		n := 0
 		s.withState(func(st *state.State) { n = len(st.Candidates()) })
-		return n == w.pods
+		// Every pod listed is not enough: under load the StatefulSet's
+		// informer may not have synced yet, and Schedule would refuse.
+		return n == w.pods && s.NotReady() == ""
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -119,7 +119,7 @@ func (r *Reconciler) prunePendingLocked(now time.Time) {
 // holdPendingWrite returns, for a decision, how long to wait before
 // writing it (deferPendingWrite), or 0; a source placed in full ends its
 // pending window.
-func (r *Reconciler) holdPendingWrite(src *v1alpha1.SampleSource, before *v1alpha1.SampleSourceStatus, d embed.Decision) time.Duration {
+func (r *Reconciler) holdPendingWrite(src *v1alpha1.SampleSource, before *v1alpha1.SampleSourceStatus, d embed.Verdict) time.Duration {
 	switch {
 	case !d.Write:
 	case d.Condition.Status == metav1.ConditionTrue:
