@@ -511,6 +511,9 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	now := s.cfg.Clock.Now()
 	vpods, mark, err := s.resyncList(ts, now)
 	if err != nil {
+		if ts != nil {
+			s.endTermRead(nil) // unused: the next call reads afresh
+		}
 		s.logger(ctx).Warnw("vsched resync: listing sources failed; state kept as it is", "statefulset", s.key.String(), "error", err)
 		return err
 	}

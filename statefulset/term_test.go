@@ -1,14 +1,19 @@
 package statefulset
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"weak"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vsched/vsched"
 )
@@ -119,5 +124,28 @@ func TestTermFirstReadShared(t *testing.T) {
 	runtime.GC()
 	if _, n := fresh.counts(); n != 0 {
 		t.Errorf("after the term's load, %d of the %d listed sources are still referenced", n, workers)
+	}
+}
+
+// TestTermReadNotKeptAfterFailedResync: a resync that read the term's start
+// but could not list the sources leaves no read behind for the term's
+// first Schedule, which reads the StatefulSet afresh.
+func TestTermReadNotKeptAfterFailedResync(t *testing.T) {
+	c := zones3(t, 3)
+	c.store.create("a", 2)
+	s := c.start()
+	var reads atomic.Int32
+	s.SetStatefulSetReader(func(ctx context.Context) (*appsv1.StatefulSet, error) {
+		reads.Add(1)
+		return c.client.AppsV1().StatefulSets(testNS).Get(ctx, testSet, metav1.GetOptions{})
+	})
+	c.store.failLists(errors.New("lister down"))
+	if err := s.Resync(quietCtx()); err == nil {
+		t.Fatal("Resync() with the lister down = nil, want its error")
+	}
+	c.store.failLists(nil)
+	scheduleOK(t, s, c, "a")
+	if n := reads.Load(); n != 2 {
+		t.Errorf("the StatefulSet was read %d times, want 2: the failed resync's read, then the term's first Schedule's", n)
 	}
 }
