@@ -149,3 +149,29 @@ func TestTermReadNotKeptAfterFailedResync(t *testing.T) {
 		t.Errorf("the StatefulSet was read %d times, want 2: the failed resync's read, then the term's first Schedule's", n)
 	}
 }
+
+// TestTermReadWaiterGivesUp: a call waiting for another's term read returns
+// ErrNotReady when its own context ends; the read goes on for the others.
+func TestTermReadWaiterGivesUp(t *testing.T) {
+	c := zones3(t, 3)
+	c.store.create("a", 2)
+	c.store.create("b", 2)
+	fresh := &gatedLister{store: c.store, release: make(chan struct{})}
+	s := c.start(func(cfg *Config) { cfg.FreshLister = fresh.list })
+	var first error
+	var wg sync.WaitGroup
+	wg.Go(func() { _, first = s.Schedule(quietCtx(), c.store.get("a")) })
+	for n, _ := fresh.counts(); n == 0; n, _ = fresh.counts() {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithCancel(quietCtx())
+	cancel()
+	if _, err := s.Schedule(ctx, c.store.get("b")); !errors.Is(err, ErrNotReady) {
+		t.Errorf("Schedule with its context done while the term is read = %v, want ErrNotReady", err)
+	}
+	close(fresh.release)
+	wg.Wait()
+	if n, _ := fresh.counts(); first != nil || n != 1 {
+		t.Errorf("the reading call: Schedule() = %v after %d list(s), want nil after 1", first, n)
+	}
+}
