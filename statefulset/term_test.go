@@ -27,7 +27,7 @@ type gatedLister struct {
 
 	mu     sync.Mutex
 	calls  int
-	copies []weak.Pointer[testSource]
+	copies []weak.Pointer[vsched.PlainVPod]
 }
 
 func (g *gatedLister) list() ([]vsched.VPod, error) {
@@ -35,7 +35,7 @@ func (g *gatedLister) list() ([]vsched.VPod, error) {
 	g.calls++
 	g.mu.Unlock()
 	<-g.release
-	vpods, err := g.store.list()
+	vpods, err := g.store.List()
 	if err != nil {
 		return nil, err
 	}
@@ -43,8 +43,8 @@ func (g *gatedLister) list() ([]vsched.VPod, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for i, v := range vpods {
-		cp := *v.(*testSource)
-		cp.placements = append([]vsched.Placement(nil), cp.placements...)
+		cp := *v.(*vsched.PlainVPod)
+		cp.Placements = append([]vsched.Placement(nil), cp.Placements...)
 		out[i] = &cp
 		g.copies = append(g.copies, weak.Make(&cp))
 	}
@@ -139,11 +139,11 @@ func TestTermReadNotKeptAfterFailedResync(t *testing.T) {
 		reads.Add(1)
 		return c.client.AppsV1().StatefulSets(testNS).Get(ctx, testSet, metav1.GetOptions{})
 	})
-	c.store.failLists(errors.New("lister down"))
+	c.store.FailList(errors.New("lister down"))
 	if err := s.Resync(quietCtx()); err == nil {
 		t.Fatal("Resync() with the lister down = nil, want its error")
 	}
-	c.store.failLists(nil)
+	c.store.FailList(nil)
 	scheduleOK(t, s, c, "a")
 	if n := reads.Load(); n != 2 {
 		t.Errorf("the StatefulSet was read %d times, want 2: the failed resync's read, then the term's first Schedule's", n)
