@@ -117,8 +117,9 @@ const (
 	ActionHold Action = "Hold"
 )
 
-// Decision is the outcome of one autoscaler cycle.
-type Decision struct {
+// Report is what one autoscaler cycle saw, decided and did, as Reconcile
+// returns it. It is not a framework.Decision, which places one source.
+type Report struct {
 	// Time is when the cycle ran.
 	Time time.Time
 	// Action and Reason say what happened and why.
@@ -447,7 +448,7 @@ func (a *Autoscaler) writeScale(ctx context.Context, from, to int32) (bool, stri
 	return written, rv, err
 }
 
-func hold(dec Decision, reason string) (Decision, error) {
+func hold(dec Report, reason string) (Report, error) {
 	dec.Action, dec.Reason = ActionHold, reason
 	dec.Target = dec.Current
 	return dec, nil

@@ -13,7 +13,6 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/plugins"
-	"github.com/vsched/vsched/state"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -136,12 +135,9 @@ func TestAutoscalerHARoundsToZones(t *testing.T) {
 	}
 	// Every zone got two of the new pods.
 	zones := map[string]int{}
-	withState(e.s, func(st *state.State) {
-		for ord := int32(0); ord < st.Replicas(); ord++ {
-			info, _ := st.Pod(ord)
-			zones[info.Zone]++
-		}
-	})
+	for _, p := range e.s.Pods() {
+		zones[p.Zone]++
+	}
 	for z, n := range zones {
 		if n != 2 {
 			t.Fatalf("zone %s has %d pods, want 2 (%v)", z, n, zones)
@@ -288,9 +284,7 @@ func TestAutoscalerNoScaleDownBelowHeldPods(t *testing.T) {
 	// c's status says pod 2; the scheduler reserves a move elsewhere that
 	// is not written yet: the committed placement still holds pod 2.
 	e.update("b", 0)
-	withState(e.s, func(st *state.State) {
-		st.Reserve(e.key("c"), 10, "irrelevant", []vsched.Placement{{PodName: vsched.PodName(testSetName(e), 1), VReplicas: 10}}, e.clk.Now())
-	})
+	e.reserveMove("c", 2, 1, 10)
 	d := e.reconcile()
 	if d.Target != 3 {
 		t.Fatalf("decision = %+v, want to keep 3 pods while pod 2 holds a committed placement", d)
@@ -309,3 +303,27 @@ func TestAutoscalerNoScaleDownBelowHeldPods(t *testing.T) {
 }
 
 func testSetName(e *asEnv) string { return e.c.StatefulSetName() }
+
+// reserveMove makes the scheduler reserve the move of the source's
+// vreplicas from pod from to pod to without writing it, the way a move
+// arises: from is marked draining while the source is scheduled, the
+// result is not committed, and the mark is lifted.
+func (e *asEnv) reserveMove(name string, from, to, vreplicas int32) {
+	e.t.Helper()
+	if !e.s.MarkDraining(from) {
+		e.t.Fatalf("pod %d is not tracked", from)
+	}
+	v, err := e.src.Get(e.key(name))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ps, err := e.s.Schedule(e.ctx, v)
+	e.s.UnmarkDraining(from)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	wantPlacements(e.t, ps, to, vreplicas)
+	sv, _ := e.s.Source(e.key(name))
+	wantPlacements(e.t, sv.Committed, from, vreplicas)
+	wantPlacements(e.t, sv.Reserved, to, vreplicas)
+}

@@ -14,7 +14,6 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
-	"github.com/vsched/vsched/state"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -48,7 +47,7 @@ func BenchmarkAutoscalerDecision(b *testing.B) {
 
 // reconcileN runs b.N cycles of a, timing only the cycles, and returns the
 // last decision and the time spent.
-func reconcileN(ctx context.Context, b *testing.B, a *Autoscaler) (last Decision, total time.Duration) {
+func reconcileN(ctx context.Context, b *testing.B, a *Autoscaler) (last Report, total time.Duration) {
 	// The setup's garbage is not the decision's.
 	runtime.GC()
 	b.ResetTimer()
@@ -124,9 +123,14 @@ func newBenchWorld(b *testing.B, ctx context.Context, profiles statefulset.Profi
 	if err != nil {
 		b.Fatal(err)
 	}
+	// Pods, not a Snapshot: it costs the pods alone, polled.
 	err = c.WaitFor(ctx, func() bool {
 		n := 0
-		withState(w.s, func(st *state.State) { n = len(st.Candidates()) })
+		for _, p := range w.s.Pods() {
+			if p.Candidate {
+				n++
+			}
+		}
 		return n == benchW2.pods
 	})
 	if err != nil {
@@ -173,8 +177,7 @@ func autoscalerBenchSetup(b *testing.B, ctx context.Context, schedData map[strin
 	}
 	w := newBenchWorld(b, ctx, profiles)
 	// Fill every pod, then ask for 1,000 more vreplicas.
-	var free int64
-	withState(w.s, func(st *state.State) { free = st.FreeCapacity() })
+	free := w.s.Snapshot().FreeCapacity()
 	for i := 0; free > 0; i++ {
 		n := int32(min(free, 20))
 		w.add(b, ctx, fmt.Sprintf("fill-%05d", i), n)
@@ -184,8 +187,7 @@ func autoscalerBenchSetup(b *testing.B, ctx context.Context, schedData map[strin
 		w.add(b, ctx, fmt.Sprintf("burst-%03d", i), 20)
 	}
 	w.list(b)
-	var pending int64
-	withState(w.s, func(st *state.State) { _, pending = st.Pending() })
+	_, pending := w.s.Snapshot().Pending()
 	if pending != 1000 {
 		b.Fatalf("pending = %d, want 1000", pending)
 	}

@@ -68,9 +68,7 @@ func TestAutoscalerCompactionDrainsMovesThenShrinks(t *testing.T) {
 	if len(d.Requeued) != 1 || d.Requeued[0] != e.key("s3") {
 		t.Fatalf("requeued %v, want s3", d.Requeued)
 	}
-	var draining bool
-	withState(e.s, func(st *state.State) { draining = st.Draining(3) })
-	if !draining {
+	if !e.draining(3) {
 		t.Fatal("pod 3 is not draining in the scheduler's state")
 	}
 	before := len(e.results[e.key("s3")])
@@ -103,8 +101,7 @@ func TestAutoscalerCompactionDrainsMovesThenShrinks(t *testing.T) {
 	e.create("s4", 15)
 	e.reconcile()
 	e.settle()
-	withState(e.s, func(st *state.State) { draining = st.Draining(3) })
-	if draining || e.podAnnotation(3) != "" {
+	if e.draining(3) || e.podAnnotation(3) != "" {
 		t.Fatalf("recreated pod 3 is draining (annotation %q)", e.podAnnotation(3))
 	}
 }
@@ -153,11 +150,7 @@ func TestAutoscalerCompactionCancelledWhenDemandReturns(t *testing.T) {
 	if err := e.c.WaitFor(e.ctx, func() bool { return e.podAnnotation(3) == "" }); err != nil {
 		t.Fatalf("pod 3 annotation still %q", e.podAnnotation(3))
 	}
-	if err := e.c.WaitFor(e.ctx, func() bool {
-		var draining bool
-		withState(e.s, func(st *state.State) { draining = st.Draining(3) })
-		return !draining
-	}); err != nil {
+	if err := e.c.WaitFor(e.ctx, func() bool { return !e.draining(3) }); err != nil {
 		t.Fatal("pod 3 still draining in the state")
 	}
 	if evs := e.events(); countPrefix(evs, "Normal CompactionCancelled") != 1 {

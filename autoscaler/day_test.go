@@ -11,7 +11,6 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
-	"github.com/vsched/vsched/state"
 )
 
 // TestAutoscalerDay runs a simulated day of load on the in-memory cluster:
@@ -188,13 +187,9 @@ func TestAutoscalerDay(t *testing.T) {
 			e.work()
 		}
 		// Measurements.
-		var pending map[types.NamespacedName]int32
-		var used int64
-		var pendingNow int64
-		withState(e.s, func(st *state.State) {
-			pending, pendingNow = st.Pending()
-			used = st.TotalUsed()
-		})
+		st := e.s.Snapshot()
+		pending, pendingNow := st.Pending()
+		used := st.TotalUsed()
 		maxPendingNow = max(maxPendingNow, pendingNow)
 		// Everything in a tick happens at its instant: a source pending
 		// since an earlier tick and placed in this one waited until now.

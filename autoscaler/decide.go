@@ -23,11 +23,11 @@ import (
 // Reconcile runs one autoscaler cycle: it observes the StatefulSet, the
 // sources and the scheduler's state, simulates the scheduler profile to
 // find the size that fits every vreplica, asks the policy, and scales,
-// drains or holds. It returns what it decided. An error means a write
+// drains or holds. Its Report says what it decided and did. An error means a write
 // failed; conditions under which no safe decision exists (not leader,
 // informers not synced, lister failing) are a Hold with the reason, and
 // no error.
-func (a *Autoscaler) Reconcile(ctx context.Context) (Decision, error) {
+func (a *Autoscaler) Reconcile(ctx context.Context) (Report, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := a.clock.Now()
@@ -35,7 +35,7 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Decision, error) {
 	cfg := a.config()
 	pol := a.policy(cfg)
 	s := a.sched
-	dec := Decision{Time: now, Policy: pol.Name()}
+	dec := Report{Time: now, Policy: pol.Name()}
 	dec.Current = s.Replicas()
 	if !s.IsLeader() {
 		a.leading = false
@@ -127,7 +127,7 @@ type cycle struct {
 	listed map[types.NamespacedName]vsched.VPod
 	// wants are the drains wanted for other reasons than compaction.
 	wants map[int32]descheduler.Drain
-	dec   *Decision
+	dec   *Report
 	write bool
 	// compacting says compaction may drain pods this cycle.
 	compacting bool
@@ -151,8 +151,8 @@ func (c *cycle) keep(err error) {
 // decide runs a cycle's phases on base, the scheduler's state cloned for it:
 // the drains wanted, the fit simulation, the policy and rounding, the size
 // write (or hold), the drains and requeues, and the record.
-func (a *Autoscaler) decide(ctx context.Context, dec Decision, cfg *config.AutoscalerConfig, pol Policy, place *framework.Profile,
-	set *appsv1.StatefulSet, vpods []vsched.VPod, base *state.State, write bool) (Decision, error) {
+func (a *Autoscaler) decide(ctx context.Context, dec Report, cfg *config.AutoscalerConfig, pol Policy, place *framework.Profile,
+	set *appsv1.StatefulSet, vpods []vsched.VPod, base *state.State, write bool) (Report, error) {
 	c := &cycle{ctx: ctx, log: a.logger(ctx).With("statefulset", a.key.String()), cfg: cfg, place: place, set: set,
 		base: base, vpods: vpods, dec: &dec, write: write, current: base.Replicas(),
 		limit: max(cfg.MaxReplicas, cfg.MinReplicas), zones: len(base.SchedulableNodeZones()), zoneSpread: place.SpreadsOverZones()}

@@ -20,5 +20,5 @@
 // A cycle (Reconcile) runs its phases in order: the drains wanted, the fit
 // simulation (simulator), the policy and the bounds and zone rounding
 // (bounded), the size write or hold (scaleUp, scaleDownWhenDue), the drains
-// and requeues (applyDrains), and the record (Decision, Events, metrics).
+// and requeues (applyDrains), and the record (Report, Events, metrics).
 package autoscaler

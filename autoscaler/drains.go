@@ -91,7 +91,7 @@ func (a *Autoscaler) rebalance(c *cycle, planned map[types.NamespacedName]bool, 
 	return rb
 }
 
-// record finishes the cycle: the timers written, the Decision completed,
+// record finishes the cycle: the timers written, the Report completed,
 // a recommendation reported once, the metrics.
 func (a *Autoscaler) record(c *cycle) {
 	dec := c.dec

@@ -21,9 +21,13 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
-	"github.com/vsched/vsched/state"
+	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
 )
+
+// inTree is the in-tree registry with vsched's default policy, which the
+// tests build their profiles with. Nothing changes it.
+var inTree = plugins.MustInTreeRegistry()
 
 // The autoscaler's test environment: a memcluster (fake clientset, real
 // informers, fake clock, the scale subresource), a scheduler and its autoscaler, and an emulation of the two
@@ -228,7 +232,7 @@ func (e *asEnv) work() int {
 }
 
 // reconcile runs one autoscaler cycle.
-func (e *asEnv) reconcile() Decision {
+func (e *asEnv) reconcile() Report {
 	e.t.Helper()
 	d, err := e.a.Reconcile(e.ctx)
 	if err != nil {
@@ -267,9 +271,7 @@ func (e *asEnv) sync() {
 	}
 	n := e.specReplicas()
 	if err := e.c.WaitFor(e.ctx, func() bool {
-		var r int32
-		withState(e.s, func(st *state.State) { r = st.Replicas() })
-		return r == n
+		return e.s.Replicas() == n
 	}); err != nil {
 		e.t.Fatal(err)
 	}
@@ -314,8 +316,7 @@ func (e *asEnv) scaleUpdates() int {
 
 // pending is the scheduler's pending count over every source.
 func (e *asEnv) pending() int64 {
-	var n int64
-	withState(e.s, func(st *state.State) { _, n = st.Pending() })
+	_, n := e.s.Snapshot().Pending()
 	return n
 }
 
@@ -332,14 +333,25 @@ func (e *asEnv) placementsOf(name string) []vsched.Placement {
 // usedOn is what the state counts per ordinal.
 func (e *asEnv) usedOn() map[int32]int32 {
 	out := map[int32]int32{}
-	withState(e.s, func(st *state.State) {
-		for ord := int32(0); ord < st.NumPods(); ord++ {
-			if u := st.Used(ord); u != 0 {
-				out[ord] = u
-			}
+	st := e.s.Snapshot()
+	for ord := int32(0); ord < st.NumPods(); ord++ {
+		if u := st.Used(ord); u != 0 {
+			out[ord] = u
 		}
-	})
+	}
 	return out
+}
+
+// draining reports whether the scheduler's state counts any of the pods
+// draining.
+func (e *asEnv) draining(ords ...int32) bool {
+	st := e.s.Snapshot()
+	for _, o := range ords {
+		if st.Draining(o) {
+			return true
+		}
+	}
+	return false
 }
 
 // setConfig replaces the autoscaler configuration.
@@ -416,6 +428,16 @@ func (e *asEnv) addReplica(alwaysLeader bool, profiles statefulset.ProfileSource
 		e.t.Fatal(err)
 	}
 	return replica{s: s, a: a}
+}
+
+// restart replaces the scheduler and its autoscaler by those of a new
+// controller process with the given pod capacity, on the same cluster,
+// sources and informers.
+func (e *asEnv) restart(capacity int32) {
+	e.t.Helper()
+	e.s.Close()
+	e.capacity = capacity
+	e.use(e.addReplica(true, nil))
 }
 
 // use makes the replica the one the controllers talk to.

@@ -24,7 +24,6 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
-	"github.com/vsched/vsched/state"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -295,9 +294,7 @@ func (w *lagWorld) run(ops int) {
 			w.t.Fatalf("seed %d step %d (%s): %v", w.seed, w.step, w.op, err)
 		}
 		if lagTrace {
-			var replicas int32
-			withState(w.leader().s, func(st *state.State) { replicas = st.Replicas() })
-			w.t.Logf("step %d: %s (spec.replicas %d, %s counts %d)", w.step, w.op, w.specReplicas(), w.leader().name, replicas)
+			w.t.Logf("step %d: %s (spec.replicas %d, %s counts %d)", w.step, w.op, w.specReplicas(), w.leader().name, w.leader().s.Replicas())
 		}
 		w.checkCommitted()
 		w.mu.Lock()

@@ -19,21 +19,43 @@ import (
 // not help, but it stops at a moment and misses every write after it.
 // Each failed before its fix (issue 10).
 
-// lagCommit creates a source of n vreplicas, schedules it on inst, writes
-// the answer and forwards the written object, as a controller does.
-func lagCommit(t *testing.T, w *lagWorld, inst *lagInstance, k types.NamespacedName, n int32) {
+// lagCreate creates a source of n vreplicas and returns it as read.
+func lagCreate(t *testing.T, w *lagWorld, k types.NamespacedName, n int32) vsched.VPod {
 	t.Helper()
 	if _, err := w.src.Create(k, n); err != nil {
 		t.Fatal(err)
 	}
 	v, _ := w.src.Get(k)
-	ps, err := inst.s.Schedule(w.ctx, v)
-	if err != nil {
-		t.Fatalf("Schedule(%s) on %s: %v", k.Name, inst.name, err)
-	}
-	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), ps); err != nil {
+	return v
+}
+
+// lagWrite writes placements to the source's status, from v's version.
+func lagWrite(t *testing.T, w *lagWorld, v vsched.VPod, ps []vsched.Placement) {
+	t.Helper()
+	if err := w.src.CommitPlacements(v.GetKey(), v.GetResourceVersion(), ps); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// lagDecide creates a source of n vreplicas, schedules it on inst and
+// writes the answer, as a controller does; the scheduler does not see the
+// write. With partial, vreplicas may be left pending: the partial
+// placements are written.
+func lagDecide(t *testing.T, w *lagWorld, inst *lagInstance, k types.NamespacedName, n int32, partial bool) {
+	t.Helper()
+	v := lagCreate(t, w, k, n)
+	ps, err := inst.s.Schedule(w.ctx, v)
+	if err != nil && !(partial && errors.Is(err, vsched.ErrNotEnoughReplicas)) {
+		t.Fatalf("Schedule(%s) on %s: %v", k.Name, inst.name, err)
+	}
+	lagWrite(t, w, v, ps)
+}
+
+// lagCommit is lagDecide, whole, with the written object forwarded to the
+// scheduler, as its informer would.
+func lagCommit(t *testing.T, w *lagWorld, inst *lagInstance, k types.NamespacedName, n int32) {
+	t.Helper()
+	lagDecide(t, w, inst, k, n, false)
 	written, _ := w.src.Get(k)
 	inst.s.Observe(written)
 }
@@ -48,22 +70,15 @@ func lagPackWorld(t *testing.T) *lagWorld {
 	return w
 }
 
-// lagCommitPartial is lagCommit for a source that may be left with
-// vreplicas pending: the partial placements are written, as a controller
-// does.
-func lagCommitPartial(t *testing.T, w *lagWorld, inst *lagInstance, k types.NamespacedName, n int32) {
+// lagUnseenScale is the previous leader's size change that this replica's
+// StatefulSet informer does not show: the lister thawed, the informer's
+// events held until the test ends, spec.replicas set to n.
+func lagUnseenScale(t *testing.T, w *lagWorld, n int32) {
 	t.Helper()
-	if _, err := w.src.Create(k, n); err != nil {
-		t.Fatal(err)
-	}
-	v, _ := w.src.Get(k)
-	ps, err := inst.s.Schedule(w.ctx, v)
-	if err != nil && !errors.Is(err, vsched.ErrNotEnoughReplicas) {
-		t.Fatalf("Schedule(%s) on %s: %v", k.Name, inst.name, err)
-	}
-	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), ps); err != nil {
-		t.Fatal(err)
-	}
+	w.src.ThawList()
+	w.c.Hold(memcluster.KindStatefulSet)
+	t.Cleanup(func() { w.c.Release(memcluster.KindStatefulSet) })
+	lagWriteScale(t, w, n)
 }
 
 // lagWriteScale sets spec.replicas through the scale subresource, as an
@@ -78,6 +93,45 @@ func lagWriteScale(t *testing.T, w *lagWorld, n int32) {
 	sc.Spec.Replicas = n
 	if _, err := sets.UpdateScale(w.ctx, w.c.StatefulSetName(), sc, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// lagResync runs inst's periodic resync.
+func lagResync(t *testing.T, w *lagWorld, inst *lagInstance) {
+	t.Helper()
+	if err := inst.s.Resync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lagWriteSpread waits for the pods of a grown StatefulSet, then writes a
+// new source of 2 vreplicas as placed on adapter-0 and adapter-5, the way
+// the previous leader decided. It returns those placements.
+func lagWriteSpread(t *testing.T, w *lagWorld, k types.NamespacedName) []vsched.Placement {
+	t.Helper()
+	if _, err := w.c.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Sync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	v := lagCreate(t, w, k, 2)
+	placed := []vsched.Placement{{PodName: vsched.PodName(w.c.StatefulSetName(), 0), VReplicas: 1}, {PodName: vsched.PodName(w.c.StatefulSetName(), 5), VReplicas: 1}}
+	lagWrite(t, w, v, placed)
+	return placed
+}
+
+// lagWantKept schedules the source on inst and fails unless the decision
+// keeps placed, what its status holds; on says where they may stay.
+func lagWantKept(t *testing.T, w *lagWorld, inst *lagInstance, k types.NamespacedName, placed []vsched.Placement, on string) {
+	t.Helper()
+	v, _ := w.src.Get(k)
+	ps, err := inst.s.Schedule(w.ctx, v)
+	if err != nil {
+		t.Fatalf("Schedule(%s): %v", k.Name, err)
+	}
+	if diff := cmp.Diff(short(placed), short(ps)); diff != "" {
+		t.Errorf("Schedule moved vreplicas that may stay%s (-committed +decided):\n%s", on, diff)
 	}
 }
 
@@ -96,9 +150,7 @@ func failOnViolations(t *testing.T, w *lagWorld) {
 func TestResyncFromALaggingListerKeepsObservedSources(t *testing.T) {
 	w := lagPackWorld(t)
 	lagCommit(t, w, w.leader(), lagKey(0), 4)
-	if err := w.leader().s.Resync(w.ctx); err != nil {
-		t.Fatal(err)
-	}
+	lagResync(t, w, w.leader())
 	lagCommit(t, w, w.leader(), lagKey(1), 4)
 	failOnViolations(t, w)
 }
@@ -110,8 +162,7 @@ func TestResyncFromALaggingListerKeepsObservedSources(t *testing.T) {
 func TestPromotionFromALaggingLister(t *testing.T) {
 	w := lagPackWorld(t)
 	lagCommit(t, w, w.inst[0], lagKey(0), 4)
-	w.inst[0].s.Demote(lagBucket)
-	w.promote(1)
+	w.changeLeader()
 	lagCommit(t, w, w.inst[1], lagKey(1), 4)
 	failOnViolations(t, w)
 }
@@ -123,15 +174,11 @@ func TestPromotionFromALaggingLister(t *testing.T) {
 // must start from the size the API server holds.
 func TestPromotionWhileTheStatefulSetViewLags(t *testing.T) {
 	w := lagPackWorld(t)
-	w.src.ThawList()
-	w.c.Hold(memcluster.KindStatefulSet)
-	lagWriteScale(t, w, 2) // A's shrink, written just before it lost the lease
-	w.inst[0].s.Demote(lagBucket)
-	w.promote(1)
+	lagUnseenScale(t, w, 2) // A's shrink, written just before it lost the lease
+	w.changeLeader()
 	// More than the pods can hold: what is placed, pending left, is written.
-	lagCommitPartial(t, w, w.inst[1], lagKey(0), 4*lagCapacity)
+	lagDecide(t, w, w.inst[1], lagKey(0), 4*lagCapacity, true)
 	failOnViolations(t, w)
-	w.c.Release(memcluster.KindStatefulSet)
 }
 
 // TestResyncStartingATermLoadsFresh: A writes a source's placements; B,
@@ -144,11 +191,8 @@ func TestPromotionWhileTheStatefulSetViewLags(t *testing.T) {
 func TestResyncStartingATermLoadsFresh(t *testing.T) {
 	w := lagPackWorld(t)
 	lagCommit(t, w, w.inst[0], lagKey(0), 4)
-	w.inst[0].s.Demote(lagBucket)
-	w.promote(1)
-	if err := w.inst[1].s.Resync(w.ctx); err != nil {
-		t.Fatal(err)
-	}
+	w.changeLeader()
+	lagResync(t, w, w.inst[1])
 	lagCommit(t, w, w.inst[1], lagKey(1), 4)
 	failOnViolations(t, w)
 }
@@ -163,38 +207,11 @@ func TestResyncStartingATermLoadsFresh(t *testing.T) {
 // the 7 replicas [3:1 4:1 6:1]; the write holds 2 [3:1 4:1]").
 func TestResyncStartingATermReadsTheSize(t *testing.T) {
 	w := lagPackWorld(t)
-	w.src.ThawList()
-	w.c.Hold(memcluster.KindStatefulSet)
-	defer w.c.Release(memcluster.KindStatefulSet)
-	lagWriteScale(t, w, 6) // the previous leader's growth
-	if _, err := w.c.Settle(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.c.Sync(w.ctx); err != nil {
-		t.Fatal(err)
-	}
-	k := lagKey(0)
-	if _, err := w.src.Create(k, 2); err != nil {
-		t.Fatal(err)
-	}
-	v, _ := w.src.Get(k)
-	placed := []vsched.Placement{{PodName: vsched.PodName(w.c.StatefulSetName(), 0), VReplicas: 1}, {PodName: vsched.PodName(w.c.StatefulSetName(), 5), VReplicas: 1}}
-	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), placed); err != nil {
-		t.Fatal(err)
-	}
-	w.inst[0].s.Demote(lagBucket)
-	w.promote(1)
-	if err := w.inst[1].s.Resync(w.ctx); err != nil {
-		t.Fatal(err)
-	}
-	v, _ = w.src.Get(k)
-	ps, err := w.inst[1].s.Schedule(w.ctx, v)
-	if err != nil {
-		t.Fatalf("Schedule(%s): %v", k.Name, err)
-	}
-	if diff := cmp.Diff(short(placed), short(ps)); diff != "" {
-		t.Errorf("Schedule moved vreplicas that may stay (-committed +decided):\n%s", diff)
-	}
+	lagUnseenScale(t, w, 6) // the previous leader's growth
+	placed := lagWriteSpread(t, w, lagKey(0))
+	w.changeLeader()
+	lagResync(t, w, w.inst[1])
+	lagWantKept(t, w, w.inst[1], lagKey(0), placed, "")
 }
 
 // TestResyncExpiresOnlyWhatAFreshListShowsUnwritten: a decision is written
@@ -206,22 +223,9 @@ func TestResyncStartingATermReadsTheSize(t *testing.T) {
 // "capacity: adapter-7 holds 5 of 4").
 func TestResyncExpiresOnlyWhatAFreshListShowsUnwritten(t *testing.T) {
 	w := lagPackWorld(t)
-	k := lagKey(0)
-	if _, err := w.src.Create(k, 4); err != nil {
-		t.Fatal(err)
-	}
-	v, _ := w.src.Get(k)
-	ps, err := w.leader().s.Schedule(w.ctx, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), ps); err != nil {
-		t.Fatal(err)
-	}
+	lagDecide(t, w, w.leader(), lagKey(0), 4, false)
 	w.c.Clock().Step(lagTTL + time.Second)
-	if err := w.leader().s.Resync(w.ctx); err != nil {
-		t.Fatal(err)
-	}
+	lagResync(t, w, w.leader())
 	lagCommit(t, w, w.leader(), lagKey(1), 4)
 	failOnViolations(t, w)
 }
@@ -248,9 +252,7 @@ func TestScheduleFromALaggingReadKeepsAnExpiredReservation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.src.CommitPlacements(k, cached.GetResourceVersion(), ps); err != nil {
-		t.Fatal(err)
-	}
+	lagWrite(t, w, cached, ps)
 	// adapter-0 stops taking vreplicas: a new decision for the source
 	// keeps what it holds there and places the rest elsewhere.
 	pod, err := w.c.Client().CoreV1().Pods(w.c.Namespace()).Get(w.ctx, vsched.PodName(w.c.StatefulSetName(), 0), metav1.GetOptions{})
@@ -319,32 +321,11 @@ func TestLateStatefulSetEventsAfterAShrinkAndAGrowth(t *testing.T) {
 	}
 	inst.s.EndShrink(prev, 5, write(6, 5), nil)
 	grow(5, 6)
-	if _, err := w.c.Settle(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.c.Sync(w.ctx); err != nil {
-		t.Fatal(err)
-	}
-	k := lagKey(1)
-	if _, err := w.src.Create(k, 2); err != nil {
-		t.Fatal(err)
-	}
-	v, _ := w.src.Get(k)
-	placed := []vsched.Placement{{PodName: vsched.PodName(w.c.StatefulSetName(), 0), VReplicas: 1}, {PodName: vsched.PodName(w.c.StatefulSetName(), 5), VReplicas: 1}}
-	if err := w.src.CommitPlacements(k, v.GetResourceVersion(), placed); err != nil {
-		t.Fatal(err)
-	}
+	placed := lagWriteSpread(t, w, lagKey(1))
 	for _, set := range events[:2] { // the growth to 6, then the shrink to 5
 		inst.s.ObserveStatefulSet(set)
 	}
-	v, _ = w.src.Get(k)
-	ps, err := inst.s.Schedule(w.ctx, v)
-	if err != nil {
-		t.Fatalf("Schedule(%s): %v", k.Name, err)
-	}
-	if diff := cmp.Diff(short(placed), short(ps)); diff != "" {
-		t.Errorf("Schedule moved vreplicas that may stay on the 6 replicas (-committed +decided):\n%s", diff)
-	}
+	lagWantKept(t, w, inst, lagKey(1), placed, " on the 6 replicas")
 }
 
 // TestResyncStartingATermAfterAShrinkItsInformerLags: the previous leader
@@ -356,16 +337,10 @@ func TestLateStatefulSetEventsAfterAShrinkAndAGrowth(t *testing.T) {
 // "size: src-04 holds 1 on adapter-7, at or beyond spec.replicas 7").
 func TestResyncStartingATermAfterAShrinkItsInformerLags(t *testing.T) {
 	w := lagPackWorld(t)
-	w.src.ThawList()
-	w.c.Hold(memcluster.KindStatefulSet)
-	defer w.c.Release(memcluster.KindStatefulSet)
-	lagWriteScale(t, w, 2) // the previous leader's shrink
-	w.inst[0].s.Demote(lagBucket)
-	w.promote(1)
-	if err := w.inst[1].s.Resync(w.ctx); err != nil {
-		t.Fatal(err)
-	}
+	lagUnseenScale(t, w, 2) // the previous leader's shrink
+	w.changeLeader()
+	lagResync(t, w, w.inst[1])
 	// More than the pods can hold: what is placed, pending left, is written.
-	lagCommitPartial(t, w, w.inst[1], lagKey(0), 4*lagCapacity)
+	lagDecide(t, w, w.inst[1], lagKey(0), 4*lagCapacity, true)
 	failOnViolations(t, w)
 }

@@ -84,7 +84,7 @@ func (m *simulator) overLimit(fr fitResult, limit int32) (shortfall, error) {
 // highest ordinal holding vreplicas) and turns compaction off. No size the
 // limits allow holds every vreplica, so what a drain moved would find no
 // room. It returns the desired size and whether compaction may drain.
-func (f shortfall) bound(dec *Decision, desired, heldTop int32, compacting bool) (int32, bool) {
+func (f shortfall) bound(dec *Report, desired, heldTop int32, compacting bool) (int32, bool) {
 	if !f.exceeded {
 		return desired, compacting
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
-	"github.com/vsched/vsched/state"
 )
 
 // eventGate holds back the events of the StatefulSet watches while held, so
@@ -131,13 +130,20 @@ func beyond(ps []vsched.Placement, n int32) []vsched.Placement {
 	return out
 }
 
-func TestAutoscalerShrinkFencesOrdinalsBeforeTheInformerSeesIt(t *testing.T) {
+// gatedEnv is 4 pods packing s0 (10 vreplicas) and s1 (5), no window
+// before a size change, and a gate on the StatefulSet watch.
+func gatedEnv(t *testing.T) (*asEnv, *eventGate) {
 	var gate *eventGate
 	e := newEnv(t, envOpts{replicas: 4, profiles: packProfiles(t),
 		config:      func(c *config.AutoscalerConfig) { c.StabilizationWindow, c.ScaleDownCooldown = 0, 0 },
 		beforeStart: func(c *memcluster.Cluster) { gate = holdStatefulSetWatch(c) }})
 	e.create("s0", 10)
 	e.create("s1", 5)
+	return e, gate
+}
+
+func TestAutoscalerShrinkFencesOrdinalsBeforeTheInformerSeesIt(t *testing.T) {
+	e, gate := gatedEnv(t)
 	before, err := e.c.StatefulSet()
 	if err != nil {
 		t.Fatal(err)
@@ -268,11 +274,7 @@ func TestSchedulerFenceEndsOnlyWithAConfirmingEvent(t *testing.T) {
 			Spec:       appsv1.StatefulSetSpec{Replicas: &replicas},
 		}
 	}
-	replicas := func() int32 {
-		var n int32
-		withState(e.s, func(st *state.State) { n = st.Replicas() })
-		return n
-	}
+	replicas := func() int32 { return e.s.Replicas() }
 	for _, tc := range []struct {
 		name      string
 		replicas  int32
@@ -421,12 +423,7 @@ func TestAutoscalerAtScaleNeedAboveMaxReplicasStrandsNothing(t *testing.T) {
 }
 
 func TestAutoscalerScaleUpEndsItsOwnFence(t *testing.T) {
-	var gate *eventGate
-	e := newEnv(t, envOpts{replicas: 4, profiles: packProfiles(t),
-		config:      func(c *config.AutoscalerConfig) { c.StabilizationWindow, c.ScaleDownCooldown = 0, 0 },
-		beforeStart: func(c *memcluster.Cluster) { gate = holdStatefulSetWatch(c) }})
-	e.create("s0", 10)
-	e.create("s1", 5)
+	e, gate := gatedEnv(t)
 	gate.hold()
 	if d := e.reconcile(); !d.Written || d.Target != 2 {
 		t.Fatalf("decision %+v, want 2 replicas written", d)

@@ -62,7 +62,7 @@ func newAutoscalerMetrics(mp metric.MeterProvider, key types.NamespacedName) (*a
 	return m, nil
 }
 
-func (m *autoscalerMetrics) record(ctx context.Context, d Decision) {
+func (m *autoscalerMetrics) record(ctx context.Context, d Report) {
 	m.desired.Record(ctx, int64(d.Desired), m.attrs)
 	m.current.Record(ctx, int64(d.Current), m.attrs)
 	m.pending.Record(ctx, d.Pending, m.attrs)

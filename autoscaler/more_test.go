@@ -25,7 +25,6 @@ import (
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/plugins/core/lowestordinalpriority"
 	"github.com/vsched/vsched/plugins/core/podfitsresources"
-	"github.com/vsched/vsched/state"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -109,11 +108,8 @@ func TestAutoscalerOverCapacityExcessDrained(t *testing.T) {
 	e := newEnv(t, envOpts{replicas: 2, profiles: packProfiles(t)})
 	e.create("a", 6)
 	e.create("b", 4) // pod 0 full: a 6, b 4
-	withState(e.s, func(st *state.State) {
-		if err := st.SetCapacity(7); err != nil {
-			t.Fatal(err)
-		}
-	})
+	// The controller restarts with a lower capacity.
+	e.restart(7)
 	d := e.reconcile()
 	if d.Draining[0] != evictor.ReasonOverCapacity || len(d.Requeued) != 1 || d.Requeued[0] != e.key("b") {
 		t.Fatalf("decision = %+v, want pod 0 draining and only b (the smallest covering the excess of 3) requeued", d)

@@ -11,7 +11,6 @@ import (
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/descheduler"
 	"github.com/vsched/vsched/evictor"
-	"github.com/vsched/vsched/state"
 )
 
 // zoneCounts is a source's vreplicas by zone.
@@ -28,15 +27,7 @@ func (e *asEnv) zoneCounts(name string) map[string]int32 {
 // draining: a lifted annotation reaches it through its informer.
 func (e *asEnv) waitNotDraining(ords ...int32) {
 	e.t.Helper()
-	if err := e.c.WaitFor(e.ctx, func() bool {
-		draining := false
-		withState(e.s, func(st *state.State) {
-			for _, o := range ords {
-				draining = draining || st.Draining(o)
-			}
-		})
-		return !draining
-	}); err != nil {
+	if err := e.c.WaitFor(e.ctx, func() bool { return !e.draining(ords...) }); err != nil {
 		e.t.Fatalf("pods %v still draining: %v", ords, err)
 	}
 }
@@ -175,15 +166,18 @@ func BenchmarkRebalanceScan(b *testing.B) {
 	ctx := quiet()
 	profiles := profilesFromData(b, growthEvenZoneSpread, nil)
 	w := newBenchWorld(b, ctx, profiles)
-	s := w.s
+	// The scan runs on the cycle's copy of the state, as in a cycle; it
+	// does not change it.
+	base, err := w.s.CloneLoaded(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
 	place := profiles().Place
 	runtime.GC()
 	b.ResetTimer()
 	var found int
 	for i := 0; i < b.N; i++ {
-		withState(s, func(st *state.State) {
-			found = len(descheduler.RebalanceMoves(ctx, place, st, nil, nil, 100, 10))
-		})
+		found = len(descheduler.RebalanceMoves(ctx, place, base, nil, nil, 100, 10))
 	}
 	b.StopTimer()
 	if found != 0 {

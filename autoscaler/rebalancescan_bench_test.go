@@ -24,8 +24,11 @@ func BenchmarkRebalanceScanCycle(b *testing.B) {
 	w.list(b)
 	place := profiles().Place
 	var scan descheduler.RebalanceScan
-	base := func() (st *state.State) {
-		withState(w.s, func(live *state.State) { st = live.Clone() })
+	base := func() *state.State {
+		st, err := w.s.CloneLoaded(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
 		return st
 	}
 	if moves := scan.Moves(ctx, place, base(), nil, nil, 100, 10); len(moves) != 0 || !scan.Full {
@@ -37,12 +40,10 @@ func BenchmarkRebalanceScanCycle(b *testing.B) {
 	runtime.GC()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		withState(w.s, func(live *state.State) {
-			for j := 0; j < changed; j++ {
-				live.Observe(w.listed[next%len(w.listed)], time.Now())
-				next++
-			}
-		})
+		for j := 0; j < changed; j++ {
+			w.s.Observe(w.listed[next%len(w.listed)])
+			next++
+		}
 		st := base()
 		start := time.Now()
 		moves := scan.Moves(ctx, place, st, nil, nil, 100, 10)

@@ -13,7 +13,7 @@ import (
 
 // shrink writes a scale-down from current to shrinkTo, atomically with the
 // scheduler's state (fenceShrink, then the write, then endShrink).
-func (a *Autoscaler) shrink(ctx context.Context, dec *Decision, set *appsv1.StatefulSet, current, shrinkTo int32, keep func(error)) {
+func (a *Autoscaler) shrink(ctx context.Context, dec *Report, set *appsv1.StatefulSet, current, shrinkTo int32, keep func(error)) {
 	log := a.logger(ctx).With("statefulset", a.key.String())
 	for ord, reason := range a.drainer.Marks() {
 		if reason == evictor.ReasonCompaction && ord >= shrinkTo {

@@ -121,7 +121,7 @@ func TestSimulatorWalkMatchesListedByKey(t *testing.T) {
 		if rng.Intn(4) == 0 {
 			vpods = append(vpods, nil)
 		}
-		c := &cycle{ctx: quiet(), base: st, vpods: vpods, current: st.Replicas(), limit: int32(2 + rng.Intn(6)), dec: &Decision{}}
+		c := &cycle{ctx: quiet(), base: st, vpods: vpods, current: st.Replicas(), limit: int32(2 + rng.Intn(6)), dec: &Report{}}
 		low := int32(rng.Intn(7))
 		m, held := (&Autoscaler{}).simulator(c, low, 0)
 		if d := cmp.Diff(byMap(c, low), viewOf(m, held, vpods)); d != "" {

@@ -72,30 +72,37 @@ func BuildProfilesFromConfigMaps(ctx context.Context, reg *framework.Registry, s
 // and each plugin's Args. It builds the profile to do so, with a context
 // cancelled on return, and drops it. A nil cfg is reg's default policy.
 func ValidateSchedulerConfig(cfg *SchedulerConfig, reg *framework.Registry) error {
-	if reg == nil {
-		return errNoRegistry
-	}
-	if cfg == nil {
-		cfg = defaultScheduler(reg)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, errs := buildPlace(ctx, reg, cfg)
-	return asError(problems(cfg.name(), errs))
+	return validate(reg, func(ctx context.Context) (string, field.ErrorList) {
+		if cfg == nil {
+			cfg = defaultScheduler(reg)
+		}
+		_, errs := buildPlace(ctx, reg, cfg)
+		return cfg.name(), errs
+	})
 }
 
 // ValidateDeschedulerConfig is ValidateSchedulerConfig for the descheduler.
 func ValidateDeschedulerConfig(cfg *DeschedulerConfig, reg *framework.Registry) error {
+	return validate(reg, func(ctx context.Context) (string, field.ErrorList) {
+		if cfg == nil {
+			cfg = defaultDescheduler(reg)
+		}
+		_, errs := buildRemove(ctx, reg, cfg)
+		return cfg.name(), errs
+	})
+}
+
+// validate runs build, which builds a profile with reg (required) and
+// returns its ConfigMap's name and problems, with a context cancelled on
+// return: the profile is dropped.
+func validate(reg *framework.Registry, build func(context.Context) (string, field.ErrorList)) error {
 	if reg == nil {
 		return errNoRegistry
 	}
-	if cfg == nil {
-		cfg = defaultDescheduler(reg)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, errs := buildRemove(ctx, reg, cfg)
-	return asError(problems(cfg.name(), errs))
+	name, errs := build(ctx)
+	return asError(problems(name, errs))
 }
 
 // errNoRegistry is returned for a nil registry: config links no plugin, so

@@ -143,10 +143,7 @@ func TestBuildErrors(t *testing.T) {
 				}
 			}
 			ps, err := config.BuildProfiles(context.Background(), reg, sched, desched)
-			if ps != nil {
-				t.Errorf("got profiles alongside the error")
-			}
-			checkProblems(t, err, tc.want)
+			checkRejected(t, ps, err, tc.want)
 
 			// The Validate functions report the same problems.
 			var want []wantProblem
@@ -232,10 +229,7 @@ func TestDefaultPolicyBuilds(t *testing.T) {
 	if err := config.ValidateDeschedulerConfig(nil, inTree); err != nil {
 		t.Errorf("default descheduler config: %v", err)
 	}
-	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps := defaultProfiles(t)
 	got := [][]string{ps.Place.FilterNames(), ps.Place.ScoreNames(), ps.Remove.FilterNames(), ps.Remove.ScoreNames()}
 	want := [][]string{
 		{"PodFitsResources"},

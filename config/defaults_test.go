@@ -68,20 +68,10 @@ func TestDefaultPolicyPlacements(t *testing.T) {
 		name: "full pods are skipped", cluster: threeZones().Use(0, 10).Use(1, 10), vreplicas: 3,
 		want: map[int32]int32{2: 1, 3: 1, 4: 1},
 	}}
-	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps := defaultProfiles(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := framework.NewDecision(framework.Place, tc.cluster, frameworktest.NewVPod("ns", "src", tc.vreplicas), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := ps.Place.Run(context.Background(), d, tc.vreplicas, nil)
-			if err != nil || res.Changed != tc.vreplicas {
-				t.Fatalf("Run = %+v, %v", res, err)
-			}
+			d := runAll(t, ps.Place, framework.Place, tc.cluster, frameworktest.NewVPod("ns", "src", tc.vreplicas), nil, tc.vreplicas)
 			if diff := cmp.Diff(tc.want, placed(d.Placements())); diff != "" {
 				t.Errorf("placements (-want +got):\n%s", diff)
 			}
@@ -105,23 +95,38 @@ func TestDefaultPolicyRemovals(t *testing.T) {
 		{name: "three: back to one per pod", remove: 3, want: map[int32]int32{0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 5: 1}},
 		{name: "five: zones stay within one", remove: 5, want: map[int32]int32{0: 1, 1: 1, 2: 1, 3: 1}},
 	}
-	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps := defaultProfiles(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := framework.NewDecision(framework.Remove, threeZones().UsePlacements(base), frameworktest.NewVPod("ns", "src", 9-tc.remove, base...), base)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := ps.Remove.Run(context.Background(), d, tc.remove, nil)
-			if err != nil || res.Changed != tc.remove {
-				t.Fatalf("Run = %+v, %v", res, err)
-			}
+			d := runAll(t, ps.Remove, framework.Remove, threeZones().UsePlacements(base), frameworktest.NewVPod("ns", "src", 9-tc.remove, base...), base, tc.remove)
 			if diff := cmp.Diff(tc.want, placed(d.Placements())); diff != "" {
 				t.Errorf("placements (-want +got):\n%s", diff)
 			}
 		})
 	}
+}
+
+// defaultProfiles builds the default policy's profiles.
+func defaultProfiles(t *testing.T) *config.Profiles {
+	t.Helper()
+	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
+
+// runAll runs profile p on a decision of mode about src, from the
+// placements before, asking it to place (or remove) n; all n must change.
+func runAll(t *testing.T, p *framework.Profile, mode framework.Mode, c framework.Cluster, src vsched.VPod, before []vsched.Placement, n int32) *framework.Decision {
+	t.Helper()
+	d, err := framework.NewDecision(mode, c, src, before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Run(context.Background(), d, n, nil)
+	if err != nil || res.Changed != n {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	return d
 }

@@ -115,31 +115,19 @@ func FuzzParseSchedulerConfigMap(f *testing.F) {
 			data[priorities] = predicates // any key, possibly a known one
 		}
 		cfg, err := config.ParseSchedulerConfigMapFromData(data, inTree)
-		if err != nil {
-			checkRejection(t, err, cfg == nil, "config-scheduler", "data")
+		if !checkParse(t, cfg, err, "config-scheduler", func(cfg *config.SchedulerConfig) (*config.SchedulerConfig, error) {
+			return config.ParseSchedulerConfigMapFromData(map[string]string{
+				config.KeyPredicates: encodeList(cfg.Predicates),
+				config.KeyPriorities: encodeList(cfg.Priorities),
+			}, inTree)
+		}) {
 			return
-		}
-		if cfg == nil {
-			t.Fatal("nil config without an error")
-		}
-		// Round trip.
-		again, err := config.ParseSchedulerConfigMapFromData(map[string]string{
-			config.KeyPredicates: encodeList(cfg.Predicates),
-			config.KeyPriorities: encodeList(cfg.Priorities),
-		}, inTree)
-		if err != nil {
-			t.Fatalf("the re-encoded config does not parse: %v", err)
-		}
-		if diff := cmp.Diff(cfg, again); diff != "" {
-			t.Fatalf("round trip changed the config (-first +again):\n%s", diff)
 		}
 		ps, err := config.BuildProfiles(context.Background(), reg, cfg, nil)
-		verr := config.ValidateSchedulerConfig(cfg, reg)
-		checkBuild(t, err, verr, "config-scheduler")
-		if err != nil {
-			return
+		checkBuild(t, err, config.ValidateSchedulerConfig(cfg, reg), "config-scheduler")
+		if err == nil {
+			runPlace(t, ps.Place)
 		}
-		runPlace(t, ps.Place)
 	})
 }
 
@@ -161,28 +149,39 @@ func FuzzParseDeschedulerConfigMap(f *testing.F) {
 			data[key] = priorities
 		}
 		cfg, err := config.ParseDeschedulerConfigMapFromData(data, inTree)
-		if err != nil {
-			checkRejection(t, err, cfg == nil, "config-descheduler", "data")
+		if !checkParse(t, cfg, err, "config-descheduler", func(cfg *config.DeschedulerConfig) (*config.DeschedulerConfig, error) {
+			return config.ParseDeschedulerConfigMapFromData(map[string]string{config.KeyPriorities: encodeList(cfg.Priorities)}, inTree)
+		}) {
 			return
-		}
-		if cfg == nil {
-			t.Fatal("nil config without an error")
-		}
-		again, err := config.ParseDeschedulerConfigMapFromData(map[string]string{config.KeyPriorities: encodeList(cfg.Priorities)}, inTree)
-		if err != nil {
-			t.Fatalf("the re-encoded config does not parse: %v", err)
-		}
-		if diff := cmp.Diff(cfg, again); diff != "" {
-			t.Fatalf("round trip changed the config (-first +again):\n%s", diff)
 		}
 		ps, err := config.BuildProfiles(context.Background(), reg, nil, cfg)
-		verr := config.ValidateDeschedulerConfig(cfg, reg)
-		checkBuild(t, err, verr, "config-descheduler")
-		if err != nil {
-			return
+		checkBuild(t, err, config.ValidateDeschedulerConfig(cfg, reg), "config-descheduler")
+		if err == nil {
+			runRemove(t, ps.Remove)
 		}
-		runRemove(t, ps.Remove)
 	})
+}
+
+// checkParse asserts what a parse gave: a rejection (false) by
+// checkRejection, or a config that parses to itself again from its
+// encoding (reparse).
+func checkParse[C any](t *testing.T, cfg *C, err error, configMap string, reparse func(*C) (*C, error)) bool {
+	t.Helper()
+	if err != nil {
+		checkRejection(t, err, cfg == nil, configMap, "data")
+		return false
+	}
+	if cfg == nil {
+		t.Fatal("nil config without an error")
+	}
+	again, err := reparse(cfg)
+	if err != nil {
+		t.Fatalf("the re-encoded config does not parse: %v", err)
+	}
+	if diff := cmp.Diff(cfg, again); diff != "" {
+		t.Fatalf("round trip changed the config (-first +again):\n%s", diff)
+	}
+	return true
 }
 
 // checkRejection asserts invariant 2.
@@ -273,26 +272,10 @@ func runPlace(t *testing.T, p *framework.Profile) {
 	t.Helper()
 	src := frameworktest.NewVPod("ns", "src", 9)
 	src.Resources = 3
-	var results [2][]vsched.Placement
-	for i, explain := range []bool{false, true} {
-		d, err := framework.NewDecision(framework.Place, fuzzCluster(), src, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ex *framework.Explanation
-		if explain {
-			ex = &framework.Explanation{}
-		}
-		res, err := p.Run(context.Background(), d, 9, ex)
-		if err != nil {
-			t.Fatalf("Run (explain=%v): %v", explain, err)
-		}
-		placed := d.Placements()
+	cluster := func() framework.Cluster { return fuzzCluster() }
+	runTwice(t, p, framework.Place, cluster, src, nil, 9, func(res framework.Result, placed []vsched.Placement) {
 		if res.Changed > 9 || vsched.TotalVReplicas(placed) != res.Changed {
 			t.Fatalf("placed %d, result says %d", vsched.TotalVReplicas(placed), res.Changed)
-		}
-		if err := vsched.ValidatePlacements(placed); err != nil {
-			t.Fatal(err)
 		}
 		c := fuzzCluster()
 		for _, pl := range placed {
@@ -301,11 +284,7 @@ func runPlace(t *testing.T, p *framework.Profile) {
 				t.Fatalf("pod %s got %d vreplicas with %d free", pl.PodName, pl.VReplicas, c.Free(ord))
 			}
 		}
-		results[i] = placed
-	}
-	if diff := cmp.Diff(results[0], results[1]); diff != "" {
-		t.Fatalf("fast path and explained run differ (-fast +explained):\n%s", diff)
-	}
+	})
 }
 
 // runRemove asserts invariant 5 for a descheduler profile.
@@ -313,12 +292,27 @@ func runRemove(t *testing.T, p *framework.Profile) {
 	t.Helper()
 	base := []vsched.Placement{frameworktest.P(0, 1), frameworktest.P(1, 3), frameworktest.P(3, 2), frameworktest.P(4, 1), frameworktest.P(6, 2), frameworktest.P(7, 1)}
 	src := frameworktest.NewVPod("ns", "src", 4, base...)
-	var results [2][]vsched.Placement
-	for i, explain := range []bool{false, true} {
-		c := frameworktest.NewCluster(4).
+	cluster := func() framework.Cluster {
+		return frameworktest.NewCluster(4).
 			Node("a1", "zone-a").Node("b1", "zone-b").Node("c1", "zone-c").Node("cordoned", "zone-b").
 			Pods("a1", "b1", "a1", "c1", "b1", "", "c1", "cordoned").Cordon("cordoned").UsePlacements(base)
-		d, err := framework.NewDecision(framework.Remove, c, src, base)
+	}
+	runTwice(t, p, framework.Remove, cluster, src, base, 6, func(res framework.Result, left []vsched.Placement) {
+		if res.Changed > 6 || vsched.TotalVReplicas(left) != 10-res.Changed {
+			t.Fatalf("removed %d, %d left of 10", res.Changed, vsched.TotalVReplicas(left))
+		}
+	})
+}
+
+// runTwice runs p on a decision of mode about src (from base, on a fresh
+// cluster each time) asking for n, without and then with an explanation.
+// Each run must succeed with valid placements that pass check, and both
+// must end the same: explaining changes nothing.
+func runTwice(t *testing.T, p *framework.Profile, mode framework.Mode, cluster func() framework.Cluster, src vsched.VPod, base []vsched.Placement, n int32, check func(framework.Result, []vsched.Placement)) {
+	t.Helper()
+	var results [2][]vsched.Placement
+	for i, explain := range []bool{false, true} {
+		d, err := framework.NewDecision(mode, cluster(), src, base)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,18 +320,16 @@ func runRemove(t *testing.T, p *framework.Profile) {
 		if explain {
 			ex = &framework.Explanation{}
 		}
-		res, err := p.Run(context.Background(), d, 6, ex)
+		res, err := p.Run(context.Background(), d, n, ex)
 		if err != nil {
 			t.Fatalf("Run (explain=%v): %v", explain, err)
 		}
-		left := d.Placements()
-		if res.Changed > 6 || vsched.TotalVReplicas(left) != 10-res.Changed {
-			t.Fatalf("removed %d, %d left of 10", res.Changed, vsched.TotalVReplicas(left))
-		}
-		if err := vsched.ValidatePlacements(left); err != nil {
+		placed := d.Placements()
+		check(res, placed)
+		if err := vsched.ValidatePlacements(placed); err != nil {
 			t.Fatal(err)
 		}
-		results[i] = left
+		results[i] = placed
 	}
 	if diff := cmp.Diff(results[0], results[1]); diff != "" {
 		t.Fatalf("plain and explained runs differ (-plain +explained):\n%s", diff)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -31,6 +32,31 @@ type wantProblem struct {
 
 // checkProblems asserts that err is a *config.Error holding exactly the
 // wanted problems, in order.
+// checkAccepted checks a call that must succeed: it returns want, and
+// build (the profiles) accepts it.
+func checkAccepted[T any](t *testing.T, got *T, err error, want *T, build func(*T) error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("unexpected error: %v", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if err := build(got); err != nil {
+		t.Errorf("BuildProfiles: %v", err)
+	}
+}
+
+// checkRejected is checkProblems for a call that must fail: it returns
+// nothing alongside the error.
+func checkRejected[T any](t *testing.T, got *T, err error, want []wantProblem) {
+	t.Helper()
+	if got != nil {
+		t.Errorf("got %+v alongside the error", got)
+	}
+	checkProblems(t, err, want)
+}
+
 func checkProblems(t *testing.T, err error, want []wantProblem) {
 	t.Helper()
 	if len(want) == 0 {

@@ -47,6 +47,9 @@ func TestOutOfTreePlugin(t *testing.T) {
 		p.NodeName, p.ZoneName = "n0", "zone-a"
 		return p
 	}
+	// AvoidPods on pods 0 and 1 over the lowest-ordinal tie-break.
+	const avoid01 = `[{"Name": "AvoidPods", "Weight": 10, "Args": {"Ordinals": [0, 1]}},
+		              {"Name": "LowestOrdinalPriority", "Weight": 1}]`
 	tests := []struct {
 		name       string
 		priorities string
@@ -58,11 +61,10 @@ func TestOutOfTreePlugin(t *testing.T) {
 		vreplicas:  5,
 		want:       []vsched.Placement{on(0, 3), on(1, 2)},
 	}, {
-		name: "AvoidPods steers away from pods 0 and 1",
-		priorities: `[{"Name": "AvoidPods", "Weight": 10, "Args": {"Ordinals": [0, 1]}},
-		              {"Name": "LowestOrdinalPriority", "Weight": 1}]`,
-		vreplicas: 5,
-		want:      []vsched.Placement{on(2, 3), on(3, 2)},
+		name:       "AvoidPods steers away from pods 0 and 1",
+		priorities: avoid01,
+		vreplicas:  5,
+		want:       []vsched.Placement{on(2, 3), on(3, 2)},
 	}, {
 		name: "Args as a string, as the seed writes them",
 		priorities: `[{"Name": "AvoidPods", "Weight": 10, "Args": "{\"Ordinals\": [1]}"},
@@ -70,11 +72,10 @@ func TestOutOfTreePlugin(t *testing.T) {
 		vreplicas: 5,
 		want:      []vsched.Placement{on(0, 3), on(2, 2)},
 	}, {
-		name: "a preference only: avoided pods are used once the others are full",
-		priorities: `[{"Name": "AvoidPods", "Weight": 10, "Args": {"Ordinals": [0, 1]}},
-		              {"Name": "LowestOrdinalPriority", "Weight": 1}]`,
-		vreplicas: 8,
-		want:      []vsched.Placement{on(0, 2), on(2, 3), on(3, 3)},
+		name:       "a preference only: avoided pods are used once the others are full",
+		priorities: avoid01,
+		vreplicas:  8,
+		want:       []vsched.Placement{on(0, 2), on(2, 3), on(3, 3)},
 	}, {
 		name: "weight 0 switches it off",
 		priorities: `[{"Name": "AvoidPods", "Weight": 0, "Args": {"Ordinals": [0, 1]}},

@@ -74,42 +74,50 @@ func unpack(cm *corev1.ConfigMap, defaultName string) (string, map[string]string
 }
 
 func parseScheduler(name string, data map[string]string, binary map[string][]byte, cfg *SchedulerConfig) (*SchedulerConfig, error) {
-	if errs := checkSize(data, binary); errs != nil {
-		return nil, asError(problems(name, errs))
+	if err := parseLists(name, data, binary, dataList{KeyPredicates, &cfg.Predicates}, dataList{KeyPriorities, &cfg.Priorities}); err != nil {
+		return nil, err
 	}
 	cfg.ConfigMap = name
-	errs := checkKeys(name, data, binary, KeyPredicates, KeyPriorities)
-	if v, ok := data[KeyPredicates]; ok && strings.TrimSpace(v) != "" {
-		list, lerrs := decodeList(v, predicatesPath)
-		cfg.Predicates = list
-		errs = append(errs, lerrs...)
-	}
-	if v, ok := data[KeyPriorities]; ok && strings.TrimSpace(v) != "" {
-		list, lerrs := decodeList(v, prioritiesPath)
-		cfg.Priorities = list
-		errs = append(errs, lerrs...)
-	}
-	if len(errs) > 0 {
-		return nil, asError(problems(name, errs))
-	}
 	return cfg, nil
 }
 
 func parseDescheduler(name string, data map[string]string, binary map[string][]byte, cfg *DeschedulerConfig) (*DeschedulerConfig, error) {
-	if errs := checkSize(data, binary); errs != nil {
-		return nil, asError(problems(name, errs))
+	if err := parseLists(name, data, binary, dataList{KeyPriorities, &cfg.Priorities}); err != nil {
+		return nil, err
 	}
 	cfg.ConfigMap = name
-	errs := checkKeys(name, data, binary, KeyPriorities)
-	if v, ok := data[KeyPriorities]; ok && strings.TrimSpace(v) != "" {
-		list, lerrs := decodeList(v, prioritiesPath)
-		cfg.Priorities = list
-		errs = append(errs, lerrs...)
+	return cfg, nil
+}
+
+// dataList is a data key holding a plugin list, and where it decodes to.
+type dataList struct {
+	key string
+	dst *[]framework.PluginConfig
+}
+
+// parseLists checks the ConfigMap's size and keys (only the lists' and
+// KeyExample are known) and decodes each list that is given and not blank
+// over its destination. Every problem comes back in one *Error.
+func parseLists(name string, data map[string]string, binary map[string][]byte, lists ...dataList) error {
+	if errs := checkSize(data, binary); errs != nil {
+		return asError(problems(name, errs))
+	}
+	keys := make([]string, len(lists))
+	for i, l := range lists {
+		keys[i] = l.key
+	}
+	errs := checkKeys(name, data, binary, keys...)
+	for _, l := range lists {
+		if v, ok := data[l.key]; ok && strings.TrimSpace(v) != "" {
+			list, lerrs := decodeList(v, dataPath.Child(l.key))
+			*l.dst = list
+			errs = append(errs, lerrs...)
+		}
 	}
 	if len(errs) > 0 {
-		return nil, asError(problems(name, errs))
+		return asError(problems(name, errs))
 	}
-	return cfg, nil
+	return nil
 }
 
 // checkKeys reports every data key other than allowed and KeyExample, and

@@ -224,15 +224,10 @@ func TestParseDefaults(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := config.ParseSchedulerConfigMap(tc.cm, inTree)
-			if err != nil {
-				t.Fatalf("unexpected error: %v", err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-			if _, err := config.BuildProfiles(context.Background(), inTree, got, nil); err != nil {
-				t.Errorf("BuildProfiles: %v", err)
-			}
+			checkAccepted(t, got, err, tc.want, func(got *config.SchedulerConfig) error {
+				_, err := config.BuildProfiles(context.Background(), inTree, got, nil)
+				return err
+			})
 		})
 	}
 }
@@ -260,15 +255,10 @@ func TestParseDeschedulerDefaults(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := config.ParseDeschedulerConfigMap(tc.cm, inTree)
-			if err != nil {
-				t.Fatalf("unexpected error: %v", err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-			if _, err := config.BuildProfiles(context.Background(), inTree, nil, got); err != nil {
-				t.Errorf("BuildProfiles: %v", err)
-			}
+			checkAccepted(t, got, err, tc.want, func(got *config.DeschedulerConfig) error {
+				_, err := config.BuildProfiles(context.Background(), inTree, nil, got)
+				return err
+			})
 		})
 	}
 	got, err := config.ParseDeschedulerConfigMapFromData(nil, inTree)
@@ -411,10 +401,7 @@ func TestParseSchedulerErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := config.ParseSchedulerConfigMapFromData(tc.data, inTree)
-			if got != nil {
-				t.Errorf("got a config %+v alongside the error", got)
-			}
-			checkProblems(t, err, tc.want)
+			checkRejected(t, got, err, tc.want)
 		})
 	}
 }
@@ -448,10 +435,7 @@ func TestParseDeschedulerErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := config.ParseDeschedulerConfigMap(tc.cm, inTree)
-			if got != nil {
-				t.Errorf("got a config %+v alongside the error", got)
-			}
-			checkProblems(t, err, tc.want)
+			checkRejected(t, got, err, tc.want)
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package config_test
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/framework/frameworktest"
 )
@@ -111,20 +109,10 @@ func TestDefaultPolicyUnevenZones(t *testing.T) {
 		zones: map[string]int32{"zone-a": 4, "zone-b": 4, "zone-c": 4},
 		nodes: map[string]int32{"a1": 2, "a2": 1, "a3": 1, "b1": 2, "b2": 2, "c1": 4},
 	}}
-	ps, err := config.BuildProfiles(context.Background(), inTree, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps := defaultProfiles(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := framework.NewDecision(framework.Place, tc.cluster, frameworktest.NewVPod("ns", "src", tc.vreplicas), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := ps.Place.Run(context.Background(), d, tc.vreplicas, nil)
-			if err != nil || res.Changed != tc.vreplicas {
-				t.Fatalf("Run = %+v, %v", res, err)
-			}
+			d := runAll(t, ps.Place, framework.Place, tc.cluster, frameworktest.NewVPod("ns", "src", tc.vreplicas), nil, tc.vreplicas)
 			got := placed(d.Placements())
 			zones, nodes := spreadOf(tc.cluster, got)
 			if diff := cmp.Diff(tc.zones, zones); diff != "" {

@@ -4,9 +4,17 @@
 // pods to drain for lost nodes and lowered capacity (Drains) and for
 // compaction (LowestSize, CompactionDrains), in what order and within which
 // limits the drained pods' sources are requeued (PlanDrainMoves, PlanMoves)
-// and moved (LimitDrainMoves), and which sources a rebalancing filter wants
-// moved once a zone is back (RebalanceMoves, and RebalanceScan, which
-// carries the search from one cycle to the next).
+// and moved (LimitDrainMoves), which vreplicas a shrinking source gives up
+// (Shrink), and which of a source's vreplicas a rebalancing filter wants
+// moved (WantsRebalance, Rebalance for one source in Schedule;
+// RebalanceMoves, and RebalanceScan, which carries that search from one
+// autoscaler cycle to the next, for all of them once a zone is back).
+//
+// Schedule's decision for one source reads as the steps of this package
+// around one run of the scheduler profile: SplitPlacements, then
+// LimitDrainMoves; then either the scheduler profile places what is
+// missing or Shrink removes the surplus; then Rebalance when
+// WantsRebalance says so.
 //
 // RebalanceScan looks each cycle only at the sources whose answer may have
 // changed: those whose placements changed (the state logs them:
@@ -21,9 +29,13 @@
 //
 // It decides only. Marking pods draining and requeueing sources is package
 // evictor's drain protocol; choosing where a moved vreplica goes is the
-// scheduler profile's (Schedule), and removing a shrinking source's
-// vreplicas the descheduler profile's (framework's Remove mode, built from
-// config-descheduler by package config). Every function here reads a
-// snapshot and changes nothing (RebalanceScan keeps only what it found), so the scheduler and the autoscaler's
-// simulations apply the same rules to different states.
+// scheduler profile's, and running a profile, in either mode, is package
+// framework's runtime (Profile.Run, Profile.Rebalance): Shrink and
+// Rebalance choose what to run for a source and on which placements, and
+// the profiles, built from config-scheduler and config-descheduler by
+// package config, choose the pods. Every function here reads a snapshot
+// (a framework.Cluster or a *state.State) and changes nothing
+// (RebalanceScan keeps only what it found from one call to the next), so
+// the scheduler and the autoscaler's simulations apply the same rules to
+// different states; counting and logging the moves is the caller's.
 package descheduler

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -87,6 +88,17 @@ func newEnv(t *testing.T, timeout time.Duration, controllers int) *env {
 	return e
 }
 
+// restartController kills the first controller and starts another, id,
+// with flags, and waits until it leads; it returns the new controller and
+// its log line saying so.
+func (e *env) restartController(id string, flags ...string) (*harness.Controller, harness.LogEntry) {
+	e.t.Helper()
+	e.ctrls[0].Kill()
+	e.mark("controller killed")
+	c := e.startController(id, flags...)
+	return c, e.waitLogged("its promotion after the restart", sinceStart(c), startedLeading)[c]
+}
+
 func (e *env) startController(id string, flags ...string) *harness.Controller {
 	c := e.cp.StartController(e.t, e.kubeconfig, systemNS, id, flags...)
 	e.ctrls = append(e.ctrls, c)
@@ -142,12 +154,26 @@ func perPod(srcs ...*v1alpha1.SampleSource) map[string]int32 {
 // in [1, maxV] from seed, and returns their vreplicas by name.
 func (e *env) createSources(n int, maxV int32, seed uint64) map[string]int32 {
 	e.t.Helper()
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	r := sizeRand(seed)
 	vs := make([]int32, n)
 	for i := range vs {
 		vs[i] = 1 + r.Int32N(maxV)
 	}
 	return e.createAll(vs)
+}
+
+// placeSources creates n sources as createSources does and waits until
+// they settle with every fitFor check; it returns their vreplicas by name
+// and the settled snapshot.
+func (e *env) placeSources(n int, maxV int32, seed uint64) (map[string]int32, *snapshot) {
+	e.t.Helper()
+	want := e.createSources(n, maxV, seed)
+	return want, e.settle(fmt.Sprintf("%d sources", n), fitFor(want), 2*time.Second, nil)
+}
+
+// sizeRand draws the sources' sizes from seed.
+func sizeRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
 // createAll creates sources src-000... with the vreplicas given, in order,
@@ -168,11 +194,8 @@ func (e *env) createAll(vs []int32) map[string]int32 {
 // drawn from seed.
 func (e *env) createSourcesTotal(n int, total int32, seed uint64) map[string]int32 {
 	e.t.Helper()
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	vs := make([]int32, n)
-	for i := range vs {
-		vs[i] = 1
-	}
+	r := sizeRand(seed)
+	vs := slices.Repeat([]int32{1}, n)
 	for left := total - int32(n); left > 0; left-- {
 		vs[r.IntN(n)]++
 	}
@@ -337,6 +360,17 @@ type checks struct {
 	// zone was down, the pods' zones are no longer round-robin by ordinal.
 	zoneFit bool
 }
+
+// fitFor checks everything settled placing from zero or scaling up ends
+// with: all placed, within the zone skew, on Running pods, and the
+// StatefulSet at the fit for the sources' vreplicas (want, by name).
+func fitFor(want map[string]int32) checks {
+	return checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}
+}
+
+// compacted checks everything settled compaction ends with: fitFor's
+// checks, with the replicas against zoneFitReplicas.
+var compacted = checks{allPlaced: true, zoneSkew: true, running: true, zoneFit: true}
 
 // violations returns what breaks the invariants. Always checked: no pod over
 // capacity, no placement on a pod that does not exist, no placement beyond

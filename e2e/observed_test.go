@@ -141,26 +141,28 @@ func (e *env) waitNodesSeen(marks logMarks, schedulable bool, nodes ...string) {
 // unavailable.
 func (e *env) failNodes(names ...string) {
 	e.t.Helper()
-	marks := e.logMarks()
-	for _, n := range names {
-		e.failNode(n)
-	}
-	for _, n := range names {
-		e.waitNode(n, false)
-	}
-	e.waitNodesSeen(marks, false, names...)
+	e.setNodesHealthy(false, names)
 }
 
 // recoverNodes resumes the nodes' kwok and waits until they are healthy and
 // every controller's scheduler has seen them schedulable again.
 func (e *env) recoverNodes(names ...string) {
 	e.t.Helper()
+	e.setNodesHealthy(true, names)
+}
+
+func (e *env) setNodesHealthy(healthy bool, names []string) {
+	e.t.Helper()
 	marks := e.logMarks()
 	for _, n := range names {
-		e.recoverNode(n)
+		if healthy {
+			e.recoverNode(n)
+		} else {
+			e.failNode(n)
+		}
 	}
 	for _, n := range names {
-		e.waitNode(n, true)
+		e.waitNode(n, healthy)
 	}
-	e.waitNodesSeen(marks, true, names...)
+	e.waitNodesSeen(marks, healthy, names...)
 }

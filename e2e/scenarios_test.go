@@ -28,7 +28,7 @@ func TestPlaceFromZero(t *testing.T) {
 	want := e.createSourcesTotal(50, 1000, 1)
 	e.mark("50 sources (1,000 vreplicas) created")
 	var placedAt time.Time
-	s := e.settle("50 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 3*time.Second,
+	s := e.settle("50 sources", fitFor(want), 3*time.Second,
 		func(s *snapshot) {
 			if placedAt.IsZero() && s.adapterSettled() && len(s.violations(checks{allPlaced: true, running: true, wantReplicas: -1})) == 0 {
 				placedAt = s.at
@@ -53,15 +53,14 @@ func TestPlaceFromZero(t *testing.T) {
 func TestScaleAndCompact(t *testing.T) {
 	e := newEnv(t, 6*time.Minute, 1)
 	w := e.watchStatuses()
-	want := e.createSources(30, 6, 2)
-	e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
+	want, _ := e.placeSources(30, 6, 2)
 
 	for name, v := range want {
 		want[name] = min(v*2, 12)
 		e.setVReplicas(name, want[name])
 	}
 	e.mark("scaled up")
-	e.settle("scale-up", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
+	e.settle("scale-up", fitFor(want), 2*time.Second, nil)
 
 	// 1 to 4 vreplicas by name (73 in all, 8 pods' worth: 9 with the
 	// zones), not a multiple of the capacity of 3 pods.
@@ -71,7 +70,7 @@ func TestScaleAndCompact(t *testing.T) {
 		e.setVReplicas(name, want[name])
 	}
 	e.mark("scaled down")
-	e.settle("scale-down and compaction", checks{allPlaced: true, zoneSkew: true, running: true, zoneFit: true}, 2*time.Second, nil)
+	e.settle("scale-down and compaction", compacted, 2*time.Second, nil)
 
 	for i := 0; i < 30; i += 2 {
 		name := fmt.Sprintf("src-%03d", i)
@@ -79,7 +78,7 @@ func TestScaleAndCompact(t *testing.T) {
 		delete(want, name)
 	}
 	e.mark("half deleted")
-	e.settle("delete half and compaction", checks{allPlaced: true, zoneSkew: true, running: true, zoneFit: true}, 2*time.Second, nil)
+	e.settle("delete half and compaction", compacted, 2*time.Second, nil)
 	w.check(e)
 }
 
@@ -89,8 +88,7 @@ func TestScaleAndCompact(t *testing.T) {
 // scheduler cannot honour a cordon its informer has not delivered yet.
 func TestCordonNode(t *testing.T) {
 	e := newEnv(t, 4*time.Minute, 1)
-	want := e.createSources(20, 5, 3)
-	s := e.settle("20 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
+	want, s := e.placeSources(20, 5, 3)
 	const node = "zone-a-node-0"
 	before := s.placedOn(node)
 	e.cordon(node, true)
@@ -106,7 +104,7 @@ func TestCordonNode(t *testing.T) {
 	}
 	e.cordon(node, false)
 	e.mark("node uncordoned")
-	e.settle("uncordoned and compacted", checks{allPlaced: true, zoneSkew: true, running: true, zoneFit: true}, 2*time.Second, nil)
+	e.settle("uncordoned and compacted", compacted, 2*time.Second, nil)
 }
 
 // TestNodeFails: a node stops heartbeating; once the node lifecycle
@@ -116,8 +114,7 @@ func TestCordonNode(t *testing.T) {
 // vreplicas moved for a lost node.
 func TestNodeFails(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
-	want := e.createSources(30, 6, 4)
-	s := e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
+	_, s := e.placeSources(30, 6, 4)
 	// The node holding the most vreplicas.
 	node, most := "", int32(0)
 	for name := range s.nodes {
@@ -146,7 +143,7 @@ func TestNodeFails(t *testing.T) {
 	}
 	e.recoverNodes(node)
 	e.mark("node recovered")
-	e.settle("node recovered and compacted", checks{allPlaced: true, zoneSkew: true, running: true, zoneFit: true}, 2*time.Second, nil)
+	e.settle("node recovered and compacted", compacted, 2*time.Second, nil)
 }
 
 // TestZoneFailsAndRecovers: both nodes of a zone fail; the vreplicas there
@@ -156,8 +153,7 @@ func TestNodeFails(t *testing.T) {
 // over all three.
 func TestZoneFailsAndRecovers(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
-	want := e.createSources(30, 6, 5)
-	e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
+	want, _ := e.placeSources(30, 6, 5)
 	nodes := []string{"zone-c-node-0", "zone-c-node-1"}
 	e.failNodes(nodes...)
 	down := time.Now()
@@ -211,7 +207,7 @@ func TestZoneFailsAndRecovers(t *testing.T) {
 		after[name] = true
 		want[name] = 3
 	}
-	s = e.settle("after recovery", checks{allPlaced: true, zoneSkew: true, running: true, zoneFit: true}, 2*time.Second, nil)
+	s = e.settle("after recovery", compacted, 2*time.Second, nil)
 	for _, src := range s.sources {
 		if after[src.Name] {
 			if z := s.zonesOf(src); len(z) != 3 {
@@ -228,11 +224,8 @@ func TestControllerRestart(t *testing.T) {
 	w := e.watchStatuses()
 	want := e.createSources(50, 8, 6)
 	e.waitFor("some sources placed", func(s *snapshot) bool { return s.placedTotal() > 0 })
-	e.ctrls[0].Kill()
-	e.mark("controller killed")
-	c := e.startController("ctrl-restarted")
-	e.waitLogged("its promotion after the restart", sinceStart(c), startedLeading)
-	e.settle("after restart", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 3*time.Second, nil)
+	e.restartController("ctrl-restarted")
+	e.settle("after restart", fitFor(want), 3*time.Second, nil)
 	w.check(e)
 }
 
@@ -247,12 +240,8 @@ func TestControllerRestart(t *testing.T) {
 func TestControllerRestartSlowSourceSync(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
 	w := e.watchStatuses()
-	want := e.createSources(30, 6, 10)
-	e.settle("30 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
-	e.ctrls[0].Kill()
-	e.mark("controller killed")
-	c := e.startController("ctrl-slow", "--source-sync-delay=25s")
-	led := e.waitLogged("its promotion, its sources held back", sinceStart(c), startedLeading)[c]
+	want, _ := e.placeSources(30, 6, 10)
+	c, led := e.restartController("ctrl-slow", "--source-sync-delay=25s")
 	for i := 30; i < 36; i++ {
 		name := fmt.Sprintf("src-%03d", i)
 		e.createSource(name, 5)
@@ -264,7 +253,7 @@ func TestControllerRestartSlowSourceSync(t *testing.T) {
 		t.Fatalf("the source informer started before the controller led: the delay did not cover the window this scenario tests")
 	}
 	e.waitLogged("the sources synced", sinceStart(c), sourcesSynced)
-	e.settle("after the slow restart", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 3*time.Second, nil)
+	e.settle("after the slow restart", fitFor(want), 3*time.Second, nil)
 	w.check(e)
 }
 
@@ -273,8 +262,7 @@ func TestControllerRestartSlowSourceSync(t *testing.T) {
 func TestLeaderFailover(t *testing.T) {
 	e := newEnv(t, 4*time.Minute, 2)
 	w := e.watchStatuses()
-	want := e.createSources(25, 8, 7)
-	e.settle("25 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
+	want, _ := e.placeSources(25, 8, 7)
 	leader := e.leaseHolder()
 	var victim, other = -1, -1
 	for i, c := range e.ctrls {
@@ -296,7 +284,7 @@ func TestLeaderFailover(t *testing.T) {
 	e.ctrls[victim].Kill()
 	e.mark("leader killed")
 	e.waitLogged("the leader change", marks, startedLeading)
-	e.settle("after failover", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
+	e.settle("after failover", fitFor(want), 2*time.Second, nil)
 	if h := e.leaseHolder(); !strings.HasPrefix(h, e.ctrls[other].Identity) {
 		t.Errorf("lease held by %q after failover, want %s", h, e.ctrls[other].Identity)
 	}
@@ -308,8 +296,7 @@ func TestLeaderFailover(t *testing.T) {
 // last good one stays.
 func TestConfigSchedulerLive(t *testing.T) {
 	e := newEnv(t, 4*time.Minute, 1)
-	want := e.createSources(10, 4, 8)
-	e.settle("10 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
+	e.placeSources(10, 4, 8)
 
 	// Pack onto the lowest ordinals: no spread at all.
 	packed := `apiVersion: v1
@@ -398,7 +385,7 @@ func TestAPIServerRestart(t *testing.T) {
 		e.createSource(name, 3)
 		want[name] = 3
 	}
-	e.settle("after apiserver restart", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 3*time.Second, nil)
+	e.settle("after apiserver restart", fitFor(want), 3*time.Second, nil)
 	for _, c := range e.ctrls {
 		if !c.Running() {
 			t.Errorf("%s exited: %v", c.Name, c.ExitErr())

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vsched/vsched/internal/cli"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/internal/sim"
 )
 
 // TestSnapshotReproducesLivePlacements takes a `vsched snapshot` of the
@@ -24,8 +25,7 @@ import (
 // as the scheduler sees them.
 func TestSnapshotReproducesLivePlacements(t *testing.T) {
 	e := newEnv(t, 5*time.Minute, 1)
-	want := e.createSources(20, 6, 3)
-	live := e.settle("20 sources", checks{allPlaced: true, zoneSkew: true, running: true, wantReplicas: fitReplicas(sum(want))}, 2*time.Second, nil)
+	_, live := e.placeSources(20, 6, 3)
 
 	var snap, errOut bytes.Buffer
 	clients := func(string, string) (kubernetes.Interface, dynamic.Interface, error) {
@@ -40,22 +40,19 @@ func TestSnapshotReproducesLivePlacements(t *testing.T) {
 	}
 	e.mark("snapshot taken")
 
-	var sim bytes.Buffer
+	var simOut bytes.Buffer
 	errOut.Reset()
-	code = cli.Main([]string{"simulate", "-f", "-", "-o", "json"}, cli.Env{Stdin: bytes.NewReader(snap.Bytes()), Stdout: &sim, Stderr: &errOut})
+	code = cli.Main([]string{"simulate", "-f", "-", "-o", "json"}, cli.Env{Stdin: bytes.NewReader(snap.Bytes()), Stdout: &simOut, Stderr: &errOut})
 	if code != cli.ExitOK {
 		t.Fatalf("vsched simulate of the snapshot: exit %d: %s\n%s", code, errOut.String(), snap.String())
 	}
-	var res struct {
-		Initial struct {
-			Placements map[string][]struct {
-				PodName   string `json:"podName"`
-				VReplicas int32  `json:"vreplicas"`
-			} `json:"placements"`
-		} `json:"initial"`
-	}
-	if err := json.Unmarshal(sim.Bytes(), &res); err != nil {
+	// -o json writes a sim.Result.
+	var res sim.Result
+	if err := json.Unmarshal(simOut.Bytes(), &res); err != nil {
 		t.Fatal(err)
+	}
+	if res.Initial == nil {
+		t.Fatal("the simulation shows no initial cluster")
 	}
 	got, wantPlaced := map[string]map[string]int32{}, map[string]map[string]int32{}
 	for src, ps := range res.Initial.Placements {

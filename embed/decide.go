@@ -36,8 +36,8 @@ const (
 	StaleDelay = 100 * time.Millisecond
 )
 
-// Decision is what a reconciler does with a Schedule result.
-type Decision struct {
+// Verdict is what a reconciler does with a Schedule result.
+type Verdict struct {
 	// Write says Placements and Condition go to the source's status. It is
 	// false when the scheduler did not decide (not the leader, not ready,
 	// a stale read); a refused source gets its Condition but keeps its
@@ -57,22 +57,22 @@ type Decision struct {
 }
 
 // Decide schedules vpod and returns what to do with the result.
-func (s *Scheduler) Decide(ctx context.Context, vpod vsched.VPod) Decision {
+func (s *Scheduler) Decide(ctx context.Context, vpod vsched.VPod) Verdict {
 	moved := statefulset.Moves{}
 	placements, err := s.Schedule(statefulset.WithMoves(ctx, moved), vpod)
 	switch {
 	case errors.Is(err, vsched.ErrNotLeader):
-		return Decision{}
+		return Verdict{}
 	case errors.Is(err, statefulset.ErrNotReady):
-		return Decision{RequeueAfter: NotReadyDelay}
+		return Verdict{RequeueAfter: NotReadyDelay}
 	case errors.Is(err, statefulset.ErrStale):
-		return Decision{RequeueAfter: StaleDelay}
+		return Verdict{RequeueAfter: StaleDelay}
 	case err == nil || errors.Is(err, vsched.ErrNotEnoughReplicas):
 		// Partial placements are valid: the scheduler requeues the
 		// source when room appears.
-		return Decision{Write: true, Placements: placements, Condition: Condition(placements, err), Moved: moved}
+		return Verdict{Write: true, Placements: placements, Condition: Condition(placements, err), Moved: moved}
 	}
-	return Decision{Condition: Condition(placements, err), Err: err}
+	return Verdict{Condition: Condition(placements, err), Err: err}
 }
 
 // Condition turns a Schedule result into the Scheduled condition: True
@@ -106,7 +106,7 @@ const ReasonVReplicasMoved = "VReplicasMoved"
 // written, when d moved vreplicas off pods that were drained or whose node
 // was lost: the moves an operator asks about. Rebalancing and capacity
 // moves are left to the metrics. ok is false when there is nothing to say.
-func MovedEvent(d Decision) (msg string, ok bool) {
+func MovedEvent(d Verdict) (msg string, ok bool) {
 	var parts []string
 	if n := d.Moved[statefulset.MoveLostNode]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d vreplica(s) off pods whose node was lost", n))

@@ -102,11 +102,7 @@ func start(t *testing.T, alwaysLeader bool) (*embed.Scheduler, *memcluster.Clust
 
 func TestDecide(t *testing.T) {
 	s, _, sources, _ := start(t, true)
-	key := types.NamespacedName{Namespace: "ns", Name: "src"}
-	src, err := sources.Create(key, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := mustCreate(t, sources, 5)
 	d := s.Decide(context.Background(), src)
 	if !d.Write || d.Err != nil || d.RequeueAfter != 0 {
 		t.Fatalf("Decide(5 vreplicas on 4 slots) = %+v; want written, no error", d)
@@ -132,10 +128,7 @@ func TestDecide(t *testing.T) {
 func TestDecideMovedEvent(t *testing.T) {
 	s, c, sources, _ := start(t, true)
 	ctx := context.Background()
-	key := types.NamespacedName{Namespace: "ns", Name: "src"}
-	if _, err := sources.Create(key, 2); err != nil {
-		t.Fatal(err)
-	}
+	mustCreate(t, sources, 2)
 	if _, err := sources.Reconcile(ctx, s, key); err != nil { // adapter-0
 		t.Fatal(err)
 	}
@@ -158,6 +151,19 @@ func TestDecideMovedEvent(t *testing.T) {
 	}
 }
 
+// key is the source the tests create.
+var key = types.NamespacedName{Namespace: "ns", Name: "src"}
+
+// mustCreate creates the source key wanting vreplicas.
+func mustCreate(t *testing.T, sources *memcluster.Sources, vreplicas int32) *vsched.PlainVPod {
+	t.Helper()
+	src, err := sources.Create(key, vreplicas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
 func mustGet(t *testing.T, sources *memcluster.Sources, key types.NamespacedName) vsched.VPod {
 	t.Helper()
 	v, err := sources.Get(key)
@@ -169,22 +175,15 @@ func mustGet(t *testing.T, sources *memcluster.Sources, key types.NamespacedName
 
 func TestDecideNotLeader(t *testing.T) {
 	s, _, sources, _ := start(t, false)
-	src, err := sources.Create(types.NamespacedName{Namespace: "ns", Name: "src"}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := s.Decide(context.Background(), src); !cmp.Equal(d, embed.Decision{}) {
+	src := mustCreate(t, sources, 1)
+	if d := s.Decide(context.Background(), src); !cmp.Equal(d, embed.Verdict{}) {
 		t.Errorf("a follower's Decide = %+v; want nothing to do", d)
 	}
 }
 
 func TestSourceHandler(t *testing.T) {
 	s, _, sources, requeued := start(t, true)
-	key := types.NamespacedName{Namespace: "ns", Name: "src"}
-	src, err := sources.Create(key, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := mustCreate(t, sources, 2)
 	var enqueued []any
 	h := s.SourceHandler(func(obj any) (vsched.VPod, bool) { v, ok := obj.(vsched.VPod); return v, ok },
 		func(obj any) { enqueued = append(enqueued, obj) })

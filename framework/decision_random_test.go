@@ -13,28 +13,6 @@ import (
 	ft "github.com/vsched/vsched/framework/frameworktest"
 )
 
-// statsOf summarises values the slow, obvious way.
-func statsOf(values []int32) framework.DomainStats {
-	if len(values) == 0 {
-		return framework.DomainStats{}
-	}
-	s := framework.DomainStats{Domains: len(values), Min: slices.Min(values), Max: slices.Max(values)}
-	s.NextMin, s.NextMax = s.Max, s.Min
-	for _, v := range values {
-		if v == s.Min {
-			s.AtMin++
-		} else if v < s.NextMin {
-			s.NextMin = v
-		}
-		if v == s.Max {
-			s.AtMax++
-		} else if v > s.NextMax {
-			s.NextMax = v
-		}
-	}
-	return s
-}
-
 func skewWith(values []int32, i int, delta int32) int32 {
 	v := slices.Clone(values)
 	v[i] += delta
@@ -88,7 +66,7 @@ func checkIncremental(t *testing.T, what string, d *framework.Decision) {
 		got    framework.DomainStats
 		values []int32
 	}{{"pod", d.PodStats(), pods}, {"node", d.NodeStats(), nodes}, {"zone", d.ZoneStats(), zones}} {
-		if diff := cmp.Diff(statsOf(dom.values), dom.got); diff != "" {
+		if diff := cmp.Diff(ft.StatsOf(dom.values), dom.got); diff != "" {
 			t.Fatalf("%s: %s stats of %v (-recount +decision):\n%s", what, dom.name, dom.values, diff)
 		}
 		for i, v := range dom.values {

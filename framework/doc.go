@@ -26,10 +26,18 @@
 // descheduler profile (choosing which vreplicas to remove); Decision.Mode says
 // which is running.
 //
+// The plugin API and the runtime share one package on purpose. A plugin
+// author imports this package alone either way, and the runtime changes a
+// Decision through unexported methods as it places each vreplica (apply):
+// in a package of its own it would need exported mutators that a plugin
+// could call in the middle of a decision.
+//
 // A plugin is described by a Spec and registered in a Registry, which
 // refuses a Spec whose plugin does not implement the kinds it declares.
 // Args are decoded strictly (DecodeStrict: unknown, duplicate and
 // case-mismatched fields are errors naming the nearest field), defaulted
 // and validated once, when a profile is built; an unknown plugin name is
 // reported with the nearest registered one. ExampleSpec writes a plugin.
+// NewFunc and DefaultedArgs spare a plugin package the code every exported
+// constructor repeats (see plugins/example).
 package framework

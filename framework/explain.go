@@ -78,21 +78,27 @@ func (e *Explanation) WriteText(w io.Writer) error {
 			if c.Ordinal == s.Winner {
 				mark = "*"
 			}
-			if c.Rejected != nil {
-				fmt.Fprintf(&b, "  %s %-24s rejected by %s: %s\n", mark, c.Pod, c.Rejected.Plugin, strings.Join(c.Rejected.Reasons, ", "))
-				continue
-			}
-			parts := make([]string, len(c.Scores))
-			for i, sc := range c.Scores {
-				if sc.Error != "" {
-					parts[i] = fmt.Sprintf("%s x%d failed (%s)", sc.Plugin, sc.Weight, sc.Error)
-					continue
-				}
-				parts[i] = fmt.Sprintf("%s %d x%d", sc.Plugin, sc.Score, sc.Weight)
-			}
-			fmt.Fprintf(&b, "  %s %-24s total %-5d %s\n", mark, c.Pod, c.Total, strings.Join(parts, ", "))
+			fmt.Fprintf(&b, "  %s %-24s %s\n", mark, c.Pod, c.Verdict())
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Verdict is the candidate's fate in one line, as WriteText shows it: the
+// filter that rejected it and why, or its total and each score ("plugin
+// score xweight"). Tools that lay candidates out their own way use it.
+func (c CandidateExplanation) Verdict() string {
+	if c.Rejected != nil {
+		return fmt.Sprintf("rejected by %s: %s", c.Rejected.Plugin, strings.Join(c.Rejected.Reasons, ", "))
+	}
+	parts := make([]string, len(c.Scores))
+	for i, sc := range c.Scores {
+		if sc.Error != "" {
+			parts[i] = fmt.Sprintf("%s x%d failed (%s)", sc.Plugin, sc.Weight, sc.Error)
+			continue
+		}
+		parts[i] = fmt.Sprintf("%s %d x%d", sc.Plugin, sc.Score, sc.Weight)
+	}
+	return fmt.Sprintf("total %-5d %s", c.Total, strings.Join(parts, ", "))
 }

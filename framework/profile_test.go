@@ -304,13 +304,7 @@ func TestNewProfile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := framework.NewProfile(tt.mode, tt.filters, tt.scores)
-			got := ""
-			if err != nil {
-				got = err.Error()
-			}
-			if got != tt.wantErr {
-				t.Fatalf("NewProfile error = %q, want %q", got, tt.wantErr)
-			}
+			wantError(t, "NewProfile", err, tt.wantErr)
 			if err != nil {
 				return
 			}

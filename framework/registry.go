@@ -141,6 +141,50 @@ func (s Spec[A]) Registration() Registration {
 	}
 }
 
+// NewFunc adapts a plugin's constructor, which returns its own type so that
+// embedders calling it need no type assertion, to Spec.New:
+//
+//	New: framework.NewFunc(New),
+//
+// On error the Plugin is nil, not an interface holding a nil *P.
+func NewFunc[A any, P Plugin](newPlugin func(context.Context, *A) (P, error)) func(context.Context, *A) (Plugin, error) {
+	return func(ctx context.Context, args *A) (Plugin, error) {
+		p, err := newPlugin(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+}
+
+// NoArgsNewFunc is NewFunc for a plugin without args whose constructor
+// cannot fail.
+func NoArgsNewFunc[P Plugin](newPlugin func() P) func(context.Context, *NoArgs) (Plugin, error) {
+	return func(context.Context, *NoArgs) (Plugin, error) { return newPlugin(), nil }
+}
+
+// DefaultedArgs returns a shallow copy of args (the zero A for nil) passed through
+// defaults and validate, either of which may be nil, for a plugin's exported
+// New: embedders building the plugin without the registry get the checks
+// DecodeArgs makes. Problems come back as one error prefixed with the
+// plugin's name ("EvenPodSpread: MaxSkew: Invalid value: 0: ..."). *args is
+// never changed: the caller may share it.
+func DefaultedArgs[A any](name string, args *A, defaults func(*A), validate func(*A, *field.Path) field.ErrorList) (A, error) {
+	var a A
+	if args != nil {
+		a = *args
+	}
+	if defaults != nil {
+		defaults(&a)
+	}
+	if validate != nil {
+		if errs := validate(&a, nil); len(errs) > 0 {
+			return a, fmt.Errorf("%s: %w", name, errs.ToAggregate())
+		}
+	}
+	return a, nil
+}
+
 // DecodeStrict decodes the JSON object in raw into out. Empty or all-blank
 // input, and JSON null, leave out untouched. It rejects, naming the field
 // and suggesting the nearest one:

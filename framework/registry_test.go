@@ -218,13 +218,7 @@ func TestRegistryRegisterErrors(t *testing.T) {
 			r := fakeRegistry(t)
 			before := regNames(r)
 			err := r.Register(tt.reg)
-			got := ""
-			if err != nil {
-				got = err.Error()
-			}
-			if got != tt.wantErr {
-				t.Fatalf("Register error = %q, want %q", got, tt.wantErr)
-			}
+			wantError(t, "Register", err, tt.wantErr)
 			if err != nil {
 				if diff := cmp.Diff(before, regNames(r)); diff != "" {
 					t.Errorf("a failed Register changed the registry (-before +after):\n%s", diff)
@@ -547,13 +541,7 @@ func TestRegisterChecksKinds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var r framework.Registry
 			err := r.Register(tt.spec)
-			got := ""
-			if err != nil {
-				got = err.Error()
-			}
-			if got != tt.wantErr {
-				t.Fatalf("Register error = %q, want %q", got, tt.wantErr)
-			}
+			wantError(t, "Register", err, tt.wantErr)
 		})
 	}
 }
@@ -608,5 +596,18 @@ func TestUnknownPluginSuggestsName(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, errStrings(errs)); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
+// wantError fails the test unless the call's error reads want ("" for no
+// error).
+func wantError(t *testing.T, call string, err error, want string) {
+	t.Helper()
+	got := ""
+	if err != nil {
+		got = err.Error()
+	}
+	if got != want {
+		t.Fatalf("%s error = %q, want %q", call, got, want)
 	}
 }

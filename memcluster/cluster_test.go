@@ -149,7 +149,7 @@ func TestObjectsLookReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if node.Labels[memcluster.LabelZone] != "a" || !ready(node) || node.ResourceVersion == "" {
+	if node.Labels[memcluster.LabelZone] != "a" || readyStatus(node) != corev1.ConditionTrue || node.ResourceVersion == "" {
 		t.Errorf("node = %+v; want zone label a, Ready, a resource version", node)
 	}
 	if ok, _, why := state.NodeAvailability(node); !ok {
@@ -173,15 +173,6 @@ func TestObjectsLookReal(t *testing.T) {
 	if len(pod.OwnerReferences) != 1 || pod.OwnerReferences[0].UID != set.UID {
 		t.Errorf("pod owner references %v; want the StatefulSet %s", pod.OwnerReferences, set.UID)
 	}
-}
-
-func ready(n *corev1.Node) bool {
-	for _, cond := range n.Status.Conditions {
-		if cond.Type == corev1.NodeReady {
-			return cond.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 func TestScaleTo(t *testing.T) {

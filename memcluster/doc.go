@@ -51,8 +51,9 @@
 // Status writes (CommitPlacements) can fail on request: FailCommits(n,
 // err) fails the next n with err, ConflictCommits(n) has another writer win
 // the next n (the source moves to a new version and the write conflicts),
-// and SetCommitHook sees, and may fail, every write. Each source version is
-// a *vsched.PlainVPod.
+// and SetCommitHook sees, and may fail, every write. Put stores a source
+// whole, spec and status at once, to arrange a state no controller's writes
+// reach in one step. Each source version is a *vsched.PlainVPod.
 //
 // # Why it is public
 //

@@ -36,21 +36,18 @@ type gate struct {
 // Release. Sync stops waiting for the kind while it is held (it waits for
 // the others as usual), and the kind's writes are not throttled. The
 // informers' initial list is not held: hold after Start.
-func (c *Cluster) Hold(k Kind) {
-	c.tmu.Lock()
-	defer c.tmu.Unlock()
-	g := &c.t.gates[k]
-	g.held, g.budget = true, 0
-	c.gateChangedLocked(k)
-}
+func (c *Cluster) Hold(k Kind) { c.setHeld(k, true) }
 
 // Release hands every held event of the kind to the informers, in order,
 // and stops holding it. Sync then waits for them again.
-func (c *Cluster) Release(k Kind) {
+func (c *Cluster) Release(k Kind) { c.setHeld(k, false) }
+
+// setHeld starts or ends a hold; either way no partial release is left.
+func (c *Cluster) setHeld(k Kind, held bool) {
 	c.tmu.Lock()
 	defer c.tmu.Unlock()
 	g := &c.t.gates[k]
-	g.held, g.budget = false, 0
+	g.held, g.budget = held, 0
 	c.gateChangedLocked(k)
 }
 

@@ -78,6 +78,20 @@ func (s *Sources) Create(key types.NamespacedName, vreplicas int32, partitions .
 	return v, nil
 }
 
+// Put stores the source as given, spec and status at once, creating or
+// replacing it unconditionally at a new resource version (the one given is
+// ignored). It arranges a state no controller's writes would reach in one
+// step: a status written by someone else, placements that break the
+// rules, a negative spec.
+func (s *Sources) Put(v vsched.PlainVPod) *vsched.PlainVPod {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v.Placements = slices.Clone(v.Placements)
+	v.ResourceVersion = s.nextRV()
+	s.items[v.Key] = &v
+	return &v
+}
+
 // update replaces the source with a modified copy at a new version.
 func (s *Sources) update(key types.NamespacedName, mutate func(*vsched.PlainVPod) error) (*vsched.PlainVPod, error) {
 	s.mu.Lock()
@@ -211,31 +225,26 @@ func (s *Sources) Get(key types.NamespacedName) (*vsched.PlainVPod, error) {
 // vsched.VPodLister. While FailList is in force it fails; while the lister
 // is not synced (SetSynced(false)) it returns an empty list and no error;
 // and while the list is frozen it returns the snapshot taken by FreezeList.
-func (s *Sources) List() ([]vsched.VPod, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lists++
-	if s.listErr != nil {
-		return nil, s.listErr
-	}
-	if s.unsynced {
-		return []vsched.VPod{}, nil
-	}
-	if s.frozen != nil {
-		return slices.Clone(s.frozen), nil
-	}
-	return s.snapshotLocked(), nil
-}
+func (s *Sources) List() ([]vsched.VPod, error) { return s.list(true) }
 
 // ListFresh lists every source as the API server holds it: neither a frozen
 // nor an unsynced lister affects it, FailList does. Pass it as
 // statefulset.Config.FreshLister.
-func (s *Sources) ListFresh() ([]vsched.VPod, error) {
+func (s *Sources) ListFresh() ([]vsched.VPod, error) { return s.list(false) }
+
+// list counts the call and lists, failing while FailList is in force; the
+// lister's view (not synced, frozen) applies when viaLister.
+func (s *Sources) list(viaLister bool) ([]vsched.VPod, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lists++
-	if s.listErr != nil {
+	switch {
+	case s.listErr != nil:
 		return nil, s.listErr
+	case viaLister && s.unsynced:
+		return []vsched.VPod{}, nil
+	case viaLister && s.frozen != nil:
+		return slices.Clone(s.frozen), nil
 	}
 	return s.snapshotLocked(), nil
 }

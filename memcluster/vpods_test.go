@@ -123,6 +123,27 @@ func TestSourcesCRUD(t *testing.T) {
 	}
 }
 
+// TestPut: Put creates or replaces a source whole, at a new version, and
+// keeps no alias of the caller's placements.
+func TestPut(t *testing.T) {
+	s := memcluster.NewSources()
+	ps := []vsched.Placement{pl("adapter-0", 2)}
+	a := s.Put(vsched.PlainVPod{Key: key("a"), VReplicas: -1, Placements: ps, ResourceVersion: "99", Resources: 4})
+	ps[0].VReplicas = 9
+	b := s.Put(vsched.PlainVPod{Key: key("a"), VReplicas: 3})
+	want := []vpodView{{Key: "ns/a", VReplicas: 3, RV: b.GetResourceVersion()}}
+	if d := cmp.Diff(want, listView(t, s)); d != "" {
+		t.Errorf("List() after two Puts (-want +got):\n%s", d)
+	}
+	wantA := vpodView{Key: "ns/a", VReplicas: -1, Placements: []vsched.Placement{pl("adapter-0", 2)}, RV: "1", Resources: 4}
+	if d := cmp.Diff(wantA, viewOf(a)); d != "" {
+		t.Errorf("first Put (-want +got):\n%s", d)
+	}
+	if rvNum(t, b.GetResourceVersion()) <= rvNum(t, a.GetResourceVersion()) {
+		t.Errorf("resource version did not increase: %s after %s", b.GetResourceVersion(), a.GetResourceVersion())
+	}
+}
+
 func TestCommitPlacements(t *testing.T) {
 	s := memcluster.NewSources()
 	v1, _ := s.Create(key("a"), 3)

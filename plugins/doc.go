@@ -41,6 +41,12 @@
 //     value is meaningful, so that Defaults can tell "absent" from an
 //     explicit 0. Register checks that the plugin implements the Kinds
 //     declared; set Spec.Type when the default args do not validate.
+//     Export New returning the plugin's own type, for embedders that build
+//     it without a registry, and give it to the Spec as
+//     framework.NewFunc(New) (framework.NoArgsNewFunc for a plugin without
+//     args). New starts with framework.DefaultedArgs(Name, args,
+//     SetDefaults, Validate), so that it checks args as the registry does
+//     and names the plugin in its error.
 //  3. Register Spec.Registration() in a framework.Registry, either directly
 //     (Registry.Register on a Clone of the in-tree registry) or by building
 //     a registry of one's own plugins with framework.NewRegistry and merging

@@ -68,14 +68,7 @@ func TestNormalizeBoundsCounts(t *testing.T) {
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("Normalize() (-want +got):\n%s", d)
 			}
-			if len(problems) != len(tc.wantProblems) {
-				t.Fatalf("problems = %q, want %d matching %q", problems, len(tc.wantProblems), tc.wantProblems)
-			}
-			for i, w := range tc.wantProblems {
-				if !strings.Contains(problems[i], w) {
-					t.Errorf("problems[%d] = %q, want it to contain %q", i, problems[i], w)
-				}
-			}
+			checkProblems(t, problems, tc.wantProblems)
 		})
 	}
 }

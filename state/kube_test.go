@@ -12,32 +12,19 @@ import (
 )
 
 func TestOrdinalOf(t *testing.T) {
-	tests := []struct {
-		name   string
-		want   int32
-		wantOK bool
-	}{
-		{"adapter-0", 0, true},
-		{"adapter-17", 17, true},
-		{"adapter", -1, false},
-		{"adapter-", -1, false},
-		{"adapter--1", -1, false},
-		{"adapter-01", -1, false},
-		{"adapter-+1", -1, false},
-		{"adapter-x", -1, false},
-		{"adapter-1-2", -1, false},
-		{"adapterx-1", -1, false},
-		{"web-1", -1, false},
-		{"-1", -1, false},
-		{"", -1, false},
-		{"adapter-99999999999", -1, false},
-		{"adapter-2147483648", -1, false},
-	}
 	s := newState(t, 1)
-	for _, tc := range tests {
-		ord, ok := s.OrdinalOf(tc.name)
-		if ord != tc.want || ok != tc.wantOK {
-			t.Errorf("OrdinalOf(%q) = %d, %v; want %d, %v", tc.name, ord, ok, tc.want, tc.wantOK)
+	for name, want := range map[string]int32{"adapter-0": 0, "adapter-17": 17} {
+		if ord, ok := s.OrdinalOf(name); ord != want || !ok {
+			t.Errorf("OrdinalOf(%q) = %d, %v; want %d, true", name, ord, ok, want)
+		}
+	}
+	// Not "<statefulset>-<ordinal>", or an ordinal beyond int32: -1, false.
+	for _, name := range []string{
+		"adapter", "adapter-", "adapter--1", "adapter-01", "adapter-+1", "adapter-x", "adapter-1-2",
+		"adapterx-1", "web-1", "-1", "", "adapter-99999999999", "adapter-2147483648",
+	} {
+		if ord, ok := s.OrdinalOf(name); ord != -1 || ok {
+			t.Errorf("OrdinalOf(%q) = %d, %v; want -1, false", name, ord, ok)
 		}
 	}
 }

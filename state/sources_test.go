@@ -76,14 +76,7 @@ func TestNormalize(t *testing.T) {
 			if d := cmp.Diff(tc.in, in); d != "" {
 				t.Errorf("Normalize modified its input (-before +after):\n%s", d)
 			}
-			if len(problems) != len(tc.wantProblems) {
-				t.Fatalf("problems = %q, want %d matching %q", problems, len(tc.wantProblems), tc.wantProblems)
-			}
-			for i, w := range tc.wantProblems {
-				if !strings.Contains(problems[i], w) {
-					t.Errorf("problems[%d] = %q, want it to contain %q", i, problems[i], w)
-				}
-			}
+			checkProblems(t, problems, tc.wantProblems)
 		})
 	}
 }
@@ -711,5 +704,19 @@ func TestResyncFromALaggingListKeepsTheTombstone(t *testing.T) {
 	s.Resync([]vsched.VPod{src("gone", "9", 1, p(0, 1))}, s.Seq(), t0, time.Minute)
 	if !s.Knows(key("gone")) || s.Used(0) != 1 {
 		t.Fatalf("a source created again was not taken in: Used(0) = %d", s.Used(0))
+	}
+}
+
+// checkProblems checks problems against want: one substring per problem,
+// in order.
+func checkProblems(t *testing.T, problems, want []string) {
+	t.Helper()
+	if len(problems) != len(want) {
+		t.Fatalf("problems = %q, want %d matching %q", problems, len(want), want)
+	}
+	for i, w := range want {
+		if !strings.Contains(problems[i], w) {
+			t.Errorf("problems[%d] = %q, want it to contain %q", i, problems[i], w)
+		}
 	}
 }

@@ -151,7 +151,9 @@ func startBenchSchedulerWith(b testing.TB, c *memcluster.Cluster, w workload, pr
 	err = c.WaitFor(benchCtx(), func() bool {
 		n := 0
 		s.withState(func(st *state.State) { n = len(st.Candidates()) })
-		return n == w.pods
+		// Every pod listed is not enough: under load the StatefulSet's
+		// informer may not have synced yet, and Schedule would refuse.
+		return n == w.pods && s.NotReady() == ""
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -220,77 +222,91 @@ func BenchmarkWorkload(b *testing.B) {
 		}{{"default", nil}, {"kafkaHA", haScheduler}, {"zoneHard", zoneHardScheduler}} {
 			profiles := benchProfiles(b, prof.data)
 			b.Run(w.name+"/"+prof.name+"/place", func(b *testing.B) {
-				var total, cpu time.Duration
-				var peak float64
-				var allocs uint64
+				var m phaseMeter
 				for i := 0; i < b.N; i++ {
-					b.StopTimer()
-					vpods := makeSources(w, rand.New(rand.NewSource(1)))
-					s := startBenchScheduler(b, lazyCluster(), w, profiles, &vpods)
-					// The setup's garbage is not the phase's to collect.
-					runtime.GC()
-					b.StartTimer()
-					m0 := mallocs()
-					start, c0 := time.Now(), cpuTime()
-					placeAll(b, ctx, s, vpods)
-					total += time.Since(start)
-					cpu += cpuTime() - c0
-					allocs += mallocs() - m0
-					b.StopTimer()
-					peak = max(peak, heapMiB())
-					s.Close()
-					b.StartTimer()
+					m.run(b, func() (*Scheduler, func()) {
+						vpods := makeSources(w, rand.New(rand.NewSource(1)))
+						s := startBenchScheduler(b, lazyCluster(), w, profiles, &vpods)
+						return s, func() { placeAll(b, ctx, s, vpods) }
+					})
 				}
-				b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*w.sources), "ns/call")
-				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*w.sources), "cpu-ns/call")
-				b.ReportMetric(float64(allocs)/float64(b.N*w.sources), "allocs/call")
-				b.ReportMetric(peak, "heap-MiB")
+				m.report(b, w.sources)
 			})
 			b.Run(w.name+"/"+prof.name+"/rescale", func(b *testing.B) {
 				const rescales = 1000
-				var total, cpu time.Duration
-				var peak float64
-				var allocs uint64
+				var m phaseMeter
 				for i := 0; i < b.N; i++ {
-					b.StopTimer()
-					rng := rand.New(rand.NewSource(1))
-					vpods := makeSources(w, rng)
-					s := startBenchScheduler(b, lazyCluster(), w, profiles, &vpods)
-					placeAll(b, ctx, s, vpods)
-					picks := make([]int, rescales)
-					sizes := make([]int32, rescales)
-					for j := range picks {
-						picks[j], sizes[j] = rng.Intn(len(vpods)), int32(1+rng.Intn(20))
-					}
-					runtime.GC()
-					b.StartTimer()
-					m0 := mallocs()
-					start, c0 := time.Now(), cpuTime()
-					for j := range picks {
-						v := vpods[picks[j]]
-						v.vreplicas = sizes[j]
-						v.rv++
-						ps, err := s.Schedule(ctx, v)
-						if err != nil && vsched.PendingCount(err) == 0 {
-							b.Fatal(err)
-						}
-						commit(s, v, ps)
-					}
-					total += time.Since(start)
-					cpu += cpuTime() - c0
-					allocs += mallocs() - m0
-					b.StopTimer()
-					peak = max(peak, heapMiB())
-					s.Close()
-					b.StartTimer()
+					m.run(b, func() (*Scheduler, func()) {
+						return rescaleSetup(b, ctx, lazyCluster(), w, profiles, rescales)
+					})
 				}
-				b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*rescales), "ns/call")
-				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*rescales), "cpu-ns/call")
-				b.ReportMetric(float64(allocs)/float64(b.N*rescales), "allocs/call")
-				b.ReportMetric(peak, "heap-MiB")
+				m.report(b, rescales)
 			})
 		}
 	}
+}
+
+// rescaleSetup places a workload's sources, and returns the scheduler and
+// the phase: rescales sources drawn from a fixed seed to new sizes.
+func rescaleSetup(b *testing.B, ctx context.Context, c *memcluster.Cluster, w workload, profiles ProfileSource, rescales int) (*Scheduler, func()) {
+	rng := rand.New(rand.NewSource(1))
+	vpods := makeSources(w, rng)
+	s := startBenchScheduler(b, c, w, profiles, &vpods)
+	placeAll(b, ctx, s, vpods)
+	picks := make([]int, rescales)
+	sizes := make([]int32, rescales)
+	for j := range picks {
+		picks[j], sizes[j] = rng.Intn(len(vpods)), int32(1+rng.Intn(20))
+	}
+	return s, func() {
+		for j := range picks {
+			v := vpods[picks[j]]
+			v.vreplicas = sizes[j]
+			v.rv++
+			ps, err := s.Schedule(ctx, v)
+			if err != nil && vsched.PendingCount(err) == 0 {
+				b.Fatal(err)
+			}
+			commit(s, v, ps)
+		}
+	}
+}
+
+// phaseMeter sums what a benchmark's phase costs over b.N runs: wall and
+// CPU time, allocations, and the peak heap after it.
+type phaseMeter struct {
+	total, cpu time.Duration
+	allocs     uint64
+	peak       float64
+}
+
+// run measures one run: setup, untimed, returns the scheduler and the
+// phase; only the phase is timed, and the scheduler is closed after it.
+func (m *phaseMeter) run(b *testing.B, setup func() (*Scheduler, func())) {
+	b.StopTimer()
+	s, phase := setup()
+	// The setup's garbage is not the phase's to collect.
+	runtime.GC()
+	b.StartTimer()
+	m0 := mallocs()
+	start, c0 := time.Now(), cpuTime()
+	phase()
+	m.total += time.Since(start)
+	m.cpu += cpuTime() - c0
+	m.allocs += mallocs() - m0
+	b.StopTimer()
+	m.peak = max(m.peak, heapMiB())
+	s.Close()
+	b.StartTimer()
+}
+
+// report gives the sums per call, for calls calls a run.
+func (m *phaseMeter) report(b *testing.B, calls int) {
+	n := float64(b.N * calls)
+	b.ReportMetric(float64(m.total.Nanoseconds())/n, "ns/call")
+	b.ReportMetric(float64(m.cpu.Nanoseconds())/n, "cpu-ns/call")
+	b.ReportMetric(float64(m.allocs)/n, "allocs/call")
+	b.ReportMetric(m.peak, "heap-MiB")
 }
 
 var _ = framework.Place

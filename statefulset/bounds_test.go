@@ -14,8 +14,8 @@ import (
 func TestScheduleAfterStatusesSummingPastMaxInt32(t *testing.T) {
 	for _, other := range []int32{2, math.MaxInt32} {
 		c := zones3(t, 1)
-		c.store.put(&testSource{key: srcKey("a"), vreplicas: 1, placements: placements(0, math.MaxInt32)})
-		c.store.put(&testSource{key: srcKey("b"), vreplicas: 2, placements: placements(0, other)})
+		c.store.put(&vsched.PlainVPod{Key: srcKey("a"), VReplicas: 1, Placements: placements(0, math.MaxInt32)})
+		c.store.put(&vsched.PlainVPod{Key: srcKey("b"), VReplicas: 2, Placements: placements(0, other)})
 		c.store.create("c", 5)
 		s := c.start()
 		ps, err := s.Schedule(quietCtx(), c.store.get("c"))
@@ -30,7 +30,7 @@ func TestScheduleAfterStatusesSummingPastMaxInt32(t *testing.T) {
 // negative that fails every call.
 func TestScheduleRepairsDuplicatedMaxInt32(t *testing.T) {
 	c := zones3(t, 3)
-	c.store.put(&testSource{key: srcKey("a"), vreplicas: 2, placements: placements(0, math.MaxInt32, 0, math.MaxInt32)})
+	c.store.put(&vsched.PlainVPod{Key: srcKey("a"), VReplicas: 2, Placements: placements(0, math.MaxInt32, 0, math.MaxInt32)})
 	s := c.start()
 	ps, err := s.Schedule(quietCtx(), c.store.get("a"))
 	if err != nil {

@@ -75,7 +75,7 @@ func TestConcurrentScheduleNeverOverfills(t *testing.T) {
 		t.Fatal(err)
 	}
 	fromStatus := map[int32]int32{}
-	list, _ := c.store.list()
+	list, _ := c.store.List()
 	for _, v := range list {
 		for ord, n := range counts(t, v.GetPlacements()) {
 			fromStatus[ord] += n

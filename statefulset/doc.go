@@ -18,9 +18,14 @@
 // capacity above vsched.MaxCapacity; within them one call holds the lock a
 // few milliseconds (BenchmarkScheduleAtBounds).
 //
-// What should move out of a pod (draining pods, pods beyond the replicas)
-// is decided by package descheduler, whose SplitPlacements Schedule and the
-// autoscaler's simulation share. The StatefulSet's size is package
+// What should leave where is decided by package descheduler: Schedule
+// splits a source's placements into kept and moving
+// (descheduler.SplitPlacements, which the autoscaler's simulation shares),
+// holds moves back to the drain move limit (LimitDrainMoves), places what
+// is missing through the scheduler profile, removes a shrinking source's
+// surplus (descheduler.Shrink) and makes the moves a rebalancing filter
+// wants (WantsRebalance, Rebalance); it keeps the lock, the reservation
+// and the counting and logging of the moves. The StatefulSet's size is package
 // autoscaler's: it reaches the scheduler through the exported methods of
 // sizing.go and shrink.go (a copy of the state, the profile, the lister,
 // hooks and size notifications), and this package does not import it.

@@ -184,7 +184,7 @@ func TestPlacementsBeyondReplicasAreMoved(t *testing.T) {
 	// after a, it would go to a's fuller pods (best fit).
 	c.store.create("b", 2)
 	wantPlacements(t, scheduleOK(t, s, c, "b"), 0, 1, 1, 1)
-	c.store.put(&testSource{key: srcKey("a"), vreplicas: 6, placements: placements(0, 1, 4, 2, 5, 3)})
+	c.store.put(&vsched.PlainVPod{Key: srcKey("a"), VReplicas: 6, Placements: placements(0, 1, 4, 2, 5, 3)})
 
 	// Scale down to 4: adapter-4 and adapter-5 go away.
 	c.scale(4)
@@ -253,7 +253,7 @@ func TestZeroAndNegativeVReplicas(t *testing.T) {
 	}
 
 	before := used(s)
-	neg := c.store.put(&testSource{key: srcKey("neg"), vreplicas: -1, placements: placements(0, 1)})
+	neg := c.store.put(&vsched.PlainVPod{Key: srcKey("neg"), VReplicas: -1, Placements: placements(0, 1)})
 	ps, err := s.Schedule(quietCtx(), neg)
 	if err == nil || errors.Is(err, vsched.ErrNotEnoughReplicas) || ps != nil {
 		t.Fatalf("Schedule(-1 vreplicas) = %v, %v; want an error that is not pending", ps, err)

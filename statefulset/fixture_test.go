@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +23,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/state"
 )
 
@@ -87,143 +86,64 @@ func profilesFromData(t testing.TB, sched, desched map[string]string) ProfileSou
 
 // ---- sources ----
 
-// testSource is one immutable snapshot of a source object, as a lister
-// returns it.
-type testSource struct {
-	key        types.NamespacedName
-	vreplicas  int32
-	placements []vsched.Placement
-	rv         string
-	resources  int32
-}
-
-var (
-	_ vsched.VPod            = &testSource{}
-	_ vsched.ResourceCounter = &testSource{}
-)
-
-func (s *testSource) GetKey() types.NamespacedName      { return s.key }
-func (s *testSource) GetVReplicas() int32               { return s.vreplicas }
-func (s *testSource) GetPlacements() []vsched.Placement { return s.placements }
-func (s *testSource) GetResourceVersion() string        { return s.rv }
-func (s *testSource) GetResourceCount() int32           { return s.resources }
-
 func srcKey(name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: "sources", Name: name}
 }
 
-// sourceStore is the API server for sources: every write bumps one global
-// resource version, as etcd's revision does, so versions compare across
-// objects and over time.
+// sourceStore is the API server for sources (memcluster's), addressed by
+// name in namespace "sources"; every write bumps one global resource
+// version, as etcd's revision does, so versions compare across objects and
+// over time.
 type sourceStore struct {
-	mu      sync.Mutex
-	rv      uint64
-	items   map[types.NamespacedName]*testSource
-	listErr error
-	lists   int
-	// unsynced makes the store behave like a lister whose informer has
-	// not synced: it lists nothing, without an error.
-	unsynced bool
+	*memcluster.Sources
 }
 
 func newSourceStore() *sourceStore {
-	return &sourceStore{items: map[types.NamespacedName]*testSource{}}
-}
-
-func (s *sourceStore) nextRV() string {
-	s.rv++
-	return strconv.FormatUint(s.rv, 10)
+	return &sourceStore{memcluster.NewSources()}
 }
 
 // create adds a source wanting vreplicas, with no placements.
-func (s *sourceStore) create(name string, vreplicas int32) *testSource {
-	return s.put(&testSource{key: srcKey(name), vreplicas: vreplicas})
+func (s *sourceStore) create(name string, vreplicas int32) *vsched.PlainVPod {
+	return s.Put(vsched.PlainVPod{Key: srcKey(name), VReplicas: vreplicas})
 }
 
 // put stores a copy of src at a new resource version.
-func (s *sourceStore) put(src *testSource) *testSource {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cp := *src
-	cp.placements = append([]vsched.Placement(nil), src.placements...)
-	cp.rv = s.nextRV()
-	s.items[cp.key] = &cp
-	return &cp
+func (s *sourceStore) put(src *vsched.PlainVPod) *vsched.PlainVPod {
+	return s.Put(*src)
 }
 
 // get returns the current snapshot, nil when absent.
-func (s *sourceStore) get(name string) *testSource {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.items[srcKey(name)]
+func (s *sourceStore) get(name string) *vsched.PlainVPod {
+	v, err := s.Get(srcKey(name))
+	if err != nil {
+		return nil
+	}
+	return v
 }
 
 // scale changes a source's spec.vreplicas.
-func (s *sourceStore) scale(name string, vreplicas int32) *testSource {
-	cur := s.get(name)
-	if cur == nil {
-		panic("scale: no source " + name)
+func (s *sourceStore) scale(name string, vreplicas int32) *vsched.PlainVPod {
+	v, err := s.Update(srcKey(name), vreplicas)
+	if err != nil {
+		panic("scale: " + err.Error())
 	}
-	cp := *cur
-	cp.vreplicas = vreplicas
-	return s.put(&cp)
+	return v
 }
 
 // writeStatus stores placements in the source's status, as the controller
-// does after Schedule returns.
-func (s *sourceStore) writeStatus(name string, ps []vsched.Placement) *testSource {
+// does after Schedule returns (unconditionally).
+func (s *sourceStore) writeStatus(name string, ps []vsched.Placement) *vsched.PlainVPod {
 	cur := s.get(name)
 	if cur == nil {
 		panic("writeStatus: no source " + name)
 	}
 	cp := *cur
-	cp.placements = ps
-	return s.put(&cp)
+	cp.Placements = ps
+	return s.Put(cp)
 }
 
 func (s *sourceStore) remove(name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.items, srcKey(name))
-}
-
-// failLists makes the lister fail with err until called with nil.
-func (s *sourceStore) failLists(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.listErr = err
-}
-
-// setSynced makes the store list (true) or list nothing, as an unsynced
-// informer's lister does (false).
-func (s *sourceStore) setSynced(synced bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.unsynced = !synced
-}
-
-func (s *sourceStore) hasSynced() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return !s.unsynced
-}
-
-func (s *sourceStore) list() ([]vsched.VPod, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lists++
-	if s.listErr != nil {
-		return nil, s.listErr
-	}
-	if s.unsynced {
-		return nil, nil
-	}
-	out := make([]vsched.VPod, 0, len(s.items))
-	for _, v := range s.items {
-		out = append(out, v)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].GetKey().Name < out[j].GetKey().Name })
-	return out, nil
+	_ = s.Delete(srcKey(name)) // absent is removed too
 }
 
 // ---- cluster ----
@@ -365,72 +285,68 @@ func podObject(ord int32, m *podModel) *corev1.Pod {
 	return p
 }
 
-// addNode adds a Ready node in zone.
-func (c *kubeCluster) addNode(name, zone string) *kubeCluster {
-	c.mu.Lock()
-	m := &nodeModel{zone: zone, ready: true}
-	c.nodes[name] = m
-	c.apply(nodeObject(name, m), true)
-	c.mu.Unlock()
+// write changes the model under the lock, writes the object f returns
+// (creating it when create) and waits until every scheduler has seen it.
+func (c *kubeCluster) write(f func() (obj runtime.Object, create bool)) {
+	c.t.Helper()
+	func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.apply(f())
+	}()
 	c.syncAll()
-	return c
 }
 
-func (c *kubeCluster) updateNode(name string, f func(*nodeModel)) {
-	c.mu.Lock()
-	m := c.nodes[name]
-	if m == nil {
-		c.mu.Unlock()
-		c.t.Fatalf("no node %s", name)
-	}
-	f(m)
-	c.apply(nodeObject(name, m), false)
-	c.mu.Unlock()
-	c.syncAll()
+// addModel adds m to models under key, and its object.
+func addModel[K comparable, M any, O runtime.Object](c *kubeCluster, models map[K]*M, key K, m *M, object func(K, *M) O) {
+	c.write(func() (runtime.Object, bool) {
+		models[key] = m
+		return object(key, m), true
+	})
+}
+
+// updateModel changes the model under key with f, and its object.
+func updateModel[K comparable, M any, O runtime.Object](c *kubeCluster, models map[K]*M, key K, f func(*M), object func(K, *M) O) {
+	c.write(func() (runtime.Object, bool) {
+		m := models[key]
+		if m == nil {
+			c.t.Fatalf("no node or pod %v", key)
+		}
+		f(m)
+		return object(key, m), false
+	})
+}
+
+// addNode adds a Ready node in zone.
+func (c *kubeCluster) addNode(name, zone string) *kubeCluster {
+	addModel(c, c.nodes, name, &nodeModel{zone: zone, ready: true}, nodeObject)
+	return c
 }
 
 // cordon marks the node unschedulable (or schedulable again).
 func (c *kubeCluster) cordon(name string, cordoned bool) {
-	c.updateNode(name, func(m *nodeModel) { m.cordoned = cordoned })
+	updateModel(c, c.nodes, name, func(m *nodeModel) { m.cordoned = cordoned }, nodeObject)
 }
 
 // setReady makes the node Ready, or NotReady and tainted unreachable.
 func (c *kubeCluster) setReady(name string, ready bool) {
-	c.updateNode(name, func(m *nodeModel) { m.ready = ready })
+	updateModel(c, c.nodes, name, func(m *nodeModel) { m.ready = ready }, nodeObject)
 }
 
 // addPod creates the pod with the ordinal, bound to node ("" for unbound).
 func (c *kubeCluster) addPod(ord int32, node string) *kubeCluster {
-	c.mu.Lock()
-	m := &podModel{node: node}
-	c.pods[ord] = m
-	c.apply(podObject(ord, m), true)
-	c.mu.Unlock()
-	c.syncAll()
+	addModel(c, c.pods, ord, &podModel{node: node}, podObject)
 	return c
-}
-
-func (c *kubeCluster) updatePod(ord int32, f func(*podModel)) {
-	c.mu.Lock()
-	m := c.pods[ord]
-	if m == nil {
-		c.mu.Unlock()
-		c.t.Fatalf("no pod %d", ord)
-	}
-	f(m)
-	c.apply(podObject(ord, m), false)
-	c.mu.Unlock()
-	c.syncAll()
 }
 
 // drain sets or clears the pod's draining annotation.
 func (c *kubeCluster) drain(ord int32, draining bool) {
-	c.updatePod(ord, func(m *podModel) { m.draining = draining })
+	updateModel(c, c.pods, ord, func(m *podModel) { m.draining = draining }, podObject)
 }
 
 // bind binds an unbound pod to node.
 func (c *kubeCluster) bind(ord int32, node string) {
-	c.updatePod(ord, func(m *podModel) { m.node = node })
+	updateModel(c, c.pods, ord, func(m *podModel) { m.node = node }, podObject)
 }
 
 func (c *kubeCluster) deletePod(ord int32) {
@@ -446,14 +362,13 @@ func (c *kubeCluster) deletePod(ord int32) {
 
 // scale sets the StatefulSet's spec.replicas.
 func (c *kubeCluster) scale(replicas int32) *kubeCluster {
-	c.mu.Lock()
-	c.replicas = replicas
-	c.apply(&appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Namespace: testNS, Name: testSet},
-		Spec:       appsv1.StatefulSetSpec{Replicas: ptrTo(replicas)},
-	}, false)
-	c.mu.Unlock()
-	c.syncAll()
+	c.write(func() (runtime.Object, bool) {
+		c.replicas = replicas
+		return &appsv1.StatefulSet{
+			ObjectMeta: metav1.ObjectMeta{Namespace: testNS, Name: testSet},
+			Spec:       appsv1.StatefulSetSpec{Replicas: ptrTo(replicas)},
+		}, false
+	})
 	return c
 }
 
@@ -493,8 +408,8 @@ func (c *kubeCluster) tryStart(ctx context.Context, opts ...startOpts) (*Schedul
 		Namespace:    testNS,
 		Name:         testSet,
 		Capacity:     10,
-		Lister:       c.store.list,
-		ListerSynced: c.store.hasSynced,
+		Lister:       c.store.List,
+		ListerSynced: c.store.HasSynced,
 		Informers:    InformersFromFactory(factory),
 		AlwaysLeader: true,
 	}

@@ -190,7 +190,7 @@ func rvOf(v vsched.VPod) uint64 {
 // nothing more, and what every reservation expiring leaves.
 func (m *sim) resetToStatus() {
 	m.model = map[types.NamespacedName]*modelSource{}
-	list, _ := m.c.store.list()
+	list, _ := m.c.store.List()
 	for _, v := range list {
 		m.model[v.GetKey()] = &modelSource{seen: counts(m.t, v.GetPlacements())}
 	}
@@ -215,7 +215,7 @@ func (m *sim) observe(v vsched.VPod) *modelSource {
 
 // resynced records a resync: the scheduler reads every listed source.
 func (m *sim) resynced() {
-	list, _ := m.c.store.list()
+	list, _ := m.c.store.List()
 	for _, v := range list {
 		m.observe(v)
 	}
@@ -406,15 +406,15 @@ type snapshot struct {
 // while the status passed in is not newer than the version it was made
 // from, and otherwise the status (which also covers a scheduler that has
 // not loaded yet, and sources it does not know).
-func (sn snapshot) base(t testing.TB, src *testSource) map[int32]int32 {
-	if rv, ok := sn.basedOn[src.key]; ok {
-		x, _ := strconv.ParseUint(src.rv, 10, 64)
+func (sn snapshot) base(t testing.TB, src *vsched.PlainVPod) map[int32]int32 {
+	if rv, ok := sn.basedOn[src.Key]; ok {
+		x, _ := strconv.ParseUint(src.ResourceVersion, 10, 64)
 		y, _ := strconv.ParseUint(rv, 10, 64)
 		if x <= y {
-			return sn.placements[src.key]
+			return sn.placements[src.Key]
 		}
 	}
-	return counts(t, src.placements)
+	return counts(t, src.Placements)
 }
 
 func (m *sim) snapshot() snapshot {
@@ -439,16 +439,16 @@ func (m *sim) snapshot() snapshot {
 }
 
 // checkCall checks one answer against the snapshot taken before it.
-func (m *sim) checkCall(src *testSource, before snapshot, ps []vsched.Placement, err error) {
+func (m *sim) checkCall(src *vsched.PlainVPod, before snapshot, ps []vsched.Placement, err error) {
 	m.t.Helper()
-	key := src.key
+	key := src.Key
 	if err != nil && !errors.Is(err, vsched.ErrNotEnoughReplicas) {
 		m.fatalf("Schedule(%s): %v", key.Name, err)
 	}
 	got := counts(m.t, ps)
 	pending := vsched.PendingCount(err)
-	if total := vsched.TotalVReplicas(ps); pending < 0 || total != src.vreplicas-pending {
-		m.fatalf("%s wants %d: placed %d with %d pending", key.Name, src.vreplicas, total, pending)
+	if total := vsched.TotalVReplicas(ps); pending < 0 || total != src.VReplicas-pending {
+		m.fatalf("%s wants %d: placed %d with %d pending", key.Name, src.VReplicas, total, pending)
 	}
 	var recorded int32
 	m.s.withState(func(st *state.State) { recorded = st.PendingOf(key) })
@@ -474,7 +474,7 @@ func (m *sim) scheduleOne(name string) {
 	m.checkCall(src, before, ps, err)
 	after := m.snapshot()
 	for k, was := range before.placements {
-		if k != src.key && !sameCounts(was, after.placements[k]) {
+		if k != src.Key && !sameCounts(was, after.placements[k]) {
 			m.fatalf("scheduling %s changed %s from %v to %v", name, k.Name, was, after.placements[k])
 		}
 	}
@@ -498,7 +498,7 @@ func (m *sim) scheduleOne(name string) {
 // the answer to the status unless lost. The scheduler read src, and reserves
 // the answer when it differs from what it built on; the status write it sees
 // only when it reads the source again.
-func (m *sim) record(src *testSource, ps []vsched.Placement, lost bool) {
+func (m *sim) record(src *vsched.PlainVPod, ps []vsched.Placement, lost bool) {
 	ms := m.observe(src)
 	if got := counts(m.t, ps); !sameCounts(got, ms.placements()) {
 		ms.reserved, ms.res, ms.basedOn = true, got, rvOf(src)
@@ -507,13 +507,13 @@ func (m *sim) record(src *testSource, ps []vsched.Placement, lost bool) {
 		m.count("lost write")
 		return
 	}
-	m.c.store.writeStatus(src.key.Name, ps)
+	m.c.store.writeStatus(src.Key.Name, ps)
 }
 
 // concurrentBatch rescales several sources and schedules them all at once.
 func (m *sim) concurrentBatch() {
 	names := m.rng.Perm(simSources)[:2+m.rng.Intn(5)]
-	srcs := make([]*testSource, len(names))
+	srcs := make([]*vsched.PlainVPod, len(names))
 	for i, n := range names {
 		name := fmt.Sprintf("src-%02d", n)
 		if m.c.store.get(name) == nil {
@@ -537,7 +537,7 @@ func (m *sim) concurrentBatch() {
 	batch := map[types.NamespacedName]bool{}
 	for i, src := range srcs {
 		m.checkCall(src, before, pss[i], errs[i])
-		batch[src.key] = true
+		batch[src.Key] = true
 	}
 	after := m.snapshot()
 	for k, was := range before.placements {
@@ -546,8 +546,8 @@ func (m *sim) concurrentBatch() {
 		}
 	}
 	for i, src := range srcs {
-		if !sameCounts(after.placements[src.key], counts(m.t, pss[i])) {
-			m.fatalf("%s: the state holds %v, its answer was [%s]", src.key.Name, after.placements[src.key], short(pss[i]))
+		if !sameCounts(after.placements[src.Key], counts(m.t, pss[i])) {
+			m.fatalf("%s: the state holds %v, its answer was [%s]", src.Key.Name, after.placements[src.Key], short(pss[i]))
 		}
 		m.record(src, pss[i], false)
 	}
@@ -586,7 +586,7 @@ func (m *sim) zoneSkew(ps map[int32]int32) int32 {
 	return hi - lo
 }
 
-func (m *sim) checkZoneSkew(src *testSource, before map[int32]int32, ps []vsched.Placement) {
+func (m *sim) checkZoneSkew(src *vsched.PlainVPod, before map[int32]int32, ps []vsched.Placement) {
 	m.t.Helper()
 	// Capacity allows: every zone still has a candidate with room after
 	// the call, so no vreplica was forced into an uneven zone.
@@ -612,7 +612,7 @@ func (m *sim) checkZoneSkew(src *testSource, before map[int32]int32, ps []vsched
 			}
 		})
 		m.fatalf("%s: zone skew %d after the call (before %d, MaxSkew %d): [%s] from %v",
-			src.key.Name, skewAfter, skewBefore, simMaxSkew, short(ps), before)
+			src.Key.Name, skewAfter, skewBefore, simMaxSkew, short(ps), before)
 	}
 }
 

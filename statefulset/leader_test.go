@@ -116,7 +116,7 @@ func TestLeadsOnlyWhileHoldingTheOwningBucket(t *testing.T) {
 
 	// While it follows, another replica leads and decides: c fills
 	// adapter-1, and the status shows it.
-	c.store.put(&testSource{key: srcKey("c"), vreplicas: 10, placements: placements(1, 10)})
+	c.store.put(&vsched.PlainVPod{Key: srcKey("c"), VReplicas: 10, Placements: placements(1, 10)})
 
 	// Promoted again, it reloads every source's status before deciding:
 	// d must not land on adapter-1. adapter-0 has room for 2 (a and b

@@ -52,7 +52,7 @@ func TestSeveralStatefulSetsShareInformers(t *testing.T) {
 	for name := range sets {
 		store := newSourceStore()
 		s, err := New(ctx, Config{
-			Namespace: testNS, Name: name, Capacity: 4, Lister: store.list, ListerSynced: store.hasSynced,
+			Namespace: testNS, Name: name, Capacity: 4, Lister: store.List, ListerSynced: store.HasSynced,
 			Informers: InformersFromFactory(factory), Profiles: lowestOrdinal(t), AlwaysLeader: true,
 		})
 		if err != nil {
@@ -81,7 +81,7 @@ func TestSeveralStatefulSetsShareInformers(t *testing.T) {
 		}
 	}
 	// Filling one StatefulSet leaves the other's pods free.
-	src := &testSource{key: srcKey("a"), vreplicas: 8, rv: "1"}
+	src := &vsched.PlainVPod{Key: srcKey("a"), VReplicas: 8, ResourceVersion: "1"}
 	ps, err := scheds["adapter"].Schedule(ctx, src)
 	if err != nil {
 		t.Fatal(err)

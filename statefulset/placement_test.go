@@ -2,6 +2,8 @@ package statefulset
 
 import (
 	"testing"
+
+	"github.com/vsched/vsched"
 )
 
 // Exact placements for small cases, one per plugin combination. Every case
@@ -25,7 +27,7 @@ func runSteps(t *testing.T, capacity int32, profiles ProfileSource, steps []step
 	c := zones3(t, 6)
 	s := c.start(func(cfg *Config) { cfg.Capacity = capacity; cfg.Profiles = profiles })
 	for _, st := range steps {
-		src := &testSource{key: srcKey(st.source), vreplicas: st.vreplicas, resources: st.resources}
+		src := &vsched.PlainVPod{Key: srcKey(st.source), VReplicas: st.vreplicas, Resources: st.resources}
 		c.store.put(src)
 		got := scheduleOK(t, s, c, st.source)
 		t.Logf("%s (%d vreplicas) -> [%s]", st.source, st.vreplicas, short(got))

@@ -44,6 +44,21 @@ func reservationCluster(t *testing.T, opts ...startOpts) (*kubeCluster, *Schedul
 	return c, s
 }
 
+// filledThenStopped is zones3(3) with capacity 10 and the lowest-ordinal
+// policy, where a first scheduler placed a (10) on adapter-0 and stopped;
+// restart starts the next one with the same policy.
+func filledThenStopped(t *testing.T) (c *kubeCluster, restart func() *Scheduler) {
+	t.Helper()
+	c = zones3(t, 3)
+	profiles := lowestOrdinal(t)
+	withProfiles := func(cfg *Config) { cfg.Profiles = profiles }
+	s1 := c.start(withProfiles)
+	c.store.create("a", 10)
+	wantPlacements(t, scheduleOK(t, s1, c, "a"), 0, 10)
+	c.stop(s1)
+	return c, func() *Scheduler { return c.start(withProfiles) }
+}
+
 func TestReservationCountsBeforeStatusIsWritten(t *testing.T) {
 	_, s := reservationCluster(t)
 	if _, ok := reservation(s, "a"); !ok {
@@ -56,13 +71,7 @@ func TestReservationCountsBeforeStatusIsWritten(t *testing.T) {
 
 func TestReservationCommittedWhenListerShowsIt(t *testing.T) {
 	c, s := reservationCluster(t)
-	c.store.writeStatus("a", placements(0, 6))
-	if err := s.Resync(quietCtx()); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := reservation(s, "a"); ok {
-		t.Fatal("a's reservation survived a list showing it written")
-	}
+	resyncDropsReservation(t, c, s, placements(0, 6), "a list showing it written")
 	if u := used(s); u[0] != 10 || u[1] != 2 {
 		t.Fatalf("used = %v after commit, want unchanged", u)
 	}
@@ -71,13 +80,7 @@ func TestReservationCommittedWhenListerShowsIt(t *testing.T) {
 func TestReservationOverriddenByNewerStatus(t *testing.T) {
 	c, s := reservationCluster(t)
 	// Someone else (an older controller, a person) wrote other placements.
-	c.store.writeStatus("a", placements(2, 6))
-	if err := s.Resync(quietCtx()); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := reservation(s, "a"); ok {
-		t.Fatal("a's reservation survived a newer status with other placements")
-	}
+	resyncDropsReservation(t, c, s, placements(2, 6), "a newer status with other placements")
 	if u := used(s); u[0] != 4 || u[1] != 2 || u[2] != 6 {
 		t.Fatalf("used = %v, want the status's placements for a", u)
 	}
@@ -86,6 +89,19 @@ func TestReservationOverriddenByNewerStatus(t *testing.T) {
 	s2.Observe(c2.store.writeStatus("a", placements(2, 6)))
 	if u := used(s2); u[0] != 4 || u[2] != 6 {
 		t.Fatalf("after Observe, used = %v", u)
+	}
+}
+
+// resyncDropsReservation writes a's status and resyncs: the list ends a's
+// reservation, whatever the status holds.
+func resyncDropsReservation(t *testing.T, c *kubeCluster, s *Scheduler, ps []vsched.Placement, what string) {
+	t.Helper()
+	c.store.writeStatus("a", ps)
+	if err := s.Resync(quietCtx()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := reservation(s, "a"); ok {
+		t.Fatalf("a's reservation survived %s", what)
 	}
 }
 
@@ -214,7 +230,7 @@ func TestStaleListerKeepsReservation(t *testing.T) {
 
 	// And a version older than one already seen is ignored, not taken for
 	// the status: a's placements stay counted.
-	lister.freeze(&testSource{key: srcKey("a"), vreplicas: 6, rv: "1"}, c.store.get("b"))
+	lister.freeze(&vsched.PlainVPod{Key: srcKey("a"), VReplicas: 6, ResourceVersion: "1"}, c.store.get("b"))
 	if err := s.Resync(quietCtx()); err != nil {
 		t.Fatal(err)
 	}
@@ -227,14 +243,8 @@ func TestRestartLoadsCommittedPlacements(t *testing.T) {
 	// Regression: "a full pod received 5 more vreplicas after a restart
 	// (15 of 10)". The new scheduler decided before reading the sources'
 	// status, so adapter-0 looked empty.
-	c := zones3(t, 3)
-	profiles := lowestOrdinal(t)
-	s1 := c.start(func(cfg *Config) { cfg.Profiles = profiles })
-	c.store.create("a", 10)
-	wantPlacements(t, scheduleOK(t, s1, c, "a"), 0, 10)
-	c.stop(s1)
-
-	s2 := c.start(func(cfg *Config) { cfg.Profiles = profiles })
+	c, restart := filledThenStopped(t)
+	s2 := restart()
 	c.store.create("b", 5)
 	wantPlacements(t, scheduleOK(t, s2, c, "b"), 1, 5)
 	for ord, n := range used(s2) {
@@ -245,29 +255,31 @@ func TestRestartLoadsCommittedPlacements(t *testing.T) {
 }
 
 func TestRestartWithFailingListerIsNotReady(t *testing.T) {
-	c := zones3(t, 3)
-	profiles := lowestOrdinal(t)
-	s1 := c.start(func(cfg *Config) { cfg.Profiles = profiles })
-	c.store.create("a", 10)
-	scheduleOK(t, s1, c, "a")
-	c.stop(s1)
+	c, restart := filledThenStopped(t)
+	c.store.FailList(errListerDown)
+	s2 := restart()
+	scheduleNotReady(t, c, s2, "the state could load")
 
-	c.store.failLists(errListerDown)
-	s2 := c.start(func(cfg *Config) { cfg.Profiles = profiles })
-	c.store.create("b", 5)
-	ps, err := s2.Schedule(quietCtx(), c.store.get("b"))
-	if !errors.Is(err, ErrNotReady) || errors.Is(err, vsched.ErrNotEnoughReplicas) || ps != nil {
-		t.Fatalf("Schedule before the state could load = %v, %v; want nil, ErrNotReady", ps, err)
-	}
-	if u := used(s2); len(u) != 0 {
-		t.Fatalf("a failed load placed or counted something: %v", u)
-	}
-	if _, ok := reservation(s2, "b"); ok {
-		t.Fatal("a failed load left a reservation")
-	}
-
-	c.store.failLists(nil)
+	c.store.FailList(nil)
 	wantPlacements(t, scheduleOK(t, s2, c, "b"), 1, 5)
+}
+
+// scheduleNotReady creates b (5) and schedules it on s, which cannot load
+// the sources yet (before what): it must refuse with ErrNotReady, and
+// place, count and reserve nothing.
+func scheduleNotReady(t *testing.T, c *kubeCluster, s *Scheduler, before string) {
+	t.Helper()
+	c.store.create("b", 5)
+	ps, err := s.Schedule(quietCtx(), c.store.get("b"))
+	if !errors.Is(err, ErrNotReady) || errors.Is(err, vsched.ErrNotEnoughReplicas) || ps != nil {
+		t.Fatalf("Schedule before %s = [%s], %v; want nil, ErrNotReady", before, short(ps), err)
+	}
+	if u := used(s); len(u) != 0 {
+		t.Fatalf("used = %v before %s, want nothing", u, before)
+	}
+	if _, ok := reservation(s, "b"); ok {
+		t.Fatalf("a reservation for b before %s", before)
+	}
 }
 
 func TestResyncWithFailingListerKeepsReservations(t *testing.T) {
@@ -276,7 +288,7 @@ func TestResyncWithFailingListerKeepsReservations(t *testing.T) {
 	c, s := reservationCluster(t)
 	before, _ := reservation(s, "a")
 
-	c.store.failLists(errListerDown)
+	c.store.FailList(errListerDown)
 	if err := s.Resync(quietCtx()); !errors.Is(err, errListerDown) {
 		t.Fatalf("Resync = %v, want the lister's error", err)
 	}
@@ -294,13 +306,13 @@ func TestResyncWithFailingListerKeepsReservations(t *testing.T) {
 	wantPlacements(t, ps, 0, 6)
 	c.store.create("c", 3)
 	wantPlacements(t, scheduleOK(t, s, c, "c"), 1, 3)
-	c.store.failLists(nil)
+	c.store.FailList(nil)
 }
 
 func TestMalformedPodNamesInPlacements(t *testing.T) {
 	c := zones3(t, 6)
 	s := c.start()
-	c.store.put(&testSource{key: srcKey("a"), vreplicas: 6, placements: []vsched.Placement{
+	c.store.put(&vsched.PlainVPod{Key: srcKey("a"), VReplicas: 6, Placements: []vsched.Placement{
 		{PodName: "adapter-x", VReplicas: 2},  // no ordinal
 		{PodName: "adapter-4", VReplicas: 1},  // fine
 		{PodName: "other-3", VReplicas: 1},    // another StatefulSet
@@ -444,7 +456,7 @@ func TestNotReadyUntilInformersSync(t *testing.T) {
 	factory := informers.NewSharedInformerFactoryWithOptions(c.client, 0, informers.WithNamespace(testNS))
 	s, err := New(quietCtx(), Config{
 		Namespace: testNS, Name: testSet, Capacity: 10,
-		Lister: c.store.list, ListerSynced: c.store.hasSynced, Informers: InformersFromFactory(factory),
+		Lister: c.store.List, ListerSynced: c.store.HasSynced, Informers: InformersFromFactory(factory),
 		Profiles: profilesFromData(t, nil, nil), AlwaysLeader: true,
 	})
 	if err != nil {

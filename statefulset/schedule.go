@@ -160,63 +160,64 @@ func (s *Scheduler) observeForDecision(ctx context.Context, vpod vsched.VPod, no
 }
 
 // decide makes the source's new placements from base, its placements as
-// they count now: what stays, what moves off draining pods and pods beyond
-// the replicas (descheduler.SplitPlacements), new vreplicas through the
-// scheduler profile, surplus ones through the descheduler profile, and
-// the moves a Rebalancer wants. Called with the state locked.
+// they count now: what stays and what moves off draining pods and pods
+// beyond the replicas (descheduler.SplitPlacements), within the drain move
+// limit (descheduler.LimitDrainMoves); new vreplicas through the scheduler
+// profile, surplus ones through the descheduler profile
+// (descheduler.Shrink); and the moves a Rebalancer wants
+// (descheduler.Rebalance). Called with the state locked.
 func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles config.Profiles, base []vsched.Placement, moves *moveCounts) ([]vsched.Placement, string, error) {
 	desired := vpod.GetVReplicas()
 	split := descheduler.SplitPlacements(s.st, base, make([]vsched.Placement, 0, len(base)))
-	kept, fromDraining := split.Kept, split.Draining
-	keptTotal := vsched.TotalVReplicas(kept)
-	if limit := s.drainMoveLimit.Load(); limit > 0 && desired > keptTotal && len(fromDraining) > 0 {
-		kept, fromDraining = descheduler.LimitDrainMoves(kept, fromDraining, desired-keptTotal, limit)
-		keptTotal = vsched.TotalVReplicas(kept)
+	keptTotal := vsched.TotalVReplicas(split.Kept)
+	if limit := s.drainMoveLimit.Load(); limit > 0 && desired > keptTotal && len(split.Draining) > 0 {
+		split.Kept, split.Draining = descheduler.LimitDrainMoves(split.Kept, split.Draining, desired-keptTotal, limit)
+		keptTotal = vsched.TotalVReplicas(split.Kept)
 	}
 	ex, _ := ctx.Value(explainKey{}).(*framework.Explanation)
 	var placements []vsched.Placement
 	var reason string
+	var err error
 	switch {
 	case desired > keptTotal:
-		d, err := framework.NewDecision(framework.Place, s.st, vpod, kept)
-		if err != nil {
-			return nil, "", err
-		}
-		res, err := profiles.Place.Run(ctx, d, desired-keptTotal, ex)
-		if err != nil {
-			return nil, "", err
-		}
-		reason = res.Reason
-		placements = keepUnmoved(d.Placements(), fromDraining, desired)
+		placements, reason, err = s.place(ctx, profiles.Place, vpod, split, desired-keptTotal, ex)
 	case desired < keptTotal:
-		d, err := framework.NewDecision(framework.Remove, s.st, vpod, kept)
-		if err != nil {
-			return nil, "", err
-		}
-		res, err := profiles.Remove.Run(ctx, d, keptTotal-desired, ex)
-		if err != nil {
-			return nil, "", err
-		}
-		reason = res.Reason
-		placements = d.Placements()
+		placements, reason, err = descheduler.Shrink(ctx, profiles.Remove, s.st, vpod, split.Kept, keptTotal-desired, ex)
 	default:
-		placements = s.refresh(kept)
+		placements = s.refresh(split.Kept)
 	}
-	if split.Lost > 0 || len(fromDraining) > 0 {
+	if err != nil {
+		return nil, "", err
+	}
+	if split.Lost > 0 || len(split.Draining) > 0 {
 		s.countMoves(base, placements, moves)
 		s.logger(ctx).Debugw("vsched: moved vreplicas off pods that are draining or beyond the StatefulSet's replicas",
-			"source", vpod.GetKey().String(), "beyondReplicas", split.Lost, "drainingPods", len(fromDraining))
+			"source", vpod.GetKey().String(), "beyondReplicas", split.Lost, "drainingPods", len(split.Draining))
 	}
 	// Kept (or shrunk) and still breaking a Rebalancer's rule, as after a
 	// zone that was down came back or a removal that left the source
 	// uneven: move the excess now, in the same result.
-	if profiles.Place.Rebalances() && desired <= keptTotal && len(fromDraining) == 0 && split.Lost == 0 && desired > 0 {
-		var err error
+	if descheduler.WantsRebalance(profiles.Place, split, desired) {
 		if placements, err = s.rebalance(ctx, vpod, profiles.Place, placements, moves); err != nil {
 			return nil, "", err
 		}
 	}
 	return placements, reason, nil
+}
+
+// place adds n vreplicas to the source's kept placements through the
+// scheduler profile; the vreplicas on draining pods that find no room
+// elsewhere stay there (keepUnmoved). Called with the state locked.
+func (s *Scheduler) place(ctx context.Context, place *framework.Profile, vpod vsched.VPod, split descheduler.Split, n int32, ex *framework.Explanation) ([]vsched.Placement, string, error) {
+	d, err := framework.NewDecision(framework.Place, s.st, vpod, split.Kept)
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := place.Run(ctx, d, n, ex)
+	if err != nil {
+		return nil, "", err
+	}
+	return keepUnmoved(d.Placements(), split.Draining, vpod.GetVReplicas()), res.Reason, nil
 }
 
 // keepUnmoved adds to placements, sorted by ordinal, the vreplicas that
@@ -243,40 +244,31 @@ func keepUnmoved(placements, fromDraining []vsched.Placement, desired int32) []v
 	return placements
 }
 
-// rebalance moves up to the drain move limit of the source's vreplicas, one
-// at a time through the profile, to pods that restore a Rebalancer's rule.
-// Called with the state locked.
+// rebalance makes the moves descheduler.Rebalance decides, within the
+// drain move limit, counting and logging them. Called with the state
+// locked.
 func (s *Scheduler) rebalance(ctx context.Context, vpod vsched.VPod, place *framework.Profile, placements []vsched.Placement, moves *moveCounts) ([]vsched.Placement, error) {
 	key := vpod.GetKey()
 	log := s.logger(ctx)
-	limit := s.drainMoveLimit.Load()
-	if limit <= 0 {
-		limit = vpod.GetVReplicas()
-	}
-	d, err := framework.NewDecision(framework.Place, s.st, vpod, placements)
-	if err != nil {
-		return nil, err
-	}
 	rctx := ctx
 	if !log.Desugar().Core().Enabled(zapcore.DebugLevel) {
 		// The reason a move found no room is only logged at debug level;
 		// a stuck source would otherwise pay for it on every call.
 		rctx = framework.WithoutReason(ctx)
 	}
-	res, err := place.Rebalance(rctx, d, limit)
+	res, err := descheduler.Rebalance(rctx, place, s.st, vpod, placements, s.drainMoveLimit.Load())
 	if err != nil {
-		return nil, fmt.Errorf("%s: rebalancing: %w", key, err)
+		return nil, err
 	}
 	if res.Moved > 0 {
-		placements = d.Placements()
 		moves.add(MoveRebalance, int64(res.Moved))
 		log.Debugw("vsched: moved vreplicas to restore a rebalancing filter's rule", "source", key.String(),
-			"plugin", res.Plugin, "moved", res.Moved, "limit", limit)
+			"plugin", res.Plugin, "moved", res.Moved, "limit", res.Limit)
 	}
 	if res.Stuck != "" {
 		log.Debugw("vsched: a rebalancing move found no room", "source", key.String(), "why", res.Stuck)
 	}
-	return placements, nil
+	return res.Placements, nil
 }
 
 // reserve records the decision: a reservation when it changed the

@@ -19,7 +19,7 @@ func TestPendingReasonNamesTheBindingZone(t *testing.T) {
 		cfg.Profiles = profilesFromData(t, zoneHardScheduler, nil)
 	})
 	// zone-c's pods (adapter-2 and adapter-5) are full of another source.
-	c.store.put(&testSource{key: srcKey("filler"), vreplicas: 4, placements: placements(2, 2, 5, 2)})
+	c.store.put(&vsched.PlainVPod{Key: srcKey("filler"), VReplicas: 4, Placements: placements(2, 2, 5, 2)})
 	c.store.create("a", 4)
 	ps, err := s.Schedule(quietCtx(), c.store.get("a"))
 	var pe *vsched.PendingError

@@ -14,29 +14,19 @@ import (
 // informer had not synced. It listed nothing without an error, the scheduler
 // took that as loaded, and a new source of 5 landed on a pod holding 10 of 10.
 func TestUnsyncedListerIsNotReady(t *testing.T) {
-	c := zones3(t, 3)
-	profiles := lowestOrdinal(t)
-	s1 := c.start(func(cfg *Config) { cfg.Profiles = profiles })
-	c.store.create("a", 10)
-	wantPlacements(t, scheduleOK(t, s1, c, "a"), 0, 10)
-	c.stop(s1)
-
-	c.store.setSynced(false)
-	s2 := c.start(func(cfg *Config) { cfg.Profiles = profiles })
-	c.store.create("b", 5)
-	ps, err := s2.Schedule(quietCtx(), c.store.get("b"))
-	if !errors.Is(err, ErrNotReady) || ps != nil {
-		t.Fatalf("Schedule while the sources have not synced = [%s], %v; want nil, ErrNotReady", short(ps), err)
-	}
+	c, restart := filledThenStopped(t)
+	c.store.SetSynced(false)
+	s2 := restart()
+	scheduleNotReady(t, c, s2, "the sources synced")
 	// Neither does a resync take the empty list for the truth.
 	if err := s2.Resync(quietCtx()); !errors.Is(err, ErrNotReady) {
 		t.Fatalf("Resync while the sources have not synced = %v, want ErrNotReady", err)
 	}
 	if u := used(s2); len(u) != 0 {
-		t.Fatalf("used = %v before the sources synced, want nothing", u)
+		t.Fatalf("used = %v after a resync before the sources synced, want nothing", u)
 	}
 
-	c.store.setSynced(true)
+	c.store.SetSynced(true)
 	wantPlacements(t, scheduleOK(t, s2, c, "b"), 1, 5)
 }
 
@@ -96,7 +86,7 @@ func TestResyncKeepsSourceObservedWhileListing(t *testing.T) {
 	s = c.start(func(cfg *Config) {
 		cfg.Profiles = lowestOrdinal(t)
 		cfg.Lister = func() ([]vsched.VPod, error) {
-			list, err := c.store.list()
+			list, err := c.store.List()
 			inWindow()
 			return list, err
 		}

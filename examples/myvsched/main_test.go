@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vsched/vsched/internal/cmdtest"
+	"github.com/vsched/vsched/internal/sim"
 )
 
 // TestMain lets the test binary stand in for myvsched (internal/cmdtest).
@@ -31,14 +32,8 @@ func TestTeamPluginRuns(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("simulate: exit %d: %s", code, errOut)
 	}
-	var res struct {
-		Steps []struct {
-			Placements map[string][]struct {
-				PodName   string `json:"podName"`
-				VReplicas int32  `json:"vreplicas"`
-			} `json:"placements"`
-		} `json:"steps"`
-	}
+	// -o json writes a sim.Result.
+	var res sim.Result
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}

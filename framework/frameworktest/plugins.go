@@ -36,9 +36,21 @@ func nameOr(name, def string) string {
 	return def
 }
 
+// zoneEquivalent makes the plugins embedding it EquivalenceAware and
+// ZoneEquivalenceAware: each reads only what those promises allow.
+type zoneEquivalent struct{}
+
+// EquivalentWithinClass implements framework.EquivalenceAware.
+func (zoneEquivalent) EquivalentWithinClass() bool { return true }
+
+// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
+func (zoneEquivalent) EquivalentWithinZone() bool { return true }
+
 // CapacityFilter rejects, when placing, pods without free capacity, as
-// PodFitsResources does. It passes every pod when removing.
-type CapacityFilter struct{}
+// PodFitsResources does. It passes every pod when removing. It is
+// equivalence-aware: a class only holds pods with free capacity, all of
+// which pass.
+type CapacityFilter struct{ zoneEquivalent }
 
 var (
 	_ framework.FilterPlugin     = CapacityFilter{}
@@ -61,13 +73,6 @@ func (CapacityFilter) Filter(_ context.Context, d *framework.Decision, ordinal i
 
 // EnforcesCapacity implements framework.CapacityEnforcer.
 func (CapacityFilter) EnforcesCapacity() bool { return true }
-
-// EquivalentWithinClass implements framework.EquivalenceAware: a class only
-// holds pods with free capacity, all of which pass.
-func (CapacityFilter) EquivalentWithinClass() bool { return true }
-
-// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
-func (CapacityFilter) EquivalentWithinZone() bool { return true }
 
 // RejectFilter rejects the listed ordinals. It is not equivalence-aware: two
 // pods of one class may be listed differently.
@@ -199,6 +204,7 @@ func (f *FailingPlugin) Score(context.Context, *framework.Decision, int32) (int6
 // it would reject every pod and score each MaxScore; it counts them so tests
 // can check they are not.
 type SkippingPlugin struct {
+	zoneEquivalent
 	PluginName string
 	// Filtered, Scored and Changes count the calls that should not happen.
 	Filtered, Scored, Changes atomic.Int64
@@ -239,12 +245,6 @@ func (s *SkippingPlugin) Changed(*framework.Decision, int32, int32) { s.Changes.
 // can be built with this as its only filter, and the runtime must notice
 // that the capacity enforcer skipped itself.
 func (s *SkippingPlugin) EnforcesCapacity() bool { return true }
-
-// EquivalentWithinClass implements framework.EquivalenceAware.
-func (s *SkippingPlugin) EquivalentWithinClass() bool { return true }
-
-// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
-func (s *SkippingPlugin) EquivalentWithinZone() bool { return true }
 
 // NormalizingScorer scores each pod Raw[ordinal] (0 when missing) and
 // normalizes so that the highest raw score becomes MaxScore and the others
@@ -298,6 +298,7 @@ type Change struct {
 // Recorder is a pass-all filter and a zero scorer that records its Prepare
 // and Changed calls. It is equivalence-aware.
 type Recorder struct {
+	zoneEquivalent
 	PluginName string
 
 	mu       sync.Mutex
@@ -338,12 +339,6 @@ func (r *Recorder) Changed(d *framework.Decision, ordinal int32, delta int32) {
 	r.changes = append(r.changes, Change{Ordinal: ordinal, Delta: delta, OnPod: d.OnPod(ordinal)})
 }
 
-// EquivalentWithinClass implements framework.EquivalenceAware.
-func (r *Recorder) EquivalentWithinClass() bool { return true }
-
-// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
-func (r *Recorder) EquivalentWithinZone() bool { return true }
-
 // Prepared is how many times Prepare was called.
 func (r *Recorder) Prepared() int {
 	r.mu.Lock()
@@ -368,7 +363,10 @@ func (r *Recorder) Reset() {
 // MaxPodsFilter rejects, when placing, pods not holding the source once the
 // source holds Limit pods, as a max-pods-per-source filter would. It is
 // equivalence-aware: every non-holder gets the same answer.
-type MaxPodsFilter struct{ Limit int }
+type MaxPodsFilter struct {
+	zoneEquivalent
+	Limit int
+}
 
 var (
 	_ framework.FilterPlugin     = MaxPodsFilter{}
@@ -385,12 +383,6 @@ func (f MaxPodsFilter) Filter(_ context.Context, d *framework.Decision, ordinal 
 	return nil
 }
 
-// EquivalentWithinClass implements framework.EquivalenceAware.
-func (MaxPodsFilter) EquivalentWithinClass() bool { return true }
-
-// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
-func (MaxPodsFilter) EquivalentWithinZone() bool { return true }
-
 // skewScore maps a skew to a score: 0 skew is MaxScore and each vreplica of
 // skew costs 25.
 func skewScore(skew int32) int64 {
@@ -404,10 +396,19 @@ func skewAfter(d *framework.Decision, s framework.DomainStats, current int32) in
 	return s.SkewAfterAdd(current)
 }
 
+// domainSkewScore scores a pod by the skew its domain (index, < 0 for
+// none: 0) leaves after the change, over the domains' stats and counts.
+func domainSkewScore(d *framework.Decision, index int32, stats func() framework.DomainStats, on func(int32) int32) int64 {
+	if index < 0 {
+		return 0
+	}
+	return skewScore(skewAfter(d, stats(), on(index)))
+}
+
 // ZoneSpreadScorer prefers pods whose zone keeps the source's zone skew
 // lowest after the change. Pods without a zone score 0. It is
 // equivalence-aware: pods of one class share a zone.
-type ZoneSpreadScorer struct{}
+type ZoneSpreadScorer struct{ zoneEquivalent }
 
 var (
 	_ framework.ScorePlugin      = ZoneSpreadScorer{}
@@ -419,20 +420,14 @@ func (ZoneSpreadScorer) Name() string { return ZoneSpreadName }
 // Score implements framework.ScorePlugin.
 func (ZoneSpreadScorer) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
 	info, ok := d.Cluster().Pod(ordinal)
-	if !ok || info.ZoneIndex < 0 {
+	if !ok {
 		return 0, nil
 	}
-	return skewScore(skewAfter(d, d.ZoneStats(), d.OnZone(info.ZoneIndex))), nil
+	return domainSkewScore(d, info.ZoneIndex, d.ZoneStats, d.OnZone), nil
 }
 
-// EquivalentWithinClass implements framework.EquivalenceAware.
-func (ZoneSpreadScorer) EquivalentWithinClass() bool { return true }
-
-// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
-func (ZoneSpreadScorer) EquivalentWithinZone() bool { return true }
-
 // NodeSpreadScorer is ZoneSpreadScorer over nodes.
-type NodeSpreadScorer struct{}
+type NodeSpreadScorer struct{ zoneEquivalent }
 
 var (
 	_ framework.ScorePlugin      = NodeSpreadScorer{}
@@ -444,22 +439,16 @@ func (NodeSpreadScorer) Name() string { return NodeSpreadName }
 // Score implements framework.ScorePlugin.
 func (NodeSpreadScorer) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
 	info, ok := d.Cluster().Pod(ordinal)
-	if !ok || info.NodeIndex < 0 {
+	if !ok {
 		return 0, nil
 	}
-	return skewScore(skewAfter(d, d.NodeStats(), d.OnNode(info.NodeIndex))), nil
+	return domainSkewScore(d, info.NodeIndex, d.NodeStats, d.OnNode), nil
 }
-
-// EquivalentWithinClass implements framework.EquivalenceAware.
-func (NodeSpreadScorer) EquivalentWithinClass() bool { return true }
-
-// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
-func (NodeSpreadScorer) EquivalentWithinZone() bool { return true }
 
 // PodSpreadScorer prefers pods that keep the source's pod skew (PodStats)
 // lowest after the change. It is equivalence-aware: every pod of a class
 // holds 0.
-type PodSpreadScorer struct{}
+type PodSpreadScorer struct{ zoneEquivalent }
 
 var (
 	_ framework.ScorePlugin      = PodSpreadScorer{}
@@ -473,18 +462,12 @@ func (PodSpreadScorer) Score(_ context.Context, d *framework.Decision, ordinal i
 	return skewScore(skewAfter(d, d.PodStats(), d.OnPod(ordinal))), nil
 }
 
-// EquivalentWithinClass implements framework.EquivalenceAware.
-func (PodSpreadScorer) EquivalentWithinClass() bool { return true }
-
-// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
-func (PodSpreadScorer) EquivalentWithinZone() bool { return true }
-
 // LowestOrdinalScorer prefers pods in use, then low ordinals when placing
 // (MaxScore for a pod with less free than the capacity, else
 // MaxScore*(Replicas-ordinal)/Replicas), and high ones when removing:
 // MaxScore*(ordinal+1)/Replicas. It is equivalence-aware: placing, the
 // first pod of a class in class order never scores below another.
-type LowestOrdinalScorer struct{}
+type LowestOrdinalScorer struct{ zoneEquivalent }
 
 var (
 	_ framework.ScorePlugin      = LowestOrdinalScorer{}
@@ -511,18 +494,12 @@ func (LowestOrdinalScorer) Score(_ context.Context, d *framework.Decision, ordin
 	return framework.MaxScore * (n - o) / n, nil
 }
 
-// EquivalentWithinClass implements framework.EquivalenceAware.
-func (LowestOrdinalScorer) EquivalentWithinClass() bool { return true }
-
-// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
-func (LowestOrdinalScorer) EquivalentWithinZone() bool { return true }
-
 // ZoneCounter keeps its own per-zone count of the source, built in Prepare
 // and kept current by Changed, the way a plugin with precomputed state
 // would. Score prefers emptier zones (10 points per vreplica) and returns an
 // Error status when its count disagrees with the Decision's, so that a
 // missed or doubled Changed call fails the decision.
-type ZoneCounter struct{}
+type ZoneCounter struct{ zoneEquivalent }
 
 var (
 	_ framework.PreparePlugin    = ZoneCounter{}
@@ -573,12 +550,6 @@ func (ZoneCounter) Score(_ context.Context, d *framework.Decision, ordinal int32
 	}
 	return max(framework.MinScore, framework.MaxScore-10*int64(n)), nil
 }
-
-// EquivalentWithinClass implements framework.EquivalenceAware.
-func (ZoneCounter) EquivalentWithinClass() bool { return true }
-
-// EquivalentWithinZone implements framework.ZoneEquivalenceAware.
-func (ZoneCounter) EquivalentWithinZone() bool { return true }
 
 // ClassScorer scores pods pseudo-randomly from Seed while keeping the
 // EquivalenceAware promise to the letter: a pod that neither holds the

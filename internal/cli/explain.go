@@ -52,12 +52,7 @@ func newExplainCommand(cfg Config, env *Env) *cobra.Command {
 		Short:   "Show how the scheduler decided where a source's vreplicas go",
 		Long:    explainLong,
 		Example: fmt.Sprintf(explainExample, cfg.name()),
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unexpected argument %q (give the scenario with -f, the source with --source)", args[0])
-			}
-			return nil
-		},
+		Args:    noArgsBut("give the scenario with -f, the source with --source"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.stepSet = cmd.Flags().Changed("step")
 			return explain(&f, cfg, env)

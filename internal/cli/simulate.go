@@ -60,13 +60,8 @@ func newSimulateCommand(cfg Config, env *Env) *cobra.Command {
 		Short:   "Run a scenario and print where every vreplica is after each step",
 		Long:    simulateLong,
 		Example: fmt.Sprintf(simulateExample, cfg.name()),
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unexpected argument %q (give the scenario with -f)", args[0])
-			}
-			return nil
-		},
-		RunE: func(*cobra.Command, []string) error { return simulate(&f, cfg, env) },
+		Args:    noArgsBut("give the scenario with -f"),
+		RunE:    func(*cobra.Command, []string) error { return simulate(&f, cfg, env) },
 	}
 	fs := cmd.Flags()
 	fs.StringArrayVarP(&f.files, "file", "f", nil, "the scenario (YAML or JSON; - for stdin), or a directory holding one scenario and the ConfigMaps to apply; repeatable: the files go together; the built-in scenario without it")

@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
+
+	"github.com/vsched/vsched/internal/sim"
 )
 
 var sampleGVR = schema.GroupVersionResource{Group: "samples.vsched.dev", Version: "v1alpha1", Resource: "samplesources"}
@@ -164,16 +166,13 @@ func TestSnapshotSimulatesToLivePlacements(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("simulate: exit %d: %s", code, errOut)
 	}
-	var res struct {
-		Initial struct {
-			Placements map[string][]struct {
-				PodName   string `json:"podName"`
-				VReplicas int32  `json:"vreplicas"`
-			} `json:"placements"`
-		} `json:"initial"`
-	}
+	// -o json writes a sim.Result.
+	var res sim.Result
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
+	}
+	if res.Initial == nil {
+		t.Fatal("the simulation shows no initial cluster")
 	}
 	got := map[string]map[string]int32{}
 	for src, ps := range res.Initial.Placements {

@@ -109,20 +109,12 @@ func validate(names []string, format string, cfg Config, env *Env) error {
 		res.Valid = res.Valid && v.Valid
 		res.Files = append(res.Files, v)
 	}
-	var buf bytes.Buffer
-	switch format {
-	case "json":
-		err = writeIndented(&buf, res)
-	case "yaml":
-		err = writeYAML(&buf, func(b *bytes.Buffer) error { return writeIndented(b, res) })
-	default:
-		// The problems are the report: stdout, like the "valid" lines.
-		buf.WriteString(text.String())
-	}
+	// In text, the problems are the report: stdout, like the "valid" lines.
+	out, err := formatted(format, res, text.String())
 	if err != nil {
 		return err
 	}
-	if _, err := env.Stdout.Write(buf.Bytes()); err != nil {
+	if _, err := env.Stdout.Write(out); err != nil {
 		return err
 	}
 	if !res.Valid {
@@ -164,6 +156,21 @@ func toProblemJSON(p sim.Problem) problemJSON {
 		out.Step = p.Step + 1
 	}
 	return out
+}
+
+// formatted is v as indented JSON or as YAML, or else text.
+func formatted(format string, v any, text string) ([]byte, error) {
+	var buf bytes.Buffer
+	var err error
+	switch format {
+	case "json":
+		err = writeIndented(&buf, v)
+	case "yaml":
+		err = writeYAML(&buf, func(b *bytes.Buffer) error { return writeIndented(b, v) })
+	default:
+		buf.WriteString(text)
+	}
+	return buf.Bytes(), err
 }
 
 func writeIndented(b *bytes.Buffer, v any) error {

@@ -98,20 +98,11 @@ func newVersionCommand(cfg Config, env *Env) *cobra.Command {
 				return err
 			}
 			v := readVersion(cfg.Version, buildInfo)
-			var buf bytes.Buffer
-			var err error
-			switch format {
-			case "json":
-				err = writeIndented(&buf, v)
-			case "yaml":
-				err = writeYAML(&buf, func(b *bytes.Buffer) error { return writeIndented(b, v) })
-			default:
-				buf.WriteString(v.text())
-			}
+			out, err := formatted(format, v, v.text())
 			if err != nil {
 				return err
 			}
-			_, err = env.Stdout.Write(buf.Bytes())
+			_, err = env.Stdout.Write(out)
 			return err
 		},
 	}
@@ -119,11 +110,20 @@ func newVersionCommand(cfg Config, env *Env) *cobra.Command {
 	return cmd
 }
 
-func noArgs(_ *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usagef("unexpected argument %q", args[0])
+var noArgs = noArgsBut("")
+
+// noArgsBut refuses positional arguments, saying what to give instead
+// (hint) when there is something to say.
+func noArgsBut(hint string) cobra.PositionalArgs {
+	if hint != "" {
+		hint = " (" + hint + ")"
 	}
-	return nil
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected argument %q%s", args[0], hint)
+		}
+		return nil
+	}
 }
 
 const completionLong = `Prints a completion script for bash or zsh: commands, flags, -o values and

@@ -11,6 +11,9 @@ import (
 	"testing"
 )
 
+// module is the import path prefix of the module's packages.
+const module = "github.com/vsched/vsched/"
+
 // maxFuncLines bounds a non-test function, signature to closing brace.
 const maxFuncLines = 80
 
@@ -95,12 +98,16 @@ func TestFunctionsAreShort(t *testing.T) {
 }
 
 // TestImportDirection checks the layering: the scheduler knows nothing of
-// what sizes its StatefulSet, and what decides moves knows neither.
+// what sizes its StatefulSet, and what decides moves knows neither. config
+// parses, validates and stores; the plugins and the default policy come
+// with the registry it is given: importing a plugin package would link
+// every in-tree plugin into every program that reads configuration. A
+// package named here is forbidden with every package below it.
 func TestImportDirection(t *testing.T) {
-	const module = "github.com/vsched/vsched/"
 	forbidden := map[string][]string{
 		"statefulset": {"autoscaler"},
 		"descheduler": {"autoscaler", "statefulset"},
+		"config":      {"plugins"},
 	}
 	for dir, not := range forbidden {
 		_, files := parseDir(t, dir)
@@ -108,11 +115,103 @@ func TestImportDirection(t *testing.T) {
 			for _, imp := range f.Imports {
 				path, _ := strconv.Unquote(imp.Path.Value)
 				for _, n := range not {
-					if path == module+n {
+					if path == module+n || strings.HasPrefix(path, module+n+"/") {
 						t.Errorf("package %s imports %s", dir, path)
 					}
 				}
 			}
 		}
 	}
+}
+
+// TestNoStateHooks keeps the scheduler's state its own: no package is named
+// statehook, no non-test file sets a variable of another of the module's
+// packages (the way a package installs a closure over its private fields
+// for another to call), and no exported function of statefulset hands a *state.State to a
+// callback. Other packages read Scheduler.Snapshot and change the state
+// through its methods.
+func TestNoStateHooks(t *testing.T) {
+	for _, dir := range goDirs(t) {
+		if filepath.Base(dir) == "statehook" {
+			t.Errorf("package %s exists", dir)
+		}
+		fset, files := parseDir(t, dir)
+		for _, f := range files {
+			for _, pos := range foreignAssignments(f) {
+				t.Errorf("%s: sets a variable of another package", fset.Position(pos))
+			}
+			if dir != "statefulset" {
+				continue
+			}
+			for _, fd := range stateCallbacks(f) {
+				t.Errorf("%s: %s hands the state to a callback", fset.Position(fd.Pos()), fd.Name.Name)
+			}
+		}
+	}
+}
+
+// foreignAssignments returns where f assigns to pkg.Name with pkg one of
+// its imports from the module (os.Args and the like are fair game).
+func foreignAssignments(f *ast.File) []token.Pos {
+	imported := map[string]bool{}
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		if !strings.HasPrefix(path, module) {
+			continue
+		}
+		name := path[strings.LastIndex(path, "/")+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		imported[name] = true
+	}
+	var out []token.Pos
+	ast.Inspect(f, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok {
+			return true
+		}
+		for _, lhs := range as.Lhs {
+			if sel, ok := lhs.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Obj == nil && imported[x.Name] {
+					out = append(out, lhs.Pos())
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// stateCallbacks returns f's exported functions with a parameter of func
+// type that takes a *state.State.
+func stateCallbacks(f *ast.File) []*ast.FuncDecl {
+	var out []*ast.FuncDecl
+	for _, decl := range f.Decls {
+		fd, ok := decl.(*ast.FuncDecl)
+		if !ok || !fd.Name.IsExported() {
+			continue
+		}
+		for _, p := range fd.Type.Params.List {
+			if fn, ok := p.Type.(*ast.FuncType); ok && takesState(fn) {
+				out = append(out, fd)
+			}
+		}
+	}
+	return out
+}
+
+func takesState(fn *ast.FuncType) bool {
+	for _, p := range fn.Params.List {
+		star, ok := p.Type.(*ast.StarExpr)
+		if !ok {
+			continue
+		}
+		if sel, ok := star.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "State" {
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == "state" {
+				return true
+			}
+		}
+	}
+	return false
 }

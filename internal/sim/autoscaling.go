@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -170,7 +171,7 @@ func (a *autoscaling) cycle(ctx context.Context, notes *[]string) (bool, CycleRe
 	cr.Replicas = a.sim.cluster.Replicas()
 	cr.Draining = a.drainingPods(after)
 	cr.Notes = append([]string(nil), (*notes)[first:]...)
-	changed := dec.Written || placed || !sameMarks(before, after)
+	changed := dec.Written || placed || !maps.Equal(before, after)
 	return changed, cr, nil
 }
 
@@ -274,16 +275,4 @@ func (a *autoscaling) settle(ctx context.Context, before, after map[int32]string
 		}
 	}
 	return c.Sync(ctx)
-}
-
-func sameMarks(a, b map[int32]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }

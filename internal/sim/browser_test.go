@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
 	"image/png"
 	"maps"
 	"os"
@@ -148,17 +149,7 @@ func TestBrowserDOM(t *testing.T) {
 func TestBrowserScreenshot(t *testing.T) {
 	bin := chromium(t)
 	res, path := writeReport(t)
-	shot := filepath.Join(t.TempDir(), "shot.png")
-	runChromium(t, bin, "--window-size=1280,1400", "--hide-scrollbars", "--screenshot="+shot, "file://"+path)
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := screenshot(t, bin, path)
 	b := img.Bounds()
 	if b.Dx() < 1000 || b.Dy() < 1000 {
 		t.Fatalf("screenshot is %dx%d", b.Dx(), b.Dy())
@@ -176,23 +167,19 @@ func TestBrowserScreenshot(t *testing.T) {
 	}
 	seen := map[[3]uint8]int{}
 	dark, white := 0, 0
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			px := [3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8)}
-			for c := range wantColors {
-				if near(px, c) {
-					seen[c]++
-				}
-			}
-			switch {
-			case px[0] < 80 && px[1] < 80 && px[2] < 80:
-				dark++
-			case px[0] > 250 && px[1] > 250 && px[2] > 250:
-				white++
+	eachPixel(img, func(px [3]uint8) {
+		for c := range wantColors {
+			if near(px, c) {
+				seen[c]++
 			}
 		}
-	}
+		switch {
+		case px[0] < 80 && px[1] < 80 && px[2] < 80:
+			dark++
+		case px[0] > 250 && px[1] > 250 && px[2] > 250:
+			white++
+		}
+	})
 	t.Logf("cell colours on screen (pixels): %v", seen)
 	for c, what := range wantColors {
 		// A cell is 44x20 pixels; half of one is plenty.
@@ -206,6 +193,35 @@ func TestBrowserScreenshot(t *testing.T) {
 	}
 	if white > total*98/100 {
 		t.Errorf("%d of %d pixels are white: the page looks empty", white, total)
+	}
+}
+
+// screenshot renders the page at path in Chromium, at the size the checks
+// on its pixels assume.
+func screenshot(t *testing.T, bin, path string) image.Image {
+	t.Helper()
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	runChromium(t, bin, "--window-size=1280,1400", "--hide-scrollbars", "--screenshot="+shot, "file://"+path)
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// eachPixel calls f with every pixel's colour, 8 bits a channel.
+func eachPixel(img image.Image, f func(px [3]uint8)) {
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			f([3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8)})
+		}
 	}
 }
 
@@ -245,32 +261,18 @@ func TestBrowserManySources(t *testing.T) {
 	if want := fmt.Sprintf("4 steps, %d cells", cells); rendered != want {
 		t.Errorf("the page's script reports %q, want %q", rendered, want)
 	}
-	shot := filepath.Join(t.TempDir(), "shot.png")
-	runChromium(t, bin, "--window-size=1280,1400", "--hide-scrollbars", "--screenshot="+shot, "file://"+path)
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := screenshot(t, bin, path)
 	b := img.Bounds()
 	blue := [3]uint8{0x1f, 0x5f, 0xa8} // the timeline's replicas line
 	lines, dark := 0, 0
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			px := [3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8)}
-			if near(px, blue) {
-				lines++
-			}
-			if px[0] < 80 && px[1] < 80 && px[2] < 80 {
-				dark++
-			}
+	eachPixel(img, func(px [3]uint8) {
+		if near(px, blue) {
+			lines++
 		}
-	}
+		if px[0] < 80 && px[1] < 80 && px[2] < 80 {
+			dark++
+		}
+	})
 	if lines < 200 {
 		t.Errorf("the timeline's replicas line: %d pixels on screen", lines)
 	}

@@ -174,13 +174,24 @@ func (d *decoder) decode(raw json.RawMessage, v reflect.Value, p path) {
 	}
 }
 
-func (d *decoder) decodeStruct(raw json.RawMessage, v reflect.Value, p path) {
+// mapping reads raw as a mapping's members. Null is no mapping and no
+// problem; any other value that is not a mapping is a problem ("must be
+// what").
+func (d *decoder) mapping(raw json.RawMessage, p path, what string) ([]member, bool) {
 	if isNull(raw) {
-		return
+		return nil, false
 	}
 	ms, err := members(raw)
 	if err != nil {
-		d.problem(p, "must be a mapping, not %s", jsonKind(raw))
+		d.problem(p, "must be %s, not %s", what, jsonKind(raw))
+		return nil, false
+	}
+	return ms, true
+}
+
+func (d *decoder) decodeStruct(raw json.RawMessage, v reflect.Value, p path) {
+	ms, ok := d.mapping(raw, p, "a mapping")
+	if !ok {
 		return
 	}
 	t := v.Type()
@@ -236,25 +247,31 @@ func (d *decoder) decodeScalar(raw json.RawMessage, v reflect.Value, p path) {
 			return
 		}
 		v.SetInt(n)
-	case reflect.Bool:
-		var b bool
-		if err := json.Unmarshal(raw, &b); err != nil {
-			d.problem(p, "must be true or false, not %s", describeValue(raw))
+	case reflect.Bool, reflect.String:
+		// Decoded as the plain kind: a named type's own UnmarshalJSON, if
+		// any, is not what a scenario's problems describe.
+		k := plainKinds[v.Kind()]
+		x := reflect.New(k.typ)
+		if err := json.Unmarshal(raw, x.Interface()); err != nil {
+			d.problem(p, "must be %s, not %s", k.want, describeValue(raw))
 			return
 		}
-		v.SetBool(b)
-	case reflect.String:
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			d.problem(p, "must be a string, not %s", describeValue(raw))
-			return
-		}
-		v.SetString(s)
+		v.Set(x.Elem().Convert(v.Type()))
 	default:
 		if err := json.Unmarshal(raw, v.Addr().Interface()); err != nil {
 			d.problem(p, "cannot be %s", describeValue(raw))
 		}
 	}
+}
+
+// plainKinds are the scalar kinds decodeScalar reads as their plain Go
+// type, and what a problem says a value of the kind must be.
+var plainKinds = map[reflect.Kind]struct {
+	typ  reflect.Type
+	want string
+}{
+	reflect.Bool:   {reflect.TypeFor[bool](), "true or false"},
+	reflect.String: {reflect.TypeFor[string](), "a string"},
 }
 
 // describeValue names a JSON value and shows it: `a string "ten"`.

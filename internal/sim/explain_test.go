@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -13,122 +14,93 @@ import (
 	"github.com/vsched/vsched/internal/cmdtest"
 )
 
-// explainScenarios are small scenarios in which one plugin decides the last
+// explainScenario is a small scenario in which one plugin decides the last
 // decision about default/s, against what the profile would do without it.
-var explainScenarios = map[string]string{
+// Each case gives only what sets it apart; yaml writes the rest.
+type explainScenario struct {
+	zones      string   // the cluster's zones
+	nodes      int      // nodes per zone; 0 leaves the default
+	set        string   // the statefulSet mapping
+	predicates string   // config-scheduler's predicates; "" leaves them out
+	priorities string   // config-scheduler's priorities; "" leaves them out
+	removals   string   // config-descheduler's priorities; "" leaves them out
+	steps      []string // each step's schedule mapping, in order
+}
+
+func (e explainScenario) yaml() []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "version: 1\ncluster:\n  zones: %s\n", e.zones)
+	if e.nodes > 0 {
+		fmt.Fprintf(&b, "  nodesPerZone: %d\n", e.nodes)
+	}
+	fmt.Fprintf(&b, "  statefulSet: %s\n", e.set)
+	if e.predicates != "" || e.priorities != "" {
+		b.WriteString("scheduler:\n")
+		writeData(&b, "predicates", e.predicates)
+		writeData(&b, "priorities", e.priorities)
+	}
+	if e.removals != "" {
+		b.WriteString("descheduler:\n")
+		writeData(&b, "priorities", e.removals)
+	}
+	b.WriteString("steps:\n")
+	for _, st := range e.steps {
+		fmt.Fprintf(&b, "  - schedule: %s\n", st)
+	}
+	return []byte(b.String())
+}
+
+func writeData(b *strings.Builder, key, value string) {
+	if value != "" {
+		fmt.Fprintf(b, "  %s: '%s'\n", key, value)
+	}
+}
+
+// The clusters and steps the cases share.
+const (
+	oneZone = "[zone-a]"
+	// Pods 0 and 1 share node-zone-a-0; pod 2 is alone on node-zone-a-1.
+	sharedNode = "{replicas: 3, capacity: 10, podNodes: [node-zone-a-0, node-zone-a-0, node-zone-a-1]}"
+	evenSpread = `{"Name": "EvenPodSpread", "Weight": 1, "Args": {"MaxSkew": 1}}`
+	evenRemove = `{"Name": "RemoveWithEvenPodSpreadPriority", "Weight": 1, "Args": {"MaxSkew": 1}}`
+)
+
+var (
+	placeTwo     = []string{"{source: default/s, vreplicas: 2}"}
+	threeThenTwo = []string{"{source: default/s, vreplicas: 3}", "{source: default/s, vreplicas: 2}"}
+)
+
+var explainScenarios = map[string]explainScenario{
 	// adapter-0 is full: PodFitsResources rejects it, and the vreplica goes to adapter-1 although the tie-break prefers the lowest ordinal.
-	"fits": `version: 1
-cluster:
-  zones: [zone-a]
-  statefulSet: {replicas: 2, capacity: 2}
-scheduler:
-  priorities: '[]'
-steps:
-  - schedule: {source: default/full, vreplicas: 2}
-  - schedule: {source: default/s, vreplicas: 1}
-`,
+	"fits": {zones: oneZone, set: "{replicas: 2, capacity: 2}", priorities: "[]",
+		steps: []string{"{source: default/full, vreplicas: 2}", "{source: default/s, vreplicas: 1}"}},
 	// One partition: once the source is on adapter-0, NoMaxResourceCount rejects every other pod, although EvenPodSpread prefers the empty adapter-1.
-	"nomax": `version: 1
-cluster:
-  zones: [zone-a]
-  statefulSet: {replicas: 3, capacity: 10}
-scheduler:
-  predicates: '[{"Name": "PodFitsResources"}, {"Name": "NoMaxResourceCount"}]'
-  priorities: '[{"Name": "EvenPodSpread", "Weight": 1, "Args": {"MaxSkew": 1}}]'
-steps:
-  - schedule: {source: default/s, vreplicas: 3, partitions: 1}
-`,
+	"nomax": {zones: oneZone, set: "{replicas: 3, capacity: 10}",
+		predicates: `[{"Name": "PodFitsResources"}, {"Name": "NoMaxResourceCount"}]`, priorities: "[" + evenSpread + "]",
+		steps: []string{"{source: default/s, vreplicas: 3, partitions: 1}"}},
 	// Pods 0 and 2 are in zone-a, 1 and 3 in zone-b. With the first vreplica on adapter-0, AvailabilityZonePriority sends the second to zone-b (adapter-1), not back to adapter-0 (the tie-break).
-	"zone": `version: 1
-cluster:
-  zones: [zone-a, zone-b]
-  statefulSet: {replicas: 4, capacity: 10}
-scheduler:
-  priorities: '[{"Name": "AvailabilityZonePriority", "Weight": 1, "Args": {"MaxSkew": 1}}]'
-steps:
-  - schedule: {source: default/s, vreplicas: 2}
-`,
-	// Pods 0 and 1 share node-zone-a-0. With the first vreplica on adapter-0, AvailabilityNodePriority sends the second to the other node (adapter-2), where EvenPodSpread would pick adapter-1.
-	"node": `version: 1
-cluster:
-  zones: [zone-a]
-  nodesPerZone: 2
-  statefulSet: {replicas: 3, capacity: 10, podNodes: [node-zone-a-0, node-zone-a-0, node-zone-a-1]}
-scheduler:
-  priorities: '[{"Name": "AvailabilityNodePriority", "Weight": 1, "Args": {"MaxSkew": 1}}]'
-steps:
-  - schedule: {source: default/s, vreplicas: 2}
-`,
+	"zone": {zones: "[zone-a, zone-b]", set: "{replicas: 4, capacity: 10}",
+		priorities: `[{"Name": "AvailabilityZonePriority", "Weight": 1, "Args": {"MaxSkew": 1}}]`, steps: placeTwo},
+	// With the first vreplica on adapter-0, AvailabilityNodePriority sends the second to the other node (adapter-2), where EvenPodSpread would pick adapter-1.
+	"node": {zones: oneZone, nodes: 2, set: sharedNode,
+		priorities: `[{"Name": "AvailabilityNodePriority", "Weight": 1, "Args": {"MaxSkew": 1}}]`, steps: placeTwo},
 	// EvenPodSpread sends the second vreplica to an empty pod (adapter-1), not back to adapter-0 (the tie-break).
-	"even": `version: 1
-cluster:
-  zones: [zone-a]
-  nodesPerZone: 2
-  statefulSet: {replicas: 3, capacity: 10, podNodes: [node-zone-a-0, node-zone-a-0, node-zone-a-1]}
-scheduler:
-  priorities: '[{"Name": "EvenPodSpread", "Weight": 1, "Args": {"MaxSkew": 1}}]'
-steps:
-  - schedule: {source: default/s, vreplicas: 2}
-`,
+	"even": {zones: oneZone, nodes: 2, set: sharedNode, priorities: "[" + evenSpread + "]", steps: placeTwo},
 	// LowestOrdinalPriority at weight 10 outweighs EvenPodSpread at 1: the second vreplica goes back to adapter-0, not to the empty adapter-1.
-	"lowest": `version: 1
-cluster:
-  zones: [zone-a]
-  statefulSet: {replicas: 3, capacity: 10}
-scheduler:
-  priorities: '[{"Name": "EvenPodSpread", "Weight": 1, "Args": {"MaxSkew": 1}}, {"Name": "LowestOrdinalPriority", "Weight": 10}]'
-steps:
-  - schedule: {source: default/s, vreplicas: 2}
-`,
+	"lowest": {zones: oneZone, set: "{replicas: 3, capacity: 10}",
+		priorities: "[" + evenSpread + `, {"Name": "LowestOrdinalPriority", "Weight": 10}]`, steps: placeTwo},
 	// adapter-0 holds 2, adapter-1 holds 1: RemoveWithEvenPodSpreadPriority removes from adapter-0, where the tie-break of removals would take the highest ordinal.
-	"rm-even": `version: 1
-cluster:
-  zones: [zone-a]
-  statefulSet: {replicas: 2, capacity: 2}
-scheduler:
-  priorities: '[]'
-descheduler:
-  priorities: '[{"Name": "RemoveWithEvenPodSpreadPriority", "Weight": 1, "Args": {"MaxSkew": 1}}]'
-steps:
-  - schedule: {source: default/s, vreplicas: 3}
-  - schedule: {source: default/s, vreplicas: 2}
-`,
+	"rm-even": {zones: oneZone, set: "{replicas: 2, capacity: 2}", priorities: "[]",
+		removals: "[" + evenRemove + "]", steps: threeThenTwo},
 	// RemoveWithHighestOrdinalPriority at weight 10 outweighs RemoveWithEvenPodSpreadPriority at 1: it removes from adapter-1, although adapter-0 holds more.
-	"rm-highest": `version: 1
-cluster:
-  zones: [zone-a]
-  statefulSet: {replicas: 2, capacity: 2}
-scheduler:
-  priorities: '[]'
-descheduler:
-  priorities: '[{"Name": "RemoveWithEvenPodSpreadPriority", "Weight": 1, "Args": {"MaxSkew": 1}}, {"Name": "RemoveWithHighestOrdinalPriority", "Weight": 10}]'
-steps:
-  - schedule: {source: default/s, vreplicas: 3}
-  - schedule: {source: default/s, vreplicas: 2}
-`,
+	"rm-highest": {zones: oneZone, set: "{replicas: 2, capacity: 2}", priorities: "[]",
+		removals: "[" + evenRemove + `, {"Name": "RemoveWithHighestOrdinalPriority", "Weight": 10}]`, steps: threeThenTwo},
 	// Pods 0 and 1 are in zone-a, 2 in zone-b, one vreplica each: RemoveWithAvailabilityZonePriority removes from zone-a (adapter-1), where the tie-break would take adapter-2.
-	"rm-zone": `version: 1
-cluster:
-  zones: [zone-a, zone-b]
-  statefulSet: {replicas: 3, capacity: 1, podNodes: [node-zone-a-0, node-zone-a-0, node-zone-b-0]}
-descheduler:
-  priorities: '[{"Name": "RemoveWithAvailabilityZonePriority", "Weight": 1, "Args": {"MaxSkew": 1}}]'
-steps:
-  - schedule: {source: default/s, vreplicas: 3}
-  - schedule: {source: default/s, vreplicas: 2}
-`,
+	"rm-zone": {zones: "[zone-a, zone-b]", set: "{replicas: 3, capacity: 1, podNodes: [node-zone-a-0, node-zone-a-0, node-zone-b-0]}",
+		removals: `[{"Name": "RemoveWithAvailabilityZonePriority", "Weight": 1, "Args": {"MaxSkew": 1}}]`, steps: threeThenTwo},
 	// Pods 0 and 1 share a node, 2 is alone: RemoveWithAvailabilityNodePriority removes from the shared node (adapter-1), where the tie-break would take adapter-2.
-	"rm-node": `version: 1
-cluster:
-  zones: [zone-a]
-  nodesPerZone: 2
-  statefulSet: {replicas: 3, capacity: 1, podNodes: [node-zone-a-0, node-zone-a-0, node-zone-a-1]}
-descheduler:
-  priorities: '[{"Name": "RemoveWithAvailabilityNodePriority", "Weight": 1, "Args": {"MaxSkew": 1}}]'
-steps:
-  - schedule: {source: default/s, vreplicas: 3}
-  - schedule: {source: default/s, vreplicas: 2}
-`,
+	"rm-node": {zones: oneZone, nodes: 2, set: "{replicas: 3, capacity: 1, podNodes: [node-zone-a-0, node-zone-a-0, node-zone-a-1]}",
+		removals: `[{"Name": "RemoveWithAvailabilityNodePriority", "Weight": 1, "Args": {"MaxSkew": 1}}]`, steps: threeThenTwo},
 }
 
 // TestExplainEachPluginDecides runs a scenario per plugin and checks the
@@ -159,7 +131,7 @@ func TestExplainEachPluginDecides(t *testing.T) {
 	key := types.NamespacedName{Namespace: "default", Name: "s"}
 	for _, tc := range tests {
 		t.Run(tc.plugin, func(t *testing.T) {
-			s, ps := ParseScenario(tc.scenario+".yaml", []byte(explainScenarios[tc.scenario]))
+			s, ps := ParseScenario(tc.scenario+".yaml", explainScenarios[tc.scenario].yaml())
 			if len(ps) > 0 {
 				t.Fatal(ps)
 			}

@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"context"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -46,15 +47,22 @@ func loadConfigMapExamples(t testing.TB, names ...string) []*ConfigMapFile {
 
 func simulateJSON(t testing.TB, s *Scenario, opts Options) []byte {
 	t.Helper()
+	_, out := render(t, s, opts, func(w io.Writer, _ *Scenario, res *Result) error { return WriteJSON(w, res) })
+	return out
+}
+
+// render runs the scenario and writes its result with write.
+func render(tb testing.TB, s *Scenario, opts Options, write func(io.Writer, *Scenario, *Result) error) (*Result, []byte) {
+	tb.Helper()
 	res, _, err := Run(context.Background(), s, opts)
 	if err != nil {
-		t.Fatalf("Run: %v", err)
+		tb.Fatalf("Run: %v", err)
 	}
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, res); err != nil {
-		t.Fatal(err)
+	if err := write(&buf, s, res); err != nil {
+		tb.Fatal(err)
 	}
-	return buf.Bytes()
+	return res, buf.Bytes()
 }
 
 // golden compares got with testdata/golden/name, or rewrites it with
@@ -102,15 +110,8 @@ func TestGoldenTable(t *testing.T) {
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
-	res, _, err := Run(context.Background(), s, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := WriteTable(&buf, s, res); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "builtin.txt", buf.Bytes())
+	_, out := render(t, s, Options{}, WriteTable)
+	golden(t, "builtin.txt", out)
 }
 
 // TestDeterministic runs the same scenarios again and again: the output

@@ -16,16 +16,7 @@ import (
 // renderHTML runs an example and renders its report.
 func renderHTML(t testing.TB, name string) (*Result, []byte) {
 	t.Helper()
-	s := loadExample(t, name)
-	res, _, err := Run(context.Background(), s, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := WriteHTML(&buf, s, res); err != nil {
-		t.Fatal(err)
-	}
-	return res, buf.Bytes()
+	return render(t, loadExample(t, name), Options{}, WriteHTML)
 }
 
 func attr(n *html.Node, key string) (string, bool) {

@@ -15,15 +15,7 @@ import (
 // keys sorted and every list is in a fixed order, so the same scenario
 // always gives the same bytes.
 func WriteJSON(w io.Writer, res *Result) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
-		return err
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return writeJSON(w, res)
 }
 
 // WriteExplanation writes the explanation of a source's decision for
@@ -120,7 +112,7 @@ func explanationLines(ex *Explained) explained {
 				ls.winner = i
 			}
 			p := ex.Pods[c.Ordinal]
-			ls.candidates = append(ls.candidates, explainedCandidate{pod: c.Pod, node: orDash(p.Node), zone: orDash(p.Zone), verdict: candidateVerdict(c)})
+			ls.candidates = append(ls.candidates, explainedCandidate{pod: c.Pod, node: orDash(p.Node), zone: orDash(p.Zone), verdict: c.Verdict()})
 		}
 		l.steps = append(l.steps, ls)
 	}
@@ -143,22 +135,6 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// candidateVerdict is a candidate's rejection, or its total and scores.
-func candidateVerdict(c framework.CandidateExplanation) string {
-	if c.Rejected != nil {
-		return fmt.Sprintf("rejected by %s: %s", c.Rejected.Plugin, strings.Join(c.Rejected.Reasons, ", "))
-	}
-	parts := make([]string, len(c.Scores))
-	for i, sc := range c.Scores {
-		if sc.Error != "" {
-			parts[i] = fmt.Sprintf("%s x%d failed (%s)", sc.Plugin, sc.Weight, sc.Error)
-			continue
-		}
-		parts[i] = fmt.Sprintf("%s %d x%d", sc.Plugin, sc.Score, sc.Weight)
-	}
-	return fmt.Sprintf("total %-5d %s", c.Total, strings.Join(parts, ", "))
 }
 
 // explainedJSON is the JSON form of an explanation.

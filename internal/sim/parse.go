@@ -291,15 +291,7 @@ func (v *validator) steps() {
 				if st.listed {
 					ep = ap.index(j)
 				}
-				v.sourceKey(ep.key("source"), sp.Source)
-				if seen[sp.Source] {
-					v.problem(ep.key("source"), "source %s is listed twice in this step", sp.Source)
-				}
-				seen[sp.Source] = true
-				v.vreplicas(ep.key("vreplicas"), sp.VReplicas)
-				if sp.Partitions != nil && *sp.Partitions < 1 {
-					v.problem(ep.key("partitions"), "must be at least 1 when given, not %d", *sp.Partitions)
-				}
+				v.sourceSpec(ep, sp, seen, " in this step")
 				exists[sp.Source] = true
 			}
 		case StepDelete:
@@ -327,6 +319,21 @@ func (v *validator) steps() {
 	}
 }
 
+// sourceSpec checks what a schedule step and an initial source both give:
+// a valid key, named once in seen (where says within what), vreplicas and
+// partitions.
+func (v *validator) sourceSpec(p path, sp SourceSpec, seen map[string]bool, where string) {
+	v.sourceKey(p.key("source"), sp.Source)
+	if seen[sp.Source] {
+		v.problem(p.key("source"), "source %s is listed twice%s", sp.Source, where)
+	}
+	seen[sp.Source] = true
+	v.vreplicas(p.key("vreplicas"), sp.VReplicas)
+	if sp.Partitions != nil && *sp.Partitions < 1 {
+		v.problem(p.key("partitions"), "must be at least 1 when given, not %d", *sp.Partitions)
+	}
+}
+
 // maxVReplicas bounds one source's vreplicas: the scheduler refuses more.
 const maxVReplicas = vsched.MaxVReplicas
 
@@ -336,15 +343,7 @@ func (v *validator) sources() {
 	seen := map[string]bool{}
 	for i, src := range v.s.Sources {
 		sp := path{"sources", i}
-		v.sourceKey(sp.key("source"), src.Source)
-		if seen[src.Source] {
-			v.problem(sp.key("source"), "source %s is listed twice", src.Source)
-		}
-		seen[src.Source] = true
-		v.vreplicas(sp.key("vreplicas"), src.VReplicas)
-		if src.Partitions != nil && *src.Partitions < 1 {
-			v.problem(sp.key("partitions"), "must be at least 1 when given, not %d", *src.Partitions)
-		}
+		v.sourceSpec(sp, SourceSpec{Source: src.Source, VReplicas: src.VReplicas, Partitions: src.Partitions}, seen, "")
 		pods := map[string]bool{}
 		for j, pl := range src.Placements {
 			pp := sp.key("placements").index(j)

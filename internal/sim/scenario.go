@@ -361,12 +361,8 @@ func (s *Step) Title() string {
 type ConfigData map[string]string
 
 func (c *ConfigData) decodeAt(d *decoder, raw json.RawMessage, p path) {
-	if isNull(raw) {
-		return
-	}
-	ms, err := members(raw)
-	if err != nil {
-		d.problem(p, "must be a mapping of the ConfigMap's data keys, not %s", jsonKind(raw))
+	ms, ok := d.mapping(raw, p, "a mapping of the ConfigMap's data keys")
+	if !ok {
 		return
 	}
 	out := ConfigData{}

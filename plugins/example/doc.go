@@ -7,7 +7,8 @@
 //	types.go       const Name and type Args
 //	defaults.go    SetDefaults, filling unset Args fields
 //	validation.go  Validate, reporting each problem under its field path
-//	plugin.go      var Spec, the plugin type and its constructor New
+//	plugin.go      var Spec, the plugin type and its constructor New,
+//	               which checks its args with framework.DefaultedArgs
 //	plugin_test.go table tests, args decoding, and a profile run
 //
 // and its tests use only public packages (framework/frameworktest), so they

@@ -2,7 +2,6 @@ package example
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/vsched/vsched/framework"
 )
@@ -16,13 +15,7 @@ var Spec = framework.Spec[Args]{
 	Modes:    framework.ForPlace,
 	Defaults: SetDefaults,
 	Validate: Validate,
-	New: func(ctx context.Context, args *Args) (framework.Plugin, error) {
-		p, err := New(ctx, args)
-		if err != nil {
-			return nil, err
-		}
-		return p, nil
-	},
+	New:      framework.NewFunc(New),
 }
 
 // Registry returns a registry holding this package's plugins, for the
@@ -48,13 +41,9 @@ var _ framework.ScorePlugin = &Plugin{}
 // validating them again so that embedders bypassing the registry get the
 // same checks.
 func New(_ context.Context, args *Args) (*Plugin, error) {
-	var a Args
-	if args != nil {
-		a = *args
-	}
-	SetDefaults(&a)
-	if errs := Validate(&a, nil); len(errs) > 0 {
-		return nil, fmt.Errorf("%s: %w", Name, errs.ToAggregate())
+	a, err := framework.DefaultedArgs(Name, args, SetDefaults, Validate)
+	if err != nil {
+		return nil, err
 	}
 	p := &Plugin{avoid: make(map[int32]bool, len(a.Ordinals)), score: *a.Score}
 	for _, o := range a.Ordinals {

@@ -32,60 +32,63 @@ func prepared(t *testing.T, c *frameworktest.Cluster, src *frameworktest.VPod) (
 }
 
 func TestScore(t *testing.T) {
-	cases := []struct {
-		name    string
-		cluster *frameworktest.Cluster
-		want    map[int32]int64
-	}{
+	cases := []plugintest.Scoring{
 		{
-			name:    "empty zones tie",
-			cluster: threeZones(),
-			want:    map[int32]int64{0: 100, 1: 100, 2: 100, 3: 100, 4: 100, 5: 100},
+			Name:    "empty zones tie",
+			Cluster: threeZones(),
+			Src:     plugintest.Source(0),
+			Plugin:  New(),
+			Want:    map[int32]int64{0: 100, 1: 100, 2: 100, 3: 100, 4: 100, 5: 100},
 		},
 		{
 			// free: a 20-12 = 8, b 20-4 = 16, c 20: 40, 80, 100
-			name:    "fuller zones score lower",
-			cluster: threeZones().Use(0, 10).Use(3, 2).Use(1, 4),
-			want:    map[int32]int64{0: 40, 1: 80, 2: 100, 3: 40, 4: 80, 5: 100},
+			Name:    "fuller zones score lower",
+			Cluster: threeZones().Use(0, 10).Use(3, 2).Use(1, 4),
+			Src:     plugintest.Source(0),
+			Plugin:  New(),
+			Want:    map[int32]int64{0: 40, 1: 80, 2: 100, 3: 40, 4: 80, 5: 100},
 		},
 		{
 			// zone-a full: 0; the others 100
-			name:    "a full zone scores 0",
-			cluster: threeZones().Use(0, 10).Use(3, 10),
-			want:    map[int32]int64{1: 100, 2: 100, 4: 100, 5: 100, 0: 0, 3: 0},
+			Name:    "a full zone scores 0",
+			Cluster: threeZones().Use(0, 10).Use(3, 10),
+			Src:     plugintest.Source(0),
+			Plugin:  New(),
+			Want:    map[int32]int64{1: 100, 2: 100, 4: 100, 5: 100, 0: 0, 3: 0},
 		},
 		{
 			// zone-c's node cordoned: its pods are no candidates and not
 			// scored; free a 20, b 10.
-			name:    "only candidate pods count",
-			cluster: threeZones().Use(1, 10).Cordon("nc"),
-			want:    map[int32]int64{0: 100, 1: 50, 3: 100, 4: 50},
+			Name:    "only candidate pods count",
+			Cluster: threeZones().Use(1, 10).Cordon("nc"),
+			Src:     plugintest.Source(0),
+			Plugin:  New(),
+			Want:    map[int32]int64{0: 100, 1: 50, 3: 100, 4: 50},
 		},
 		{
-			name:    "every pod full",
-			cluster: threeZones().Use(0, 10).Use(1, 10).Use(2, 10).Use(3, 10).Use(4, 10).Use(5, 10),
-			want:    map[int32]int64{0: 100, 1: 100, 2: 100, 3: 100, 4: 100, 5: 100},
+			Name:    "every pod full",
+			Cluster: threeZones().Use(0, 10).Use(1, 10).Use(2, 10).Use(3, 10).Use(4, 10).Use(5, 10),
+			Src:     plugintest.Source(0),
+			Plugin:  New(),
+			Want:    map[int32]int64{0: 100, 1: 100, 2: 100, 3: 100, 4: 100, 5: 100},
 		},
 		{
-			name:    "no zones",
-			cluster: frameworktest.NewCluster(10).Node("n0", "").Pods("n0", "n0").Use(0, 5),
-			want:    map[int32]int64{0: 100, 1: 100},
+			Name:    "no zones",
+			Cluster: frameworktest.NewCluster(10).Node("n0", "").Pods("n0", "n0").Use(0, 5),
+			Src:     plugintest.Source(0),
+			Plugin:  New(),
+			Want:    map[int32]int64{0: 100, 1: 100},
 		},
 		{
 			// free: zone-a 10, the unzoned pod scores 0
-			name:    "a pod without a zone while zones exist",
-			cluster: frameworktest.NewCluster(10).Node("na", "zone-a").Node("nx", "").Pods("na", "nx"),
-			want:    map[int32]int64{0: 100, 1: 0},
+			Name:    "a pod without a zone while zones exist",
+			Cluster: frameworktest.NewCluster(10).Node("na", "zone-a").Node("nx", "").Pods("na", "nx"),
+			Src:     plugintest.Source(0),
+			Plugin:  New(),
+			Want:    map[int32]int64{0: 100, 1: 0},
 		},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			p, d := prepared(t, tc.cluster, plugintest.Source(0))
-			if diff := cmp.Diff(tc.want, plugintest.Scores(t, p, d)); diff != "" {
-				t.Errorf("scores (-want +got):\n%s", diff)
-			}
-		})
-	}
+	plugintest.ExpectScores(t, cases)
 }
 
 func TestChangedTracksTheDecision(t *testing.T) {
@@ -110,24 +113,14 @@ func TestChangedTracksTheDecision(t *testing.T) {
 // zone-a, which fills first; BalancedZonePriority sends each to the zone
 // with the most room.
 func TestProfileSpreadsRemainders(t *testing.T) {
-	zone, err := availabilityzonepriority.New(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spread, err := evenzonespread.New(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	build := func(balanced bool) *framework.Profile {
+	zone := plugintest.Build(t, availabilityzonepriority.New, nil)
+	spread := plugintest.Build(t, evenzonespread.New, nil)
+	build := func(t *testing.T, balanced bool) *framework.Profile {
 		scores := []framework.WeightedScore{{Plugin: zone, Weight: 10}, {Plugin: lowestordinalpriority.New(), Weight: 2}}
 		if balanced {
 			scores = append(scores, framework.WeightedScore{Plugin: New(), Weight: 4})
 		}
-		prof, err := framework.NewProfile(framework.Place, []framework.FilterPlugin{podfitsresources.New(), spread}, scores)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return prof
+		return plugintest.GroupedProfile(t, []framework.FilterPlugin{podfitsresources.New(), spread}, scores)
 	}
 	cases := []struct {
 		name     string
@@ -141,11 +134,8 @@ func TestProfileSpreadsRemainders(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			prof := build(tc.balanced)
+			prof := build(t, tc.balanced)
 			c := threeZones()
-			if !prof.Grouped() {
-				t.Error("profile is not evaluated by class")
-			}
 			got := map[string]int32{}
 			for i := 0; i < 6; i++ {
 				src := frameworktest.NewVPod("ns", string(rune('a'+i)), 4)

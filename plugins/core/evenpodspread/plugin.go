@@ -16,13 +16,7 @@ var Spec = framework.Spec[Args]{
 	Modes:    framework.ForPlace,
 	Defaults: SetDefaults,
 	Validate: Validate,
-	New: func(ctx context.Context, args *Args) (framework.Plugin, error) {
-		p, err := New(ctx, args)
-		if err != nil {
-			return nil, err
-		}
-		return p, nil
-	},
+	New:      framework.NewFunc(New),
 }
 
 // Plugin is the EvenPodSpread filter and score plugin. It holds only its
@@ -42,13 +36,9 @@ var (
 // validating them again so that embedders bypassing the registry get the same
 // checks.
 func New(_ context.Context, args *Args) (*Plugin, error) {
-	var a Args
-	if args != nil {
-		a = *args
-	}
-	SetDefaults(&a)
-	if errs := Validate(&a, nil); len(errs) > 0 {
-		return nil, fmt.Errorf("%s: %w", Name, errs.ToAggregate())
+	a, err := framework.DefaultedArgs(Name, args, SetDefaults, Validate)
+	if err != nil {
+		return nil, err
 	}
 	return &Plugin{maxSkew: *a.MaxSkew}, nil
 }

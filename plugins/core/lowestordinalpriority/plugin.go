@@ -11,9 +11,7 @@ var Spec = framework.Spec[framework.NoArgs]{
 	Name:  Name,
 	Kinds: framework.KindScore,
 	Modes: framework.ForPlace,
-	New: func(context.Context, *framework.NoArgs) (framework.Plugin, error) {
-		return New(), nil
-	},
+	New:   framework.NoArgsNewFunc(New),
 }
 
 // Plugin is the LowestOrdinalPriority score plugin. It is stateless and safe

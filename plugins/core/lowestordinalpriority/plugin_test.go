@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vsched/vsched"
@@ -15,40 +14,22 @@ import (
 )
 
 // pods returns a cluster of n pods of capacity 10 on one node.
-func pods(n int) *frameworktest.Cluster {
-	c := frameworktest.NewCluster(10).Node("n0", "za")
-	for range n {
-		c.Pods("n0")
-	}
-	return c
-}
+func pods(n int) *frameworktest.Cluster { return plugintest.OnOneNode(n, "za") }
 
 func TestScore(t *testing.T) {
-	cases := []struct {
-		name    string
-		cluster *frameworktest.Cluster
-		want    map[int32]int64
-	}{
+	cases := []plugintest.Scoring{
 		// R=1: MaxScore
-		{name: "one pod", cluster: pods(1), want: map[int32]int64{0: 100}},
+		{Name: "one pod", Cluster: pods(1), Src: plugintest.Source(0), Plugin: New(), Want: map[int32]int64{0: 100}},
 		// R=2: 100*(1-o)/1
-		{name: "two pods", cluster: pods(2), want: map[int32]int64{0: 100, 1: 0}},
+		{Name: "two pods", Cluster: pods(2), Src: plugintest.Source(0), Plugin: New(), Want: map[int32]int64{0: 100, 1: 0}},
 		// R=4: 100*(3-o)/3 = 100, 66, 33, 0
-		{name: "four pods", cluster: pods(4), want: map[int32]int64{0: 100, 1: 66, 2: 33, 3: 0}},
+		{Name: "four pods", Cluster: pods(4), Src: plugintest.Source(0), Plugin: New(), Want: map[int32]int64{0: 100, 1: 66, 2: 33, 3: 0}},
 		// R=5: 100*(4-o)/4 = 100, 75, 50, 25, 0
-		{name: "five pods", cluster: pods(5), want: map[int32]int64{0: 100, 1: 75, 2: 50, 3: 25, 4: 0}},
+		{Name: "five pods", Cluster: pods(5), Src: plugintest.Source(0), Plugin: New(), Want: map[int32]int64{0: 100, 1: 75, 2: 50, 3: 25, 4: 0}},
 		// R=5 with pods 0 and 2 not candidates: the others keep their scores
-		{name: "non-candidates leave scores alone", cluster: pods(5).Drain(0).Remove(2), want: map[int32]int64{1: 75, 3: 25, 4: 0}},
+		{Name: "non-candidates leave scores alone", Cluster: pods(5).Drain(0).Remove(2), Src: plugintest.Source(0), Plugin: New(), Want: map[int32]int64{1: 75, 3: 25, 4: 0}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			d := plugintest.Decide(t, tc.cluster, plugintest.Source(0))
-			got := plugintest.Scores(t, New(), d)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("scores (-want +got):\n%s", diff)
-			}
-		})
-	}
+	plugintest.ExpectScores(t, cases)
 }
 
 func TestScoreBounds(t *testing.T) {
@@ -90,85 +71,55 @@ func TestScoreBounds(t *testing.T) {
 }
 
 func TestRegistration(t *testing.T) {
-	reg := Spec.Registration()
-	if reg.Name != Name || reg.Kinds != framework.KindScore || reg.Modes != framework.ForPlace || reg.TakesArgs {
-		t.Errorf("registration = %+v; want a Place score plugin named %s without args", reg, Name)
-	}
+	plugintest.ExpectRegistration(t, Spec.Registration(), plugintest.Registered{Name: Name, Kinds: framework.KindScore, Modes: framework.ForPlace})
 	p := New()
 	if p.Name() != Name || !p.EquivalentWithinClass() {
 		t.Errorf("Name %q, EquivalentWithinClass %v", p.Name(), p.EquivalentWithinClass())
 	}
-	path := field.NewPath("priorities").Index(1).Child("Args")
-	args, errs := reg.DecodeArgs([]byte("{}"), path)
-	if len(errs) > 0 {
-		t.Fatalf("DecodeArgs({}): %v", errs)
-	}
-	pl, err := reg.New(context.Background(), args)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	if _, ok := pl.(framework.ScorePlugin); !ok {
-		t.Errorf("New returned %T, not a ScorePlugin", pl)
-	}
-	_, errs = reg.DecodeArgs([]byte(`{"MaxSkew": 1}`), path)
-	want := []string{`priorities[1].Args: Invalid value: "{\"MaxSkew\": 1}": json: unknown field "MaxSkew"`}
-	if diff := cmp.Diff(want, plugintest.Errors(errs)); diff != "" {
-		t.Errorf("DecodeArgs with an unknown field (-want +got):\n%s", diff)
-	}
+	plugintest.ExpectNoArgs(t, Spec, field.NewPath("priorities").Index(1).Child("Args"), `{"MaxSkew": 1}`,
+		`priorities[1].Args: Invalid value: "{\"MaxSkew\": 1}": json: unknown field "MaxSkew"`,
+		func(t *testing.T, pl framework.Plugin) {
+			if _, ok := pl.(framework.ScorePlugin); !ok {
+				t.Errorf("New returned %T, not a ScorePlugin", pl)
+			}
+		})
 }
 
 func TestProfile(t *testing.T) {
-	prof, err := framework.NewProfile(framework.Place,
+	prof := plugintest.GroupedProfile(t,
 		[]framework.FilterPlugin{podfitsresources.New()},
 		[]framework.WeightedScore{{Plugin: New(), Weight: 2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !prof.Grouped() {
-		t.Error("profile is not evaluated by class")
-	}
 	// Capacity 3; pod 1 full with other sources; pods 0, 2 on n0 and 1, 3
 	// on n1.
 	newCluster := func() *frameworktest.Cluster {
 		return frameworktest.NewCluster(3).Node("n0", "za").Node("n1", "zb").Pods("n0", "n1", "n0", "n1").Use(1, 3)
 	}
-	cases := []struct {
-		name string
-		src  *frameworktest.VPod
-		n    int32
-		want []vsched.Placement
-	}{
+	cases := []plugintest.Placing{
 		{
 			// R=4: 100, 66, 33, 0; pod 0 fills, pod 1 is full, then pod 2.
-			name: "packs the lowest ordinals",
-			src:  plugintest.Source(0),
-			n:    5,
-			want: []vsched.Placement{
+			Name:       "packs the lowest ordinals",
+			Cluster:    newCluster,
+			Src:        plugintest.Source(0),
+			N:          5,
+			WantResult: framework.Result{Changed: 5},
+			Want: []vsched.Placement{
 				plugintest.At(0, 3, "n0", "za"),
 				plugintest.At(2, 2, "n0", "za"),
 			},
 		},
 		{
 			// Existing vreplicas on pod 3 stay; new ones go low.
-			name: "ignores where the source already is",
-			src:  plugintest.Source(0, frameworktest.P(3, 1)),
-			n:    4,
-			want: []vsched.Placement{
+			Name:       "ignores where the source already is",
+			Cluster:    newCluster,
+			Src:        plugintest.Source(0, frameworktest.P(3, 1)),
+			N:          4,
+			WantResult: framework.Result{Changed: 4},
+			Want: []vsched.Placement{
 				plugintest.At(0, 3, "n0", "za"),
 				plugintest.At(2, 1, "n0", "za"),
 				plugintest.At(3, 1, "n1", "zb"),
 			},
 		},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			res, got := plugintest.Run(t, newCluster, tc.src, prof, tc.n)
-			if diff := cmp.Diff(framework.Result{Changed: tc.n}, res); diff != "" {
-				t.Errorf("result (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("placements (-want +got):\n%s", diff)
-			}
-		})
-	}
+	plugintest.ExpectPlacing(t, prof, cases)
 }

@@ -12,9 +12,7 @@ var Spec = framework.Spec[framework.NoArgs]{
 	Name:  Name,
 	Kinds: framework.KindFilter,
 	Modes: framework.ForPlace,
-	New: func(context.Context, *framework.NoArgs) (framework.Plugin, error) {
-		return New(), nil
-	},
+	New:   framework.NoArgsNewFunc(New),
 }
 
 // Plugin is the PodFitsResources filter. It is stateless and safe for

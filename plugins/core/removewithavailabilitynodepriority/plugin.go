@@ -2,7 +2,6 @@ package removewithavailabilitynodepriority
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/plugins/internal/removal"
@@ -15,13 +14,7 @@ var Spec = framework.Spec[Args]{
 	Modes:    framework.ForRemove,
 	Defaults: SetDefaults,
 	Validate: Validate,
-	New: func(ctx context.Context, args *Args) (framework.Plugin, error) {
-		p, err := New(ctx, args)
-		if err != nil {
-			return nil, err
-		}
-		return p, nil
-	},
+	New:      framework.NewFunc(New),
 }
 
 // Plugin is the RemoveWithAvailabilityNodePriority score plugin. It holds only
@@ -36,13 +29,9 @@ var _ framework.ScorePlugin = &Plugin{}
 // validating them again so that embedders bypassing the registry get the same
 // checks.
 func New(_ context.Context, args *Args) (*Plugin, error) {
-	var a Args
-	if args != nil {
-		a = *args
-	}
-	SetDefaults(&a)
-	if errs := Validate(&a, nil); len(errs) > 0 {
-		return nil, fmt.Errorf("%s: %w", Name, errs.ToAggregate())
+	a, err := framework.DefaultedArgs(Name, args, SetDefaults, Validate)
+	if err != nil {
+		return nil, err
 	}
 	return &Plugin{maxSkew: *a.MaxSkew}, nil
 }
@@ -52,12 +41,5 @@ func (*Plugin) Name() string { return Name }
 
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	if d.OnPod(ordinal) <= 0 {
-		return framework.MinScore, nil
-	}
-	info, ok := d.Cluster().Pod(ordinal)
-	if !ok || !info.Candidate || info.NodeIndex < 0 || !removal.Contains(d.Cluster().SchedulableNodes(), info.NodeIndex) {
-		return framework.MaxScore, nil
-	}
-	return removal.Score(d.NodeStats(), d.OnNode(info.NodeIndex), pl.maxSkew), nil
+	return removal.Nodes.Score(d, ordinal, pl.maxSkew), nil
 }

@@ -12,9 +12,7 @@ var Spec = framework.Spec[framework.NoArgs]{
 	Aliases: []string{Alias},
 	Kinds:   framework.KindScore,
 	Modes:   framework.ForRemove,
-	New: func(context.Context, *framework.NoArgs) (framework.Plugin, error) {
-		return New(), nil
-	},
+	New:     framework.NoArgsNewFunc(New),
 }
 
 // Plugin is the RemoveWithHighestOrdinalPriority score plugin. It is

@@ -1,6 +1,7 @@
 // Package plugintest holds what the in-tree plugins' tests share: a test
-// source, decisions started from it, and a profile run that checks the
-// runtime's fast path against a fully evaluated one.
+// source, decisions started from it, a profile run that checks the
+// runtime's fast path against a fully evaluated one, and the loops of the
+// table tests (Expect*), so that each plugin's test states only its cases.
 package plugintest
 
 import (
@@ -8,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
@@ -27,8 +27,19 @@ func Source(resources int32, placements ...vsched.Placement) *frameworktest.VPod
 // and starts a Place decision for src from them.
 func Decide(t testing.TB, c *frameworktest.Cluster, src *frameworktest.VPod) *framework.Decision {
 	t.Helper()
+	return decide(t, framework.Place, c, src)
+}
+
+// DecideRemove is Decide for a Remove decision.
+func DecideRemove(t testing.TB, c *frameworktest.Cluster, src *frameworktest.VPod) *framework.Decision {
+	t.Helper()
+	return decide(t, framework.Remove, c, src)
+}
+
+func decide(t testing.TB, mode framework.Mode, c *frameworktest.Cluster, src *frameworktest.VPod) *framework.Decision {
+	t.Helper()
 	c.UsePlacements(src.Placements)
-	d, err := framework.NewDecision(framework.Place, c, src, src.Placements)
+	d, err := framework.NewDecision(mode, c, src, src.Placements)
 	if err != nil {
 		t.Fatalf("NewDecision: %v", err)
 	}
@@ -42,17 +53,33 @@ func Decide(t testing.TB, c *frameworktest.Cluster, src *frameworktest.VPod) *fr
 // result and the placements the decision leaves.
 func Run(t testing.TB, newCluster func() *frameworktest.Cluster, src *frameworktest.VPod, p *framework.Profile, n int32) (framework.Result, []vsched.Placement) {
 	t.Helper()
+	res, placements, _ := runTwice(t, framework.Place, newCluster, src, p, n)
+	return res, placements
+}
+
+// RunRemove is Run for a Remove profile removing n vreplicas. It also
+// returns the ordinal each step removed from, -1 for a step that found
+// none, as the explanation tells.
+func RunRemove(t testing.TB, newCluster func() *frameworktest.Cluster, src *frameworktest.VPod, p *framework.Profile, n int32) (framework.Result, []vsched.Placement, []int32) {
+	t.Helper()
+	res, placements, ex := runTwice(t, framework.Remove, newCluster, src, p, n)
+	var order []int32
+	for _, s := range ex.Steps {
+		order = append(order, s.Winner)
+	}
+	return res, placements, order
+}
+
+func runTwice(t testing.TB, mode framework.Mode, newCluster func() *frameworktest.Cluster, src *frameworktest.VPod, p *framework.Profile, n int32) (framework.Result, []vsched.Placement, *framework.Explanation) {
+	t.Helper()
 	var results [2]framework.Result
 	var placements [2][]vsched.Placement
-	for i, explain := range []bool{false, true} {
-		d := Decide(t, newCluster(), src)
-		var ex *framework.Explanation
-		if explain {
-			ex = &framework.Explanation{}
-		}
-		res, err := p.Run(context.Background(), d, n, ex)
+	ex := &framework.Explanation{}
+	for i, explain := range []*framework.Explanation{nil, ex} {
+		d := decide(t, mode, newCluster(), src)
+		res, err := p.Run(context.Background(), d, n, explain)
 		if err != nil {
-			t.Fatalf("Run (explain %v): %v", explain, err)
+			t.Fatalf("Run (explain %v): %v", explain != nil, err)
 		}
 		results[i], placements[i] = res, d.Placements()
 	}
@@ -62,7 +89,7 @@ func Run(t testing.TB, newCluster func() *frameworktest.Cluster, src *frameworkt
 	if diff := cmp.Diff(results[0], results[1]); diff != "" {
 		t.Errorf("fast path and full evaluation ended differently (-fast +full):\n%s", diff)
 	}
-	return results[0], placements[0]
+	return results[0], placements[0], ex
 }
 
 // Scores returns pl's score for every candidate pod of d.
@@ -102,16 +129,4 @@ func Filter(pl framework.FilterPlugin, d *framework.Decision, ordinal int32) Out
 		return Pass
 	}
 	return Outcome{Code: st.Code().String(), Message: st.Message()}
-}
-
-// Errors renders errs one string per problem, for comparison.
-func Errors(errs field.ErrorList) []string {
-	if len(errs) == 0 {
-		return nil
-	}
-	out := make([]string, len(errs))
-	for i, e := range errs {
-		out[i] = e.Error()
-	}
-	return out
 }

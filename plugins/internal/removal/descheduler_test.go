@@ -14,6 +14,7 @@ import (
 	"github.com/vsched/vsched/plugins/core/removewithavailabilityzonepriority"
 	"github.com/vsched/vsched/plugins/core/removewithevenpodspreadpriority"
 	"github.com/vsched/vsched/plugins/core/removewithhighestordinalpriority"
+	"github.com/vsched/vsched/plugins/internal/plugintest"
 )
 
 func weight(w int32) *int32 { return &w }
@@ -64,20 +65,11 @@ var source = []vsched.Placement{
 	frameworktest.P(3, 1), frameworktest.P(4, 1), frameworktest.P(5, 1),
 }
 
-func at(ordinal, n int32, node, zone string) vsched.Placement {
-	return vsched.Placement{PodName: vsched.PodName(frameworktest.StatefulSetName, ordinal), NodeName: node, ZoneName: zone, VReplicas: n}
-}
-
 // remove runs profile on a Remove decision for source on c and returns the
 // placements left and, per removal, every candidate's weighted total.
 func remove(t *testing.T, profile *framework.Profile, c *frameworktest.Cluster, n int32) ([]vsched.Placement, []int32, []map[int32]int64) {
 	t.Helper()
-	src := frameworktest.NewVPod("ns", "src", vsched.TotalVReplicas(source), source...)
-	c.UsePlacements(source)
-	d, err := framework.NewDecision(framework.Remove, c, src, source)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := plugintest.DecideRemove(t, c, plugintest.Source(0, source...))
 	ex := &framework.Explanation{}
 	res, err := profile.Run(context.Background(), d, n, ex)
 	if err != nil || res.Changed != n {
@@ -140,8 +132,8 @@ func TestSeedDescheduler(t *testing.T) {
 			t.Errorf("removal order (-want +got):\n%s", diff)
 		}
 		want := []vsched.Placement{
-			at(0, 1, "n0", "zone-a"), at(1, 1, "n1", "zone-b"), at(2, 1, "n2", "zone-c"),
-			at(3, 1, "n0", "zone-a"), at(4, 1, "n1", "zone-b"), at(5, 1, "n2", "zone-c"),
+			plugintest.At(0, 1, "n0", "zone-a"), plugintest.At(1, 1, "n1", "zone-b"), plugintest.At(2, 1, "n2", "zone-c"),
+			plugintest.At(3, 1, "n0", "zone-a"), plugintest.At(4, 1, "n1", "zone-b"), plugintest.At(5, 1, "n2", "zone-c"),
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("placements (-want +got):\n%s", diff)
@@ -158,7 +150,7 @@ func TestSeedDescheduler(t *testing.T) {
 			t.Errorf("removal order (-want +got):\n%s", diff)
 		}
 		want := []vsched.Placement{
-			at(0, 2, "n0", "zone-a"), at(1, 2, "n1", "zone-b"), at(3, 1, "n0", "zone-a"), at(4, 1, "n1", "zone-b"),
+			plugintest.At(0, 2, "n0", "zone-a"), plugintest.At(1, 2, "n1", "zone-b"), plugintest.At(3, 1, "n0", "zone-a"), plugintest.At(4, 1, "n1", "zone-b"),
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("placements (-want +got):\n%s", diff)
@@ -179,7 +171,7 @@ func TestSeedDescheduler(t *testing.T) {
 		if diff := cmp.Diff([]int32{5, 4, 3, 2}, order); diff != "" {
 			t.Errorf("removal order (-want +got):\n%s", diff)
 		}
-		want := []vsched.Placement{at(0, 3, "n0", "zone-a"), at(1, 2, "n1", "zone-b"), at(2, 1, "n2", "zone-c")}
+		want := []vsched.Placement{plugintest.At(0, 3, "n0", "zone-a"), plugintest.At(1, 2, "n1", "zone-b"), plugintest.At(2, 1, "n2", "zone-c")}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("placements (-want +got):\n%s", diff)
 		}

@@ -2,7 +2,7 @@
 // score plugins (RemoveWithEvenPodSpreadPriority,
 // RemoveWithAvailabilityZonePriority, RemoveWithAvailabilityNodePriority), so
 // that they agree on what "remove from here first" means over pods, nodes and
-// zones.
+// zones. The node and zone plugins differ only in their Domain.
 //
 // A removal score is higher where removing one vreplica is better. Every
 // function here returns a score in [framework.MinScore, framework.MaxScore]

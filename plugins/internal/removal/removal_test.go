@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/framework/frameworktest"
 )
 
 func TestProportional(t *testing.T) {
@@ -86,36 +87,11 @@ func TestScore(t *testing.T) {
 	}
 }
 
-// bruteStats is DomainStats computed straight from its definition.
-func bruteStats(counts []int32) framework.DomainStats {
-	if len(counts) == 0 {
-		return framework.DomainStats{}
-	}
-	s := framework.DomainStats{Domains: len(counts), Min: counts[0], Max: counts[0]}
-	for _, c := range counts {
-		s.Min, s.Max = min(s.Min, c), max(s.Max, c)
-	}
-	s.NextMin, s.NextMax = s.Max, s.Min
-	for _, c := range counts {
-		if c == s.Min {
-			s.AtMin++
-		} else if c < s.NextMin {
-			s.NextMin = c
-		}
-		if c == s.Max {
-			s.AtMax++
-		} else if c > s.NextMax {
-			s.NextMax = c
-		}
-	}
-	return s
-}
-
 // bruteSkewAfterRemove removes one from counts[i] and measures the skew.
 func bruteSkewAfterRemove(counts []int32, i int) int32 {
 	after := append([]int32(nil), counts...)
 	after[i]--
-	s := bruteStats(after)
+	s := frameworktest.StatsOf(after)
 	return s.Max - s.Min
 }
 
@@ -127,7 +103,7 @@ func TestStatsAndForbiddenMatchDefinitions(t *testing.T) {
 			counts[i] = int32(rng.Intn(5))
 		}
 		s := stats(counts...)
-		if diff := cmp.Diff(bruteStats(counts), s); diff != "" {
+		if diff := cmp.Diff(frameworktest.StatsOf(counts), s); diff != "" {
 			t.Fatalf("Stats(%v) (-brute +got):\n%s", counts, diff)
 		}
 		maxSkew := int32(1 + rng.Intn(3))

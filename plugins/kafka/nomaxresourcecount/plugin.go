@@ -15,13 +15,7 @@ var Spec = framework.Spec[Args]{
 	Kinds:    framework.KindFilter,
 	Modes:    framework.ForPlace,
 	Validate: Validate,
-	New: func(ctx context.Context, args *Args) (framework.Plugin, error) {
-		p, err := New(ctx, args)
-		if err != nil {
-			return nil, err
-		}
-		return p, nil
-	},
+	New:      framework.NewFunc(New),
 }
 
 // Plugin is the NoMaxResourceCount filter. It holds only its configuration
@@ -40,12 +34,9 @@ var (
 // New builds the plugin from args (nil means none), validating them again so
 // that embedders bypassing the registry get the same checks.
 func New(_ context.Context, args *Args) (*Plugin, error) {
-	var a Args
-	if args != nil {
-		a = *args
-	}
-	if errs := Validate(&a, nil); len(errs) > 0 {
-		return nil, fmt.Errorf("%s: %w", Name, errs.ToAggregate())
+	a, err := framework.DefaultedArgs(Name, args, nil, Validate)
+	if err != nil {
+		return nil, err
 	}
 	pl := &Plugin{}
 	if a.NumPartitions != nil {
