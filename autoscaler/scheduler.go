@@ -5,7 +5,6 @@ import (
 
 	"go.uber.org/zap"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
@@ -39,10 +38,6 @@ type Scheduler interface {
 	CloneLoaded(ctx context.Context) (*state.State, error)
 	// Logger is the scheduler's logger, nil when it logs to the context's.
 	Logger() *zap.SugaredLogger
-	// InformerReads are the scheduler's informer reads of the pods and the
-	// StatefulSet, nil when it has no informers (the autoscaler reads from
-	// the API server then).
-	InformerReads() (listPods func(namespace string) ([]*corev1.Pod, error), getSet func(namespace, name string) (*appsv1.StatefulSet, error))
 	// DrainingAnnotation names the annotation the drainer writes on pods.
 	DrainingAnnotation() string
 	// evictor.Scheduler is what the drainer (package evictor) reads and
@@ -54,9 +49,6 @@ type Scheduler interface {
 	// client.
 	SetPendingHook(f func())
 	SetStatefulSetReader(f func(context.Context) (*appsv1.StatefulSet, error))
-	// SetDrainMoveLimit bounds the vreplicas one Schedule call moves off
-	// draining pods.
-	SetDrainMoveLimit(n int32)
 	// Grown says the autoscaler wrote a larger size (to, at resource
 	// version rv).
 	Grown(to int32, rv string)
