@@ -42,7 +42,7 @@ func TestPendingReturnsPartialPlacements(t *testing.T) {
 		c.store.writeStatus("a", ps)
 	}
 
-	// Fully placed once the source shrinks: no error, OnPending not called.
+	// Fully placed once the source shrinks: no error, the pending hook not called.
 	c.store.scale("a", 6)
 	scheduleOK(t, s, c, "a")
 	if got := rec.pendingCalls(); got != 2 {
