@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/internal/sample/scalerun"
 )
 
 // floorNS holds the copies of the sources that measure the API server's
@@ -60,24 +60,6 @@ func scaleConfigFromEnv(t *testing.T) scaleConfig {
 	}
 }
 
-// scaleSizes draws the sources' vreplicas: mostly 1-2 (85%), some 3-9
-// (13%), a few 10-50 (2%), from a fixed seed.
-func scaleSizes(n int) []int32 {
-	r := rand.New(rand.NewPCG(15, 15^0x9e3779b97f4a7c15))
-	vs := make([]int32, n)
-	for i := range vs {
-		switch x := r.IntN(100); {
-		case x < 85:
-			vs[i] = 1 + r.Int32N(2)
-		case x < 98:
-			vs[i] = 3 + r.Int32N(7)
-		default:
-			vs[i] = 10 + r.Int32N(41)
-		}
-	}
-	return vs
-}
-
 // scaleReport is TestScale's table: each figure with its goal, if any.
 type scaleReport struct{ rows [][3]string }
 
@@ -111,7 +93,7 @@ func TestScale(t *testing.T) {
 	if cfg.sources <= 0 {
 		t.Skip("E2E_SCALE_SOURCES is not set (make e2e-scale)")
 	}
-	sizes := scaleSizes(cfg.sources)
+	sizes := scalerun.Sizes(cfg.sources)
 	var total int32
 	for _, v := range sizes {
 		total += v

@@ -73,7 +73,9 @@ type Config struct {
 	// reservation has outlived ReservationTTL: only a list at least as new
 	// as the decision's status write may show that the write never
 	// happened. It is called once per term, and by such resyncs, outside
-	// the state lock.
+	// the state lock: the calls that start a term together (workers'
+	// first Schedule, the autoscaler, a resync) wait for one list and
+	// share it, and the scheduler keeps no reference to it once loaded.
 	FreshLister vsched.VPodLister
 	// ListerSynced reports whether Lister shows every source: for a lister
 	// backed by an informer, that informer's HasSynced. Required. A lister
@@ -139,6 +141,11 @@ type Scheduler struct {
 	// loaded is true once the committed placements of every source have
 	// been read since this replica last became leader.
 	loaded atomic.Bool
+	// term is the term's first read while it is in flight or waits for
+	// the load (readTermStart); termMu guards it, and is taken after the
+	// state's lock when both are.
+	termMu sync.Mutex
+	term   *termRead
 
 	// pendingHook is called after a Schedule call that left vreplicas
 	// pending (SetPendingHook): the autoscaler's Trigger.
@@ -423,6 +430,7 @@ func (s *Scheduler) Promote(b reconciler.Bucket, _ func(reconciler.Bucket, types
 	s.buckets[b.Name()] = true
 	if !s.leader.Swap(true) {
 		s.loaded.Store(false)
+		s.endTermRead(nil) // a read from an earlier term is not this one's
 	}
 	return nil
 }
@@ -441,6 +449,7 @@ func (s *Scheduler) Demote(b reconciler.Bucket) {
 	if len(s.buckets) == 0 && !s.cfg.AlwaysLeader {
 		s.leader.Store(false)
 		s.loaded.Store(false)
+		s.endTermRead(nil)
 		// The term's unwritten decisions end with it: the next leader
 		// may give their room away, and this replica reloads from the
 		// sources if it leads again.
@@ -513,6 +522,9 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	now := s.cfg.Clock.Now()
 	vpods, mark, err := s.resyncList(ts, now)
 	if err != nil {
+		if ts != nil {
+			s.endTermRead(nil) // unused: the next call reads afresh
+		}
 		s.logger(ctx).Warnw("vsched resync: listing sources failed; state kept as it is", "statefulset", s.key.String(), "error", err)
 		return err
 	}

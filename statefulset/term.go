@@ -26,12 +26,64 @@ type termStart struct {
 	mark   uint64
 }
 
+// termRead is a term's first read (readTermStart), shared by every call
+// that needs it before the term is loaded: a restarted controller's workers
+// all call Schedule at the term's start, and each listing every source on
+// its own held as many copies of the list at once (issue 15: a restarted
+// controller peaked well above the first one).
+type termRead struct {
+	done chan struct{} // closed once ts and err are set
+	ts   *termStart
+	err  error
+	// waiters counts the calls that waited for this read, not counting
+	// the one that made it.
+	waiters int
+}
+
 // readTermStart reads what a term's first load needs fresh; nil when the
-// state is loaded already.
+// state is loaded already. Calls made while a read is in flight, or read
+// but not loaded yet, share it; the load lets it go (endTermRead), so no
+// list outlives the load.
 func (s *Scheduler) readTermStart(ctx context.Context) (*termStart, error) {
 	if s.loaded.Load() {
 		return nil, nil
 	}
+	s.termMu.Lock()
+	r, first := s.term, s.term == nil
+	if first {
+		r = &termRead{done: make(chan struct{})}
+		s.term = r
+	} else {
+		r.waiters++
+	}
+	s.termMu.Unlock()
+	if first {
+		r.ts, r.err = s.readFresh(ctx)
+		if r.err != nil {
+			s.endTermRead(r) // the next call reads again
+		}
+		close(r.done)
+	}
+	select {
+	case <-r.done:
+		return r.ts, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: waiting for the term's first read: %v", ErrNotReady, ctx.Err())
+	}
+}
+
+// endTermRead forgets the term's read r, or whichever there is when r is
+// nil: the load took it, it failed, or the term ended.
+func (s *Scheduler) endTermRead(r *termRead) {
+	s.termMu.Lock()
+	defer s.termMu.Unlock()
+	if r == nil || s.term == r {
+		s.term = nil
+	}
+}
+
+// readFresh is readTermStart's read.
+func (s *Scheduler) readFresh(ctx context.Context) (*termStart, error) {
 	ts := &termStart{}
 	if f := s.readSet.Load(); f != nil {
 		set, err := (*f)(ctx)
@@ -67,6 +119,8 @@ func (s *Scheduler) ensureLoaded(ctx context.Context, ts *termStart) error {
 // loadTerm is a term's first load (see ensureLoaded); it returns what the
 // resync of the term's list changed. Called with the state locked.
 func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncResult, error) {
+	// Loaded or not, the term's read is spent: a later call reads again.
+	defer s.endTermRead(nil)
 	if why := s.NotReady(); why != "" {
 		return state.ResyncResult{}, fmt.Errorf("%w: %s", ErrNotReady, why)
 	}

@@ -52,58 +52,29 @@ func TestScore(t *testing.T) {
 	}
 }
 
-// errs lists the errors as a ConfigMap problem would print them.
-func errs(list field.ErrorList) []string {
-	var out []string
-	for _, e := range list {
-		out = append(out, e.Error())
-	}
-	return out
-}
-
 func TestDecodeArgs(t *testing.T) {
 	reg := Spec.Registration()
 	if reg.Name != Name || reg.Kinds != framework.KindScore || reg.Modes != framework.ForPlace || !reg.TakesArgs {
 		t.Errorf("registration = %+v; want a Place score plugin named %s taking args", reg, Name)
 	}
 	path := field.NewPath("priorities").Index(0).Child("Args")
-	cases := []struct {
-		name     string
-		raw      string
-		want     *Args
-		wantErrs []string
-	}{
-		{name: "defaulted", raw: `{"Ordinals": [4]}`, want: &Args{Ordinals: []int32{4}, Score: score(0)}},
-		{name: "set", raw: `{"Ordinals": [0, 2], "Score": 50}`, want: &Args{Ordinals: []int32{0, 2}, Score: score(50)}},
-		{name: "no ordinals", raw: `{}`, wantErrs: []string{"priorities[0].Args.Ordinals: Required value: list at least one pod ordinal to avoid"}},
-		{name: "negative and repeated", raw: `{"Ordinals": [2, -1, 2]}`, wantErrs: []string{
+	cases := []frameworktest.ArgsCase[Args]{
+		{Name: "defaulted", Raw: `{"Ordinals": [4]}`, Want: &Args{Ordinals: []int32{4}, Score: score(0)}},
+		{Name: "set", Raw: `{"Ordinals": [0, 2], "Score": 50}`, Want: &Args{Ordinals: []int32{0, 2}, Score: score(50)}},
+		{Name: "no ordinals", Raw: `{}`, WantErrs: []string{"priorities[0].Args.Ordinals: Required value: list at least one pod ordinal to avoid"}},
+		{Name: "negative and repeated", Raw: `{"Ordinals": [2, -1, 2]}`, WantErrs: []string{
 			"priorities[0].Args.Ordinals[1]: Invalid value: -1: must be >= 0",
 			"priorities[0].Args.Ordinals[2]: Duplicate value: 2",
 		}},
-		{name: "score out of range", raw: `{"Ordinals": [0], "Score": 100}`, wantErrs: []string{
+		{Name: "score out of range", Raw: `{"Ordinals": [0], "Score": 100}`, WantErrs: []string{
 			"priorities[0].Args.Score: Invalid value: 100: must be at least 0 and below 100, the score of the pods not avoided",
 		}},
-		{name: "unknown field", raw: `{"Ordinal": [0]}`, wantErrs: []string{
+		{Name: "unknown field", Raw: `{"Ordinal": [0]}`, WantErrs: []string{
 			`priorities[0].Args: Invalid value: "{\"Ordinal\": [0]}": json: unknown field "Ordinal" (did you mean "Ordinals"?)`,
 		}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			args, es := reg.DecodeArgs([]byte(tc.raw), path)
-			if diff := cmp.Diff(tc.wantErrs, errs(es)); diff != "" {
-				t.Fatalf("errors (-want +got):\n%s", diff)
-			}
-			if len(es) > 0 {
-				return
-			}
-			if diff := cmp.Diff(tc.want, args); diff != "" {
-				t.Errorf("args (-want +got):\n%s", diff)
-			}
-			if _, err := reg.New(context.Background(), args); err != nil {
-				t.Errorf("New: %v", err)
-			}
-		})
-	}
+	// Each case that decodes is also built with the registration's New.
+	frameworktest.ExpectDecodeArgs(t, Spec, path, cases, nil)
 }
 
 func TestNew(t *testing.T) {

@@ -190,6 +190,8 @@ func (w *wiring) observability(ctx context.Context, o Options) error {
 func (w *wiring) controller(ctx context.Context, o Options) {
 	w.dynFactory = dynamicinformer.NewFilteredDynamicSharedInformerFactory(o.Dynamic, o.ResyncPeriod, o.SourceNamespace, nil)
 	w.srcInformer = w.dynFactory.ForResource(v1alpha1.GroupVersionResource)
+	// Set before the informer starts, which cannot fail then.
+	_ = w.srcInformer.Informer().SetTransform(dropManagedFields)
 	lister := w.srcInformer.Lister()
 	w.r = &Reconciler{lister: lister, client: o.Dynamic.Resource(v1alpha1.GroupVersionResource), recorder: w.recorder}
 	w.impl = kcontroller.NewContext(ctx, w.r, kcontroller.ControllerOptions{
@@ -335,6 +337,17 @@ func toVPod(obj any) (vsched.VPod, bool) {
 	return s, err == nil
 }
 
+// dropManagedFields is the source informer's transform: the controller
+// never reads a source's managedFields, and they are a large share of each
+// object the cache holds. A status written back from such a copy carries
+// none, which the API server takes as unchanged.
+func dropManagedFields(obj any) (any, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		u.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
 // listSources lists the sources the informer holds, for the scheduler.
 func listSources(l cache.GenericLister) vsched.VPodLister {
 	return embed.Lister(func() ([]runtime.Object, error) { return l.List(labels.Everything()) },
@@ -358,6 +371,7 @@ func freshSources(ctx context.Context, client dynamic.ResourceInterface) vsched.
 				return nil, err
 			}
 			for i := range list.Items {
+				list.Items[i].SetManagedFields(nil) // not read, and costly to convert
 				s, err := v1alpha1.FromUnstructured(&list.Items[i])
 				if err != nil {
 					return nil, err

@@ -50,11 +50,20 @@ type Reconciler struct {
 	now           func() time.Time
 
 	// pendingSince is when each source, nothing placed for it yet, was
-	// first found pending (see deferPendingWrite); pruned is when windows
-	// of sources never reconciled again (deleted) were last dropped.
+	// first found pending in this leadership term (see
+	// deferPendingWrite); pruned is when windows of sources never
+	// reconciled again (deleted) were last dropped.
 	pendingMu    sync.Mutex
-	pendingSince map[types.NamespacedName]time.Time
+	pendingSince map[types.NamespacedName]pendingWindow
 	pruned       time.Time
+}
+
+// pendingWindow is one source's wait for room before its pending status is
+// written. It is the object's (uid): a source deleted and created again
+// under the same name waits anew.
+type pendingWindow struct {
+	uid   types.UID
+	since time.Time
 }
 
 // deferPendingWrite returns how long to wait before writing the pending
@@ -64,10 +73,12 @@ type Reconciler struct {
 // come, seconds later: writing "pending" and then the placements would be
 // two status writes per source. The scheduler requeues a pending source as
 // soon as room appears, so the write waits, up to bindWait from the
-// source's first pending decision; after that its status says why.
-// Placements that changed are progress, and a status that already says
-// pending is kept current: both are written at once.
-func (r *Reconciler) deferPendingWrite(key types.NamespacedName, before *v1alpha1.SampleSourceStatus, placements []vsched.Placement) time.Duration {
+// source's first pending decision; after that its status says why. The
+// window ends when a status write lands (endPendingWindow), not when one
+// is tried: a write that failed is retried at once. Placements that
+// changed are progress, and a status that already says pending is kept
+// current: both are written at once.
+func (r *Reconciler) deferPendingWrite(src *v1alpha1.SampleSource, before *v1alpha1.SampleSourceStatus, placements []vsched.Placement) time.Duration {
 	if r.bindWait <= 0 || r.now == nil || !apiequality.Semantic.DeepEqual(before.Placements, placements) {
 		return 0
 	}
@@ -78,19 +89,16 @@ func (r *Reconciler) deferPendingWrite(key types.NamespacedName, before *v1alpha
 	defer r.pendingMu.Unlock()
 	now := r.now()
 	r.prunePendingLocked(now)
-	since, ok := r.pendingSince[key]
-	if !ok {
+	key := src.GetKey()
+	w, ok := r.pendingSince[key]
+	if !ok || w.uid != src.UID {
 		if r.pendingSince == nil {
-			r.pendingSince = map[types.NamespacedName]time.Time{}
+			r.pendingSince = map[types.NamespacedName]pendingWindow{}
 		}
-		since = now
-		r.pendingSince[key] = now
+		w = pendingWindow{uid: src.UID, since: now}
+		r.pendingSince[key] = w
 	}
-	if d := since.Add(r.bindWait).Sub(now); d > 0 {
-		return d
-	}
-	delete(r.pendingSince, key) // the window ends with this write
-	return 0
+	return max(w.since.Add(r.bindWait).Sub(now), 0)
 }
 
 // prunePendingLocked drops, at most once per bindWait, the windows opened
@@ -102,7 +110,7 @@ func (r *Reconciler) prunePendingLocked(now time.Time) {
 	}
 	r.pruned = now
 	for k, since := range r.pendingSince {
-		if now.Sub(since) >= 2*r.bindWait {
+		if now.Sub(since.since) >= 2*r.bindWait {
 			delete(r.pendingSince, k)
 		}
 	}
@@ -111,22 +119,31 @@ func (r *Reconciler) prunePendingLocked(now time.Time) {
 // holdPendingWrite returns, for a decision, how long to wait before
 // writing it (deferPendingWrite), or 0; a source placed in full ends its
 // pending window.
-func (r *Reconciler) holdPendingWrite(key types.NamespacedName, before *v1alpha1.SampleSourceStatus, d embed.Verdict) time.Duration {
+func (r *Reconciler) holdPendingWrite(src *v1alpha1.SampleSource, before *v1alpha1.SampleSourceStatus, d embed.Verdict) time.Duration {
 	switch {
 	case !d.Write:
 	case d.Condition.Status == metav1.ConditionTrue:
-		r.placedInFull(key)
+		r.endPendingWindow(src.GetKey())
 	case d.Condition.Reason == embed.ReasonNotEnoughCapacity:
-		return r.deferPendingWrite(key, before, d.Placements)
+		return r.deferPendingWrite(src, before, d.Placements)
 	}
 	return 0
 }
 
-// placedInFull ends the source's pending window.
-func (r *Reconciler) placedInFull(key types.NamespacedName) {
+// endPendingWindow ends the source's pending window: its status was
+// written, it is placed in full, or it is gone.
+func (r *Reconciler) endPendingWindow(key types.NamespacedName) {
 	r.pendingMu.Lock()
 	defer r.pendingMu.Unlock()
 	delete(r.pendingSince, key)
+}
+
+// endPendingWindows ends every window: a term's windows end with it, and
+// the next term, whose autoscaler has pods to ask for too, opens its own.
+func (r *Reconciler) endPendingWindows() {
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	r.pendingSince = nil
 }
 
 // waitForStartingPods returns how long to wait before scheduling new
@@ -182,6 +199,9 @@ func (r *Reconciler) Promote(b reconciler.Bucket, enq func(reconciler.Bucket, ty
 // Demote implements reconciler.LeaderAware.
 func (r *Reconciler) Demote(b reconciler.Bucket) {
 	r.sched.Demote(b)
+	if !r.sched.IsLeader() {
+		r.endPendingWindows()
+	}
 }
 
 // read returns the source to schedule from the lister, or nil when there
@@ -190,7 +210,7 @@ func (r *Reconciler) read(key types.NamespacedName) (*v1alpha1.SampleSource, err
 	obj, err := r.lister.ByNamespace(key.Namespace).Get(key.Name)
 	if apierrs.IsNotFound(err) {
 		r.sched.Forget(key)
-		r.placedInFull(key)
+		r.endPendingWindow(key)
 		return nil, nil
 	} else if err != nil {
 		return nil, err
@@ -230,7 +250,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 		}
 	}
 	d := r.sched.Decide(ctx, src)
-	if wait := r.holdPendingWrite(key, &before, d); wait > 0 {
+	if wait := r.holdPendingWrite(src, &before, d); wait > 0 {
 		return kcontroller.NewRequeueAfter(wait)
 	}
 	switch {
@@ -275,6 +295,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 		}
 		return err
 	}
+	r.endPendingWindow(key)
 	if fresh, err := v1alpha1.FromUnstructured(updated); err == nil {
 		r.sched.Observe(fresh)
 	}

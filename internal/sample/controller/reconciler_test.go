@@ -888,9 +888,14 @@ func TestReconcileDefersPendingWrite(t *testing.T) {
 }
 
 // deferEnv is an env whose reconciler waits up to 10s of the cluster's
-// clock (bindWait).
-func deferEnv(t *testing.T, replicas, capacity int32) *env {
-	e := newEnv(t, envOpts{replicas: replicas, capacity: capacity})
+// clock (bindWait), with opts' other options when given.
+func deferEnv(t *testing.T, replicas, capacity int32, opts ...envOpts) *env {
+	var o envOpts
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	o.replicas, o.capacity = replicas, capacity
+	e := newEnv(t, o)
 	e.r.bindWait = 10 * time.Second
 	e.r.now = e.cluster.Clock().Now
 	return e

@@ -124,7 +124,7 @@ func TestArgs(t *testing.T) {
 	})
 	plugintest.ExpectMaxSkewArgs(t, Spec, New, field.NewPath("priorities").Index(1).Child("Args"),
 		func(p *Plugin) int32 { return p.maxSkew },
-		plugintest.ArgsCase[Args]{
+		frameworktest.ArgsCase[Args]{
 			Name: "unknown field", Raw: `{"Skew": 2}`,
 			WantErrs: []string{`priorities[1].Args: Invalid value: "{\"Skew\": 2}": json: unknown field "Skew"`},
 		})

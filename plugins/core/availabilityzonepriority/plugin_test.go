@@ -132,7 +132,7 @@ func TestArgs(t *testing.T) {
 	})
 	plugintest.ExpectMaxSkewArgs(t, Spec, New, field.NewPath("priorities").Index(0).Child("Args"),
 		func(p *Plugin) int32 { return p.maxSkew },
-		plugintest.ArgsCase[Args]{
+		frameworktest.ArgsCase[Args]{
 			Name: "unknown field", Raw: `{"MaxSkew": 2, "Zones": 3}`,
 			WantErrs: []string{`priorities[0].Args: Invalid value: "{\"MaxSkew\": 2, \"Zones\": 3}": json: unknown field "Zones"`},
 		})

@@ -224,7 +224,7 @@ func TestArgs(t *testing.T) {
 	})
 	plugintest.ExpectMaxSkewArgs(t, Spec, New, field.NewPath("predicates").Index(1).Child("Args"),
 		func(p *Plugin) int32 { return p.maxSkew },
-		plugintest.ArgsCase[Args]{
+		frameworktest.ArgsCase[Args]{
 			Name: "unknown field", Raw: `{"Skew": 2}`,
 			WantErrs: []string{`predicates[1].Args: Invalid value: "{\"Skew\": 2}": json: unknown field "Skew"`},
 		})

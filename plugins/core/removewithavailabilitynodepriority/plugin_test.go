@@ -31,7 +31,7 @@ func TestArgs(t *testing.T) {
 	})
 	plugintest.ExpectMaxSkewArgs(t, Spec, New, field.NewPath("Args"),
 		func(p *Plugin) int32 { return p.maxSkew },
-		plugintest.ArgsCase[Args]{
+		frameworktest.ArgsCase[Args]{
 			Name: "unknown field", Raw: `{"MaxSkew": 1, "Nodes": 3}`,
 			WantErrs: []string{`Args: Invalid value: "{\"MaxSkew\": 1, \"Nodes\": 3}": json: unknown field "Nodes"`},
 		})

@@ -67,44 +67,6 @@ func ExpectRegistration(t testing.TB, reg framework.Registration, want Registere
 	}
 }
 
-// ArgsCase is one DecodeArgs case: Raw decodes to Want, or fails with
-// exactly WantErrs.
-type ArgsCase[A any] struct {
-	Name     string
-	Raw      string
-	Want     *A
-	WantErrs []string
-}
-
-// ExpectDecodeArgs decodes each case's Raw with spec's registration under
-// path. Args that decode are built with the registration's New, and built,
-// unless nil, checks the plugin against them.
-func ExpectDecodeArgs[A any](t *testing.T, spec framework.Spec[A], path *field.Path, cases []ArgsCase[A], built func(*testing.T, framework.Plugin, *A)) {
-	t.Helper()
-	reg := spec.Registration()
-	for _, tc := range cases {
-		t.Run(tc.Name, func(t *testing.T) {
-			args, errs := reg.DecodeArgs([]byte(tc.Raw), path)
-			if diff := cmp.Diff(tc.WantErrs, Errors(errs)); diff != "" {
-				t.Fatalf("errors (-want +got):\n%s", diff)
-			}
-			if len(errs) > 0 {
-				return
-			}
-			if diff := cmp.Diff(tc.Want, args); diff != "" {
-				t.Errorf("args (-want +got):\n%s", diff)
-			}
-			pl, err := reg.New(context.Background(), args)
-			if err != nil {
-				t.Fatalf("New: %v", err)
-			}
-			if built != nil {
-				built(t, pl, tc.Want)
-			}
-		})
-	}
-}
-
 // ExpectRejected checks that newPlugin, and spec's registration, refuse
 // args with exactly the error want.
 func ExpectRejected[A, P any](t testing.TB, spec framework.Spec[A], newPlugin func(context.Context, *A) (P, error), args *A, want string) {
@@ -290,13 +252,13 @@ func ExpectRemoving(t *testing.T, cases []Removing) {
 // which sets a field, fails with exactly wantErr.
 func ExpectNoArgs(t *testing.T, spec framework.Spec[framework.NoArgs], path *field.Path, raw, wantErr string, built func(*testing.T, framework.Plugin)) {
 	t.Helper()
-	cases := []ArgsCase[framework.NoArgs]{
+	cases := []frameworktest.ArgsCase[framework.NoArgs]{
 		{Name: "none", Raw: "", Want: &framework.NoArgs{}},
 		{Name: "empty object", Raw: "{}", Want: &framework.NoArgs{}},
 		{Name: "null", Raw: "null", Want: &framework.NoArgs{}},
 		{Name: "a field", Raw: raw, WantErrs: []string{wantErr}},
 	}
-	ExpectDecodeArgs(t, spec, path, cases, func(t *testing.T, pl framework.Plugin, _ *framework.NoArgs) {
+	frameworktest.ExpectDecodeArgs(t, spec, path, cases, func(t *testing.T, pl framework.Plugin, _ *framework.NoArgs) {
 		if built != nil {
 			built(t, pl)
 		}

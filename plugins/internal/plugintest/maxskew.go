@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vsched/vsched/framework"
+	"github.com/vsched/vsched/framework/frameworktest"
 )
 
 // ExpectMaxSkewArgs checks a plugin whose one arg is MaxSkew (at least 1,
@@ -16,10 +17,10 @@ import (
 // defaulted, and build a plugin whose maxSkew is theirs, each case of extra
 // too; New(nil) takes the default; MaxSkew 0 and -3 are refused by New and
 // by the registration, the error naming the plugin.
-func ExpectMaxSkewArgs[A, P any](t *testing.T, spec framework.Spec[A], newPlugin func(context.Context, *A) (P, error), path *field.Path, maxSkew func(P) int32, extra ...ArgsCase[A]) {
+func ExpectMaxSkewArgs[A, P any](t *testing.T, spec framework.Spec[A], newPlugin func(context.Context, *A) (P, error), path *field.Path, maxSkew func(P) int32, extra ...frameworktest.ArgsCase[A]) {
 	t.Helper()
 	cases := append(maxSkewCases[A](t, path.String()), extra...)
-	ExpectDecodeArgs(t, spec, path, cases, func(t *testing.T, pl framework.Plugin, want *A) {
+	frameworktest.ExpectDecodeArgs(t, spec, path, cases, func(t *testing.T, pl framework.Plugin, want *A) {
 		if got, wantSkew := maxSkew(pl.(P)), maxSkewOf(t, want); got != wantSkew {
 			t.Errorf("plugin MaxSkew = %d, want %d", got, wantSkew)
 		}
@@ -34,9 +35,9 @@ func ExpectMaxSkewArgs[A, P any](t *testing.T, spec framework.Spec[A], newPlugin
 
 // maxSkewCases are the DecodeArgs cases every MaxSkew plugin shares, errors
 // reported under path p.
-func maxSkewCases[A any](t *testing.T, p string) []ArgsCase[A] {
+func maxSkewCases[A any](t *testing.T, p string) []frameworktest.ArgsCase[A] {
 	invalid := func(raw, msg string) []string { return []string{fmt.Sprintf("%s: Invalid value: %q: %s", p, raw, msg)} }
-	return []ArgsCase[A]{
+	return []frameworktest.ArgsCase[A]{
 		{Name: "no args", Raw: "", Want: withMaxSkew[A](t, 1)},
 		{Name: "empty object", Raw: "{}", Want: withMaxSkew[A](t, 1)},
 		{Name: "null", Raw: "null", Want: withMaxSkew[A](t, 1)},

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
@@ -130,16 +129,4 @@ func Filter(pl framework.FilterPlugin, d *framework.Decision, ordinal int32) Out
 		return Pass
 	}
 	return Outcome{Code: st.Code().String(), Message: st.Message()}
-}
-
-// Errors renders errs one string per problem, for comparison.
-func Errors(errs field.ErrorList) []string {
-	if len(errs) == 0 {
-		return nil
-	}
-	out := make([]string, len(errs))
-	for i, e := range errs {
-		out[i] = e.Error()
-	}
-	return out
 }

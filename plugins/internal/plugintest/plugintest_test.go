@@ -64,11 +64,11 @@ func TestHelpers(t *testing.T) {
 	}
 
 	errs := field.ErrorList{field.Invalid(field.NewPath("a"), 1, "bad")}
-	if diff := cmp.Diff([]string{"a: Invalid value: 1: bad"}, Errors(errs)); diff != "" {
+	if diff := cmp.Diff([]string{"a: Invalid value: 1: bad"}, frameworktest.ErrorStrings(errs)); diff != "" {
 		t.Errorf("Errors (-want +got):\n%s", diff)
 	}
-	if Errors(nil) != nil {
-		t.Error("Errors(nil) is not nil")
+	if frameworktest.ErrorStrings(nil) != nil {
+		t.Error("frameworktest.ErrorStrings(nil) is not nil")
 	}
 }
 
@@ -111,7 +111,7 @@ func TestExpectHelpersPass(t *testing.T) {
 		Name: "Fits", Kinds: framework.KindFilter | framework.KindScore, Modes: framework.ForPlace | framework.ForRemove, TakesArgs: true,
 	})
 	ExpectRejected(t, fitsSpec, newFits, &limitArgs{Max: &zero}, "Fits: Max: Invalid value: 0: must be at least 1")
-	ExpectDecodeArgs(t, fitsSpec, field.NewPath("Args"), []ArgsCase[limitArgs]{
+	frameworktest.ExpectDecodeArgs(t, fitsSpec, field.NewPath("Args"), []frameworktest.ArgsCase[limitArgs]{
 		{Name: "none", Raw: "", Want: &limitArgs{}},
 		{Name: "zero", Raw: `{"Max": 0}`, WantErrs: []string{"Args.Max: Invalid value: 0: must be at least 1"}},
 	}, nil)

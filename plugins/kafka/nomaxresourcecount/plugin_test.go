@@ -127,7 +127,7 @@ func TestDecodeArgs(t *testing.T) {
 		Name: Name, Kinds: framework.KindFilter, Modes: framework.ForPlace, TakesArgs: true,
 	})
 	path := field.NewPath("predicates").Index(1).Child("Args")
-	cases := []plugintest.ArgsCase[Args]{
+	cases := []frameworktest.ArgsCase[Args]{
 		{Name: "no args", Raw: "", Want: &Args{}},
 		{Name: "empty object", Raw: "{}", Want: &Args{}},
 		{Name: "set", Raw: `{"NumPartitions": 100}`, Want: &Args{NumPartitions: ptr.To[int32](100)}},
@@ -147,7 +147,7 @@ func TestDecodeArgs(t *testing.T) {
 			WantErrs: []string{`predicates[1].Args: Invalid value: "{\"Partitions\": 3}": json: unknown field "Partitions"`},
 		},
 	}
-	plugintest.ExpectDecodeArgs(t, Spec, path, cases, func(t *testing.T, pl framework.Plugin, want *Args) {
+	frameworktest.ExpectDecodeArgs(t, Spec, path, cases, func(t *testing.T, pl framework.Plugin, want *Args) {
 		limit := int32(0)
 		if want.NumPartitions != nil {
 			limit = *want.NumPartitions
