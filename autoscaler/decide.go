@@ -50,7 +50,6 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Report, error) {
 		a.overReported = ""
 		a.drainer.Reset()
 	}
-	s.SetDrainMoveLimit(min(cfg.MaxMovesPerSource, cfg.MaxMovesPerCycle))
 	if why := s.NotReady(); why != "" {
 		// An unsynced view shows too little: pods or sources missing
 		// from it would look like idle capacity.
