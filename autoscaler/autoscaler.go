@@ -79,8 +79,13 @@ type Options struct {
 	// config-autoscaler); it is called once per cycle, so changes apply at
 	// the next. nil, or a nil result, means config.DefaultAutoscalerConfig.
 	// A configuration that fails the autoscaler's own checks is ignored
-	// and the last good one kept.
-	Config func() *config.AutoscalerConfig
+	// and the last good one kept. The scheduler reads the same source's
+	// move limit itself (statefulset.Config.DrainMoveLimit).
+	Config config.AutoscalerSource
+	// Cache reads the pods and the StatefulSet from informers' caches
+	// (CacheFromFactory); without it the autoscaler reads them through
+	// Client.
+	Cache Cache
 	// Requeue requeues a source whose vreplicas must leave a draining pod.
 	// Without it compaction is off (only empty pods are removed).
 	Requeue evictor.RequeueFunc
@@ -177,7 +182,6 @@ type Autoscaler struct {
 	key     types.NamespacedName
 	clock   clock.Clock
 	drainer *evictor.Drainer
-	getSet  func(namespace, name string) (*appsv1.StatefulSet, error)
 	log     *zap.SugaredLogger // nil: the context's
 	metrics *autoscalerMetrics
 	wake    chan struct{}
@@ -243,12 +247,10 @@ func New(ctx context.Context, cfg Options) (*Autoscaler, error) {
 		Scheduler:   s,
 		Requeue:     cfg.Requeue,
 	}
-	// The scheduler's informers, when it has them; else the API server.
-	listPods, getSet := s.InformerReads()
-	if listPods != nil {
+	// The informers' caches, when given; else the API server.
+	if listPods := cfg.Cache.ListPods; listPods != nil {
 		dcfg.Pods = func() ([]*corev1.Pod, error) { return listPods(key.Namespace) }
 	}
-	a.getSet = getSet
 	d, err := evictor.New(dcfg)
 	if err != nil {
 		return nil, err
@@ -283,8 +285,9 @@ func (a *Autoscaler) Trigger() {
 	}
 }
 
-// Drainer is the autoscaler's evictor, for tests and tools.
-func (a *Autoscaler) Drainer() *evictor.Drainer { return a.drainer }
+// Marks are the drains the autoscaler's evictor holds, ordinal to reason
+// (evictor.Reason*): a copy, for tests and tools.
+func (a *Autoscaler) Marks() map[int32]string { return a.drainer.Marks() }
 
 // Run runs a cycle at once, then one per refresh period and on every
 // Trigger, until ctx is done. Only the leader acts; on other replicas a
@@ -365,8 +368,8 @@ func (a *Autoscaler) policy(cfg *config.AutoscalerConfig) Policy {
 
 // statefulSet reads the StatefulSet, from the informer when there is one.
 func (a *Autoscaler) statefulSet(ctx context.Context) (*appsv1.StatefulSet, error) {
-	if a.getSet != nil {
-		return a.getSet(a.key.Namespace, a.key.Name)
+	if get := a.cfg.Cache.GetStatefulSet; get != nil {
+		return get(a.key.Namespace, a.key.Name)
 	}
 	return a.cfg.Client.AppsV1().StatefulSets(a.key.Namespace).Get(ctx, a.key.Name, metav1.GetOptions{})
 }

@@ -196,7 +196,8 @@ func autoscalerBenchSetup(b *testing.B, ctx context.Context, schedData map[strin
 	// Every iteration must decide the same thing: the scheduler's
 	// informers would show a written size to the next one.
 	cfg.RecommendOnly = true
-	a, err := New(ctx, Options{Scheduler: w.s, Client: w.c.Client(), Config: func() *config.AutoscalerConfig { return cfg }})
+	a, err := New(ctx, Options{Scheduler: w.s, Client: w.c.Client(), Config: func() *config.AutoscalerConfig { return cfg },
+		Cache: CacheFromFactory(w.c.InformerFactory())})
 	if err != nil {
 		b.Fatal(err)
 	}

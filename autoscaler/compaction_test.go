@@ -90,8 +90,8 @@ func TestAutoscalerCompactionDrainsMovesThenShrinks(t *testing.T) {
 		t.Fatalf("second cycle: %+v", d)
 	}
 	e.settle()
-	if len(e.a.Drainer().Marks()) != 0 {
-		t.Fatalf("marks left: %v", e.a.Drainer().Marks())
+	if len(e.a.Marks()) != 0 {
+		t.Fatalf("marks left: %v", e.a.Marks())
 	}
 	evs := e.events()
 	if countPrefix(evs, "Normal CompactionStarted") != 1 || countPrefix(evs, "Normal ScaledDown") != 1 {

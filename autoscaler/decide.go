@@ -51,7 +51,6 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Report, error) {
 		a.drainer.Reset()
 		a.rebalanceScan.Reset()
 	}
-	s.SetDrainMoveLimit(min(cfg.MaxMovesPerSource, cfg.MaxMovesPerCycle))
 	if why := s.NotReady(); why != "" {
 		// An unsynced view shows too little: pods or sources missing
 		// from it would look like idle capacity.

@@ -4,17 +4,17 @@ import (
 	"testing"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 )
 
 func TestScheduleBoundsMovesOffDrainingPods(t *testing.T) {
-	e := newEnv(t, envOpts{replicas: 3, profiles: packProfiles(t)})
+	e := newEnv(t, envOpts{replicas: 3, profiles: packProfiles(t), config: func(c *config.AutoscalerConfig) { c.MaxMovesPerSource = 3 }})
 	e.create("a", 20) // pods 0 and 1
 	e.create("b", 1)  // pod 2
 	if err := e.c.SetDraining(1, true); err != nil {
 		t.Fatal(err)
 	}
 	e.sync()
-	e.s.SetDrainMoveLimit(3)
 	got := e.schedule(e.key("a"))
 	// 3 of the 10 on pod 1 moved to pod 2; one entry per pod.
 	wantPlacements(t, got, 0, 10, 1, 7, 2, 3)
@@ -28,5 +28,4 @@ func TestScheduleBoundsMovesOffDrainingPods(t *testing.T) {
 	if err := vsched.ValidatePlacements(e.placementsOf("a")); err != nil {
 		t.Fatal(err)
 	}
-	e.s.SetDrainMoveLimit(0)
 }

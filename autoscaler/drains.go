@@ -41,7 +41,7 @@ func (a *Autoscaler) applyDrains(c *cycle) {
 	c.dec.Requeued, c.dec.Rebalancing = a.requeue(c)
 }
 
-// requeue hands the Evictor the sources to move this cycle, within the
+// requeue hands the drainer the sources to requeue this cycle, within the
 // budget (descheduler.PlanDrainMoves); then, with what the budget leaves,
 // the sources whose placements break a Rebalancer's rule and could be
 // repaired now (descheduler.RebalanceMoves).

@@ -135,12 +135,14 @@ func newEnv(t testing.TB, o envOpts) *asEnv {
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: o.capacity,
 		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: !o.notLeader, Clock: c.Clock(), Requeue: e.requeued.add,
+		DrainMoveLimit: config.AutoscalerSource(e.cfg.Load).DrainMoveLimit,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	acfg := Options{
 		Scheduler: e.s, Client: c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: c.Clock(),
+		Cache: CacheFromFactory(c.InformerFactory()),
 	}
 	if !o.noEvictor {
 		acfg.Requeue = func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil }
@@ -411,12 +413,14 @@ func (e *asEnv) addReplica(alwaysLeader bool, profiles statefulset.ProfileSource
 		Namespace: e.c.Namespace(), Name: e.c.StatefulSetName(), Capacity: e.capacity,
 		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: statefulset.InformersFromFactory(e.c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: alwaysLeader, Clock: e.clk, Requeue: e.requeued.add,
+		DrainMoveLimit: config.AutoscalerSource(e.cfg.Load).DrainMoveLimit,
 	})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	a, err := New(e.ctx, Options{
 		Scheduler: s, Client: e.c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: e.clk,
+		Cache:   CacheFromFactory(e.c.InformerFactory()),
 		Requeue: func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil },
 	})
 	if err != nil {

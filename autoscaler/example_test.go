@@ -27,11 +27,15 @@ func ExampleNew() {
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: 10,
 		Lister: sources.List, ListerSynced: sources.HasSynced,
 		Informers: statefulset.InformersFromFactory(c.InformerFactory()), Profiles: profiles, AlwaysLeader: true,
+		// Compaction moves each source in steps of config-autoscaler's
+		// max-moves-per-source.
+		DrainMoveLimit: config.AutoscalerSource(config.DefaultAutoscalerConfig).DrainMoveLimit,
 	})
 	auto, err := autoscaler.New(ctx, autoscaler.Options{
 		Scheduler: sched,
 		Client:    c.Client(),
 		Config:    config.DefaultAutoscalerConfig,
+		Cache:     autoscaler.CacheFromFactory(c.InformerFactory()),
 	})
 	if err != nil {
 		panic(err)

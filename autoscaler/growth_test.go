@@ -112,12 +112,14 @@ func newGrowthEnv(t *testing.T, profiles statefulset.ProfileSource) *asEnv {
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: growthCapacity,
 		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: true, Clock: c.Clock(), Requeue: e.requeued.add,
+		DrainMoveLimit: config.AutoscalerSource(e.cfg.Load).DrainMoveLimit,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.a, err = New(ctx, Options{
 		Scheduler: e.s, Client: c.Client(), Recorder: e.rec, Config: e.cfg.Load, Clock: c.Clock(),
+		Cache:   CacheFromFactory(c.InformerFactory()),
 		Requeue: func(_ context.Context, k types.NamespacedName) error { e.evicted.add(k); return nil },
 	})
 	if err != nil {

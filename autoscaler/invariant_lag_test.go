@@ -238,6 +238,7 @@ func (w *lagWorld) lagSchedulerConfig() statefulset.Config {
 		Requeue:        w.queue.add,
 		ReservationTTL: lagTTL,
 		Clock:          w.c.Clock(),
+		DrainMoveLimit: config.AutoscalerSource(w.autoscaling.Load).DrainMoveLimit,
 	}
 }
 
@@ -249,6 +250,7 @@ func (w *lagWorld) newInstance(name string) *lagInstance {
 	}
 	a, err := New(w.ctx, Options{
 		Scheduler: s, Client: w.c.Client(), Config: w.autoscaling.Load, Clock: w.c.Clock(),
+		Cache: CacheFromFactory(w.c.InformerFactory()),
 		Requeue: func(_ context.Context, k types.NamespacedName) error {
 			w.evictions.Add(1)
 			w.queue.add(k)

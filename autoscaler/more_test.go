@@ -414,7 +414,7 @@ func TestAutoscalerHoldsWhenBlind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(e.ctx, Options{Scheduler: s, Client: e.c.Client()})
+	a, err := New(e.ctx, Options{Scheduler: s, Client: e.c.Client(), Cache: CacheFromFactory(factory)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -243,7 +243,7 @@ func (a *Autoscaler) scaleDown(c *cycle, desired int32) {
 // compact drains every pod a compaction to desired pods removes, at once:
 // what moves goes below the target, never to a pod drained later.
 func (a *Autoscaler) compact(c *cycle, desired int32) {
-	marked, moving := descheduler.CompactionDrains(c.base, desired, func(ord int32) bool { return a.drainer.Reason(ord) != "" })
+	marked, moving := descheduler.CompactionDrains(c.base, desired, a.drainer.Marks())
 	c.dec.Reason = "compaction"
 	if !c.write {
 		return

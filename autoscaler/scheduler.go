@@ -5,7 +5,6 @@ import (
 
 	"go.uber.org/zap"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
@@ -17,8 +16,11 @@ import (
 // Scheduler is what the autoscaler needs of the scheduler whose StatefulSet
 // it sizes; *statefulset.Scheduler implements it. The autoscaler reads
 // copies and sends notifications through it, and never holds the
-// scheduler's own state beyond one call.
+// scheduler's own state beyond one call. Each method belongs to one of the
+// contracts doc.go lists.
 type Scheduler interface {
+	// The snapshot: what the scheduler sees, read, never changed.
+
 	// StatefulSet is the key of the StatefulSet sized.
 	StatefulSet() types.NamespacedName
 	// IsLeader reports whether this replica schedules: only the leader
@@ -30,33 +32,33 @@ type Scheduler interface {
 	NotReady() string
 	// Replicas is the size the scheduler's decisions count.
 	Replicas() int32
+	// CloneLoaded is a copy of the state, loaded for the current term, for
+	// the cycle to simulate on; changing it changes nothing in the
+	// scheduler.
+	CloneLoaded(ctx context.Context) (*state.State, error)
+	// Logger is the scheduler's logger, nil when it logs to the context's.
+	Logger() *zap.SugaredLogger
+	// DrainingAnnotation names the annotation the drainer writes on pods.
+	DrainingAnnotation() string
+
+	// The lister and the profiles.
+
 	// ListSources lists every source the scheduler places.
 	ListSources() ([]vsched.VPod, error)
 	// PlaceProfile is the scheduler profile the simulations run.
 	PlaceProfile() *framework.Profile
-	// CloneLoaded is a copy of the state, loaded for the current term, for
-	// the cycle to simulate on.
-	CloneLoaded(ctx context.Context) (*state.State, error)
-	// Logger is the scheduler's logger, nil when it logs to the context's.
-	Logger() *zap.SugaredLogger
-	// InformerReads are the scheduler's informer reads of the pods and the
-	// StatefulSet, nil when it has no informers (the autoscaler reads from
-	// the API server then).
-	InformerReads() (listPods func(namespace string) ([]*corev1.Pod, error), getSet func(namespace, name string) (*appsv1.StatefulSet, error))
-	// DrainingAnnotation names the annotation the drainer writes on pods.
-	DrainingAnnotation() string
-	// evictor.Scheduler is what the drainer (package evictor) reads and
-	// marks drains through.
-	evictor.Scheduler
-	// SetPendingHook and SetStatefulSetReader wire the autoscaler in: a
-	// Schedule call leaving vreplicas pending triggers a cycle, and a
-	// term's first load reads the StatefulSet through the autoscaler's
-	// client.
+
+	// The pending hook: a Schedule call leaving vreplicas pending
+	// triggers a cycle.
 	SetPendingHook(f func())
+
+	// The size-written notifications the lag work needs: the scheduler's
+	// view of the size must not trail a size the autoscaler wrote.
+
+	// SetStatefulSetReader gives a term's first load a read of the
+	// StatefulSet through the autoscaler's client, past an informer that
+	// may not show yet the size the previous leader wrote last.
 	SetStatefulSetReader(f func(context.Context) (*appsv1.StatefulSet, error))
-	// SetDrainMoveLimit bounds the vreplicas one Schedule call moves off
-	// draining pods.
-	SetDrainMoveLimit(n int32)
 	// Grown says the autoscaler wrote a larger size (to, at resource
 	// version rv).
 	Grown(to int32, rv string)
@@ -64,4 +66,9 @@ type Scheduler interface {
 	// decision places on the ordinals it removes (statefulset/shrink.go).
 	FenceShrink(current, to int32) (int32, string, state.Fence)
 	EndShrink(prev state.Fence, to int32, rv string, err error)
+
+	// evictor.Scheduler is package evictor's own contract with the
+	// scheduler (the drain marks a decision reads at once); the
+	// autoscaler only hands it to its Drainer.
+	evictor.Scheduler
 }

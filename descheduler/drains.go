@@ -19,7 +19,7 @@ type Drain struct {
 // ordinal: pods whose node has been lost for grace or longer, and pods over
 // capacity. marks are the drains the evictor holds (ordinal to reason); a
 // pod someone else drained is drained already.
-func Drains(base *state.State, marks map[int32]string, now time.Time, grace time.Duration) map[int32]Drain {
+func Drains(base state.Reader, marks map[int32]string, now time.Time, grace time.Duration) map[int32]Drain {
 	wants := map[int32]Drain{}
 	capacity := base.Capacity()
 	for ord := int32(0); ord < base.Replicas() && ord < base.NumPods(); ord++ {
@@ -52,7 +52,7 @@ const CompactionHorizonCycles = 10
 // in progress (pods drained for compaction still holding vreplicas)
 // completes before the next one starts, so nothing it moved has to move
 // again.
-func LowestSize(base *state.State, marks map[int32]string, compacting bool, maxMovesPerCycle int32) int32 {
+func LowestSize(base state.Reader, marks map[int32]string, compacting bool, maxMovesPerCycle int32) int32 {
 	current := base.Replicas()
 	used := make([]int32, current)
 	for ord := range used {
@@ -99,12 +99,12 @@ func lowestSize(used []int32, current, floor int32, horizon int64) int32 {
 // CompactionDrains are the pods a compaction to desired pods drains: every
 // ordinal from desired up to the replicas at once, so that what moves goes
 // below desired and never to a pod drained later, except those drained
-// already (marked by the evictor, or by someone else). moving is what the
-// removed pods hold.
-func CompactionDrains(base *state.State, desired int32, marked func(ord int32) bool) (drain []int32, moving int64) {
+// already (marked by the evictor, in marks, or by someone else). moving is
+// what the removed pods hold.
+func CompactionDrains(base state.Reader, desired int32, marks map[int32]string) (drain []int32, moving int64) {
 	for ord := desired; ord < base.Replicas(); ord++ {
 		moving += int64(base.Used(ord))
-		if marked(ord) || base.Draining(ord) {
+		if marks[ord] != "" || base.Draining(ord) {
 			continue
 		}
 		drain = append(drain, ord)

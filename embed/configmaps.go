@@ -16,8 +16,8 @@ import (
 type LiveConfig struct {
 	// Profiles are for Options.Profiles.
 	Profiles statefulset.ProfileSource
-	// Autoscaler is for Options.AutoscalerConfig.
-	Autoscaler func() *config.AutoscalerConfig
+	// AutoscalerConfig is for Options.AutoscalerConfig.
+	AutoscalerConfig config.AutoscalerSource
 }
 
 // WatchConfigMaps watches config-scheduler, config-descheduler and
@@ -46,5 +46,5 @@ func WatchConfigMaps(ctx context.Context, w configmap.Watcher, namespace string,
 	store.WatchConfigs(w, namespace)
 	astore := config.NewAutoscalerStore(ctx, "", reject)
 	astore.WatchConfigs(w, namespace)
-	return LiveConfig{Profiles: statefulset.ProfilesFromStore(store), Autoscaler: astore.Config}, nil
+	return LiveConfig{Profiles: statefulset.ProfilesFromStore(store), AutoscalerConfig: astore.Config}, nil
 }

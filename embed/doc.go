@@ -7,7 +7,10 @@
 //     autoscaler, whose evictor is the controller's requeue (the drain
 //     protocol: the next Schedule of the source moves its vreplicas off the
 //     draining pods, and the controller writes the result in one status
-//     update).
+//     update). Both read config-autoscaler from Options.AutoscalerConfig:
+//     the autoscaler each cycle, the scheduler its drain move limit at each
+//     Schedule call; the autoscaler reads the pods and the StatefulSet from
+//     Options.AutoscalerCache.
 //   - Scheduler.Run runs the periodic resync and the autoscaler.
 //   - Scheduler.SourceHandler forwards the sources' informer events:
 //     Observe on add and update, Forget on delete.

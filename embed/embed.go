@@ -27,6 +27,10 @@ type Options struct {
 	// Informers are the pods, nodes and StatefulSet informers
 	// (statefulset.InformersFromFactory, or a controller-runtime cache's).
 	Informers statefulset.Informers
+	// AutoscalerCache reads the pods and the StatefulSet from the same
+	// informers' caches for the autoscaler (autoscaler.CacheFromFactory);
+	// its zero value reads them through Client.
+	AutoscalerCache autoscaler.Cache
 	// Lister, ListerSynced and FreshLister are the sources' (see
 	// statefulset.Config); Lister builds the first from your objects.
 	Lister       vsched.VPodLister
@@ -39,13 +43,15 @@ type Options struct {
 	// Requeue enqueues a source in the controller's work queue; it must not
 	// block. The scheduler calls it when room appears for pending
 	// vreplicas, the autoscaler when a source must leave a draining pod.
-	Requeue func(types.NamespacedName)
+	Requeue statefulset.EnqueueFunc
 	// Client enables the autoscaler, which writes the StatefulSet's scale
 	// and the pods' draining annotations. nil: no autoscaler.
 	Client kubernetes.Interface
 	// AutoscalerConfig is config-autoscaler in force (WatchConfigMaps);
-	// nil means its defaults.
-	AutoscalerConfig func() *config.AutoscalerConfig
+	// nil means its defaults. The autoscaler reads it each cycle, and the
+	// scheduler its move limit at each Schedule call
+	// (statefulset.Config.DrainMoveLimit).
+	AutoscalerConfig config.AutoscalerSource
 	// Recorder receives the autoscaler's Events on the StatefulSet.
 	Recorder record.EventRecorder
 	// ResyncPeriod: 0 means statefulset.DefaultResyncPeriod.
@@ -75,13 +81,19 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 	if o.Requeue == nil {
 		return nil, fmt.Errorf("embed: Requeue is required")
 	}
-	sched, err := statefulset.New(ctx, statefulset.Config{
+	scfg := statefulset.Config{
 		Namespace: o.Namespace, Name: o.StatefulSet, Capacity: o.Capacity,
 		Lister: o.Lister, ListerSynced: o.ListerSynced, FreshLister: o.FreshLister,
 		Informers: o.Informers, Profiles: o.Profiles, Requeue: o.Requeue,
 		ResyncPeriod: o.ResyncPeriod, AlwaysLeader: o.AlwaysLeader, Logger: o.Logger,
 		MeterProvider: o.MeterProvider,
-	})
+	}
+	if o.Client != nil {
+		// Only an autoscaler drains pods for compaction, in steps of
+		// config-autoscaler's move limits.
+		scfg.DrainMoveLimit = o.AutoscalerConfig.DrainMoveLimit
+	}
+	sched, err := statefulset.New(ctx, scfg)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +102,7 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 		return s, nil
 	}
 	s.Autoscaler, err = autoscaler.New(ctx, autoscaler.Options{
-		Scheduler: sched, Client: o.Client, Recorder: o.Recorder, Config: o.AutoscalerConfig,
+		Scheduler: sched, Client: o.Client, Recorder: o.Recorder, Config: o.AutoscalerConfig, Cache: o.AutoscalerCache,
 		Requeue: func(_ context.Context, src types.NamespacedName) error {
 			o.Requeue(src)
 			return nil

@@ -16,6 +16,7 @@ import (
 	"knative.dev/pkg/configmap"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/embed"
 	"github.com/vsched/vsched/memcluster"
@@ -48,8 +49,9 @@ func TestCondition(t *testing.T) {
 // start builds an embed.Scheduler over a memcluster of 2 pods of capacity
 // 2, with its autoscaler, configured by ConfigMaps through
 // WatchConfigMaps: the lowest ordinals first, at most 3 replicas. It
-// returns it with the sources and the requeued keys.
-func start(t *testing.T, alwaysLeader bool) (*embed.Scheduler, *memcluster.Cluster, *memcluster.Sources, func() []types.NamespacedName) {
+// returns it with the sources and the requeued keys. opts change the
+// cluster's and the scheduler's options before they are built.
+func start(t *testing.T, alwaysLeader bool, opts ...func(*memcluster.Options, *embed.Options)) (*embed.Scheduler, *memcluster.Cluster, *memcluster.Sources, func() []types.NamespacedName) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	cm := func(name string, data map[string]string) *corev1.ConfigMap {
@@ -66,10 +68,15 @@ func start(t *testing.T, alwaysLeader bool) (*embed.Scheduler, *memcluster.Clust
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := live.Autoscaler().MaxReplicas; got != 3 {
+	if got := live.AutoscalerConfig().MaxReplicas; got != 3 {
 		t.Fatalf("config-autoscaler's max-replicas = %d; want 3", got)
 	}
-	c, err := memcluster.New(ctx, memcluster.Options{Zones: []string{"a", "b"}, Replicas: 2, Capacity: 2})
+	mo := memcluster.Options{Zones: []string{"a", "b"}, Replicas: 2, Capacity: 2}
+	var eo embed.Options
+	for _, o := range opts {
+		o(&mo, &eo)
+	}
+	c, err := memcluster.New(ctx, mo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,13 +84,18 @@ func start(t *testing.T, alwaysLeader bool) (*embed.Scheduler, *memcluster.Clust
 	sources := memcluster.NewSources()
 	var mu sync.Mutex
 	var requeued []types.NamespacedName
-	s, err := embed.New(ctx, embed.Options{
+	eo = embed.Options{
 		Namespace: c.Namespace(), StatefulSet: c.StatefulSetName(), Capacity: c.Capacity(),
-		Informers:    statefulset.InformersFromFactory(c.InformerFactory()),
-		Lister:       embed.Lister(sources.List, func(v vsched.VPod) (vsched.VPod, error) { return v, nil }),
-		ListerSynced: sources.HasSynced, Profiles: live.Profiles, AutoscalerConfig: live.Autoscaler, Client: c.Client(), AlwaysLeader: alwaysLeader,
+		Informers:       statefulset.InformersFromFactory(c.InformerFactory()),
+		AutoscalerCache: autoscaler.CacheFromFactory(c.InformerFactory()),
+		Lister:          embed.Lister(sources.List, func(v vsched.VPod) (vsched.VPod, error) { return v, nil }),
+		ListerSynced:    sources.HasSynced, Profiles: live.Profiles, AutoscalerConfig: live.AutoscalerConfig, Client: c.Client(), AlwaysLeader: alwaysLeader,
 		Requeue: func(k types.NamespacedName) { mu.Lock(); requeued = append(requeued, k); mu.Unlock() },
-	})
+	}
+	for _, o := range opts {
+		o(&mo, &eo)
+	}
+	s, err := embed.New(ctx, eo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@
 //     must not call Schedule from inside the callback.
 //  3. Move. The controller's next Schedule of the source moves at most the
 //     scheduler's per-source limit of its vreplicas off draining pods
-//     (Scheduler.SetDrainMoveLimit); what finds no room elsewhere stays
+//     (statefulset.Config.DrainMoveLimit); what finds no room elsewhere stays
 //     where it is. The controller writes the result to the source's status.
 //  4. Release. Once no committed or reserved placement is left on a pod,
 //     the autoscaler may shrink the StatefulSet past it, and the Drainer

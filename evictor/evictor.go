@@ -22,7 +22,11 @@ import (
 // for instance by adding its key to the controller's work queue. The
 // source's next Schedule call moves its vreplicas off draining pods. It
 // must not block, and must not call Schedule itself: it may be called while
-// the autoscaler is in the middle of a cycle.
+// the autoscaler is in the middle of a cycle. Unlike the scheduler's
+// statefulset.EnqueueFunc it may fail (a requeue that writes to the API
+// server, say): Drainer.Requeue reports the sources it could not requeue,
+// and the autoscaler's Report lists only those it did. embed adapts an
+// EnqueueFunc into one that never fails.
 type RequeueFunc func(ctx context.Context, source types.NamespacedName) error
 
 // Scheduler is the scheduler's side of the protocol: its memory of the pods

@@ -21,12 +21,14 @@
 // What should leave where is decided by package descheduler: Schedule
 // splits a source's placements into kept and moving
 // (descheduler.SplitPlacements, which the autoscaler's simulation shares),
-// holds moves back to the drain move limit (LimitDrainMoves), places what
+// holds moves back to the drain move limit (LimitDrainMoves, with the
+// limit Config.DrainMoveLimit reads at each call), places what
 // is missing through the scheduler profile, removes a shrinking source's
 // surplus (descheduler.Shrink) and makes the moves a rebalancing filter
 // wants (WantsRebalance, Rebalance); it keeps the lock, the reservation
 // and the counting and logging of the moves. The StatefulSet's size is package
 // autoscaler's: it reaches the scheduler through the exported methods of
 // sizing.go and shrink.go (a copy of the state, the profile, the lister,
-// hooks and size notifications), and this package does not import it.
+// the pending hook and the size notifications), and this package does not
+// import it.
 package statefulset

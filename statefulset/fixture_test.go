@@ -645,7 +645,7 @@ func reservation(s *Scheduler, name string) (state.Reservation, bool) {
 	return r, ok
 }
 
-// recorder collects Requeue and OnPending callbacks, which arrive from
+// recorder collects Requeue and pending-hook callbacks, which arrive from
 // informer goroutines as well as from Schedule.
 type recorder struct {
 	mu       sync.Mutex
@@ -680,9 +680,15 @@ func (r *recorder) pendingCalls() int {
 	return r.pending
 }
 
-func (r *recorder) opts(cfg *Config) {
-	cfg.Requeue = r.requeue
-	cfg.OnPending = r.onPending
+func (r *recorder) opts(cfg *Config) { cfg.Requeue = r.requeue }
+
+// start starts a scheduler on c that reports to r: its requeues, and its
+// pending hook.
+func (r *recorder) start(c *kubeCluster, opts ...startOpts) *Scheduler {
+	c.t.Helper()
+	s := c.start(append(opts, r.opts)...)
+	s.SetPendingHook(r.onPending)
+	return s
 }
 
 func contains(keys []types.NamespacedName, k types.NamespacedName) bool {

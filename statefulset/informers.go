@@ -1,9 +1,6 @@
 package statefulset
 
 import (
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 )
@@ -21,37 +18,22 @@ type Informer interface {
 
 // Informers are the scheduler's views of the cluster: informers on the
 // pods of the StatefulSet's namespace, on the nodes, and on the
-// StatefulSet, and reads from their caches for the autoscaler. An informer
-// limited to the StatefulSet's namespace is enough for the pods and the
-// StatefulSet (nodes are cluster-scoped either way). The caller starts
-// them. InformersFromFactory builds them from client-go's factory.
+// StatefulSet. An informer limited to the StatefulSet's namespace is enough
+// for the pods and the StatefulSet (nodes are cluster-scoped either way).
+// The caller starts them. InformersFromFactory builds them from client-go's
+// factory. The autoscaler's reads from the same caches are its own
+// (autoscaler.Cache).
 type Informers struct {
 	Pods, Nodes, StatefulSets Informer
-	// ListPods lists the pods of a namespace from the pods informer's
-	// cache; the autoscaler's evictor reads their draining annotations.
-	// nil: the autoscaler lists through its client.
-	ListPods func(namespace string) ([]*corev1.Pod, error)
-	// GetStatefulSet reads a StatefulSet from its informer's cache, for
-	// the autoscaler. nil: the autoscaler reads through its client.
-	GetStatefulSet func(namespace, name string) (*appsv1.StatefulSet, error)
 }
 
 // InformersFromFactory returns the pod, node and StatefulSet informers of
-// f, and listers over their caches. It registers the three informers with
-// f, so f.Start starts them.
+// f. It registers the three informers with f, so f.Start starts them.
 func InformersFromFactory(f informers.SharedInformerFactory) Informers {
-	pods := f.Core().V1().Pods()
-	sets := f.Apps().V1().StatefulSets()
 	return Informers{
-		Pods:         pods.Informer(),
+		Pods:         f.Core().V1().Pods().Informer(),
 		Nodes:        f.Core().V1().Nodes().Informer(),
-		StatefulSets: sets.Informer(),
-		ListPods: func(ns string) ([]*corev1.Pod, error) {
-			return pods.Lister().Pods(ns).List(labels.Everything())
-		},
-		GetStatefulSet: func(ns, name string) (*appsv1.StatefulSet, error) {
-			return sets.Lister().StatefulSets(ns).Get(name)
-		},
+		StatefulSets: f.Apps().V1().StatefulSets().Informer(),
 	}
 }
 

@@ -133,8 +133,8 @@ func (m *sim) startScheduler() {
 		cfg.Clock = m.clock
 		cfg.ReservationTTL = simTTL
 		cfg.Requeue = m.rec.requeue
-		cfg.OnPending = m.rec.onPending
 	})
+	m.s.SetPendingHook(m.rec.onPending)
 	// A new process knows what the statuses say, nothing more, once it
 	// has read them.
 	m.resetToStatus()

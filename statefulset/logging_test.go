@@ -43,7 +43,7 @@ func logScenario(t *testing.T, l logr.Logger) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	auto, err := autoscaler.New(ctx, autoscaler.Options{Scheduler: sched, Client: c.Client(), Clock: c.Clock()})
+	auto, err := autoscaler.New(ctx, autoscaler.Options{Scheduler: sched, Client: c.Client(), Clock: c.Clock(), Cache: autoscaler.CacheFromFactory(c.InformerFactory())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 func TestPendingReturnsPartialPlacements(t *testing.T) {
 	rec := &recorder{}
 	c := zones3(t, 3)
-	s := c.start(func(cfg *Config) { cfg.Capacity = 2 }, rec.opts)
+	s := rec.start(c, func(cfg *Config) { cfg.Capacity = 2 })
 	c.store.create("a", 8)
 
 	for call := 1; call <= 2; call++ {
@@ -32,7 +32,7 @@ func TestPendingReturnsPartialPlacements(t *testing.T) {
 		// The 6 slots there are, all returned and valid to store.
 		wantPlacements(t, ps, 0, 2, 1, 2, 2, 2)
 		if got := rec.pendingCalls(); got != call {
-			t.Fatalf("OnPending called %d times after %d pending calls", got, call)
+			t.Fatalf("the pending hook called %d times after %d pending calls", got, call)
 		}
 		var n int32
 		s.withState(func(st *state.State) { n = st.PendingOf(srcKey("a")) })
@@ -42,11 +42,11 @@ func TestPendingReturnsPartialPlacements(t *testing.T) {
 		c.store.writeStatus("a", ps)
 	}
 
-	// Fully placed once the source shrinks: no error, OnPending not called.
+	// Fully placed once the source shrinks: no error, the pending hook not called.
 	c.store.scale("a", 6)
 	scheduleOK(t, s, c, "a")
 	if got := rec.pendingCalls(); got != 2 {
-		t.Fatalf("OnPending called after a call that left nothing pending")
+		t.Fatalf("the pending hook called after a call that left nothing pending")
 	}
 }
 
@@ -69,7 +69,7 @@ func waitRequeued(t *testing.T, rec *recorder, key types.NamespacedName, why str
 func TestRequeuePendingSources(t *testing.T) {
 	rec := &recorder{}
 	c := zones3(t, 3)
-	s := c.start(func(cfg *Config) { cfg.Capacity = 2 }, rec.opts)
+	s := rec.start(c, func(cfg *Config) { cfg.Capacity = 2 })
 	a := srcKey("a")
 
 	// b and c take 4 of the 6 slots, a gets the last 2 and is pending.
@@ -170,7 +170,7 @@ func TestRequeueWhenShrinkIsWritten(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &recorder{}
 			c := zones3(t, 3)
-			s := c.start(func(cfg *Config) { cfg.Capacity = 2; cfg.Profiles = lowestOrdinal(t) }, rec.opts)
+			s := rec.start(c, func(cfg *Config) { cfg.Capacity = 2; cfg.Profiles = lowestOrdinal(t) })
 			c.store.create("b", 6)
 			wantPlacements(t, scheduleOK(t, s, c, "b"), 0, 2, 1, 2, 2, 2)
 			s.Observe(c.store.get("b"))

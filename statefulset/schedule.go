@@ -116,14 +116,11 @@ func (s *Scheduler) admit(vpod vsched.VPod) error {
 }
 
 // announce runs after Schedule released the lock: the sources waiting for
-// room when the decision freed some, and the pending hooks when it left
+// room when the decision freed some, and the pending hook when it left
 // vreplicas pending.
 func (s *Scheduler) announce(freed, pendingLeft bool) {
 	if freed {
 		s.requeuePending()
-	}
-	if pendingLeft && s.cfg.OnPending != nil {
-		s.cfg.OnPending()
 	}
 	if h := s.pendingHook.Load(); pendingLeft && h != nil {
 		(*h)()
@@ -170,7 +167,7 @@ func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles confi
 	desired := vpod.GetVReplicas()
 	split := descheduler.SplitPlacements(s.st, base, make([]vsched.Placement, 0, len(base)))
 	keptTotal := vsched.TotalVReplicas(split.Kept)
-	if limit := s.drainMoveLimit.Load(); limit > 0 && desired > keptTotal && len(split.Draining) > 0 {
+	if limit := s.drainMoveLimit(); limit > 0 && desired > keptTotal && len(split.Draining) > 0 {
 		split.Kept, split.Draining = descheduler.LimitDrainMoves(split.Kept, split.Draining, desired-keptTotal, limit)
 		keptTotal = vsched.TotalVReplicas(split.Kept)
 	}
@@ -256,7 +253,7 @@ func (s *Scheduler) rebalance(ctx context.Context, vpod vsched.VPod, place *fram
 		// a stuck source would otherwise pay for it on every call.
 		rctx = framework.WithoutReason(ctx)
 	}
-	res, err := descheduler.Rebalance(rctx, place, s.st, vpod, placements, s.drainMoveLimit.Load())
+	res, err := descheduler.Rebalance(rctx, place, s.st, vpod, placements, s.drainMoveLimit())
 	if err != nil {
 		return nil, err
 	}

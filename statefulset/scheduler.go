@@ -50,6 +50,13 @@ var ErrStale = errors.New("source version is older than one already seen")
 // configuration takes effect at once.
 type ProfileSource func() config.Profiles
 
+// EnqueueFunc adds a source's key to the controller's work queue, so that
+// the controller schedules it again (knative's impl.EnqueueKey, for
+// instance). It must not block, and it cannot fail: a work queue accepts
+// every key. The autoscaler's requeue (evictor.RequeueFunc) is another
+// type because it may fail, and a failed requeue is reported.
+type EnqueueFunc func(types.NamespacedName)
+
 // Config configures a Scheduler.
 type Config struct {
 	// Namespace and Name identify the StatefulSet.
@@ -87,11 +94,17 @@ type Config struct {
 	Profiles ProfileSource
 	// Requeue is called, outside any lock, for each source with pending
 	// vreplicas when capacity may have appeared. It must not block.
-	Requeue func(types.NamespacedName)
-	// OnPending is called, outside any lock, after a Schedule call that
-	// left vreplicas pending: the autoscaler hooks in here to act at once
-	// rather than at its next refresh. It must not block.
-	OnPending func()
+	Requeue EnqueueFunc
+	// DrainMoveLimit returns how many of a source's vreplicas one Schedule
+	// call moves off draining pods at most; the rest stay where they are
+	// until the source is scheduled again. nil, or a result below 1, means
+	// no bound. It is read at each decision, under the scheduler's lock, so
+	// a change applies from the next Schedule call; it must be cheap and
+	// must not call the scheduler. A controller with an autoscaler passes
+	// its config.AutoscalerSource's DrainMoveLimit (config-autoscaler's
+	// max-moves-per-source), so that compaction moves each source in
+	// bounded steps.
+	DrainMoveLimit func() int32
 	// ResyncPeriod is how often the state is reconciled with Lister;
 	// 0 means DefaultResyncPeriod; negative is an error.
 	ResyncPeriod time.Duration
@@ -134,11 +147,8 @@ type Scheduler struct {
 	termMu sync.Mutex
 	term   *termRead
 
-	// drainMoveLimit bounds the vreplicas one Schedule call moves off
-	// draining pods; 0 means no bound (SetDrainMoveLimit).
-	drainMoveLimit atomic.Int32
-	// pendingHook is the autoscaler's Trigger, called like
-	// Config.OnPending.
+	// pendingHook is called after a Schedule call that left vreplicas
+	// pending (SetPendingHook): the autoscaler's Trigger.
 	pendingHook atomic.Pointer[func()]
 	// readSet reads the StatefulSet from the API server for a term's first
 	// load; the autoscaler, which has a client, provides it.
@@ -449,12 +459,13 @@ func (s *Scheduler) Demote(b reconciler.Bucket) {
 	}
 }
 
-// SetDrainMoveLimit bounds how many of a source's vreplicas one Schedule call
-// moves off draining pods; the rest stay where they are until the source is
-// scheduled again. 0 (the default) means no bound. The autoscaler sets it
-// from config-autoscaler's max-moves-per-source, so that compaction moves
-// each source in bounded steps.
-func (s *Scheduler) SetDrainMoveLimit(n int32) { s.drainMoveLimit.Store(max(n, 0)) }
+// drainMoveLimit is Config.DrainMoveLimit's bound, 0 for none.
+func (s *Scheduler) drainMoveLimit() int32 {
+	if s.cfg.DrainMoveLimit == nil {
+		return 0
+	}
+	return max(s.cfg.DrainMoveLimit(), 0)
+}
 
 // IsLeader reports whether this replica currently schedules.
 func (s *Scheduler) IsLeader() bool { return s.leader.Load() }

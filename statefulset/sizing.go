@@ -5,7 +5,6 @@ import (
 
 	"go.uber.org/zap"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
@@ -35,12 +34,6 @@ func (s *Scheduler) PlaceProfile() *framework.Profile { return s.cfg.Profiles().
 // its calls' contexts.
 func (s *Scheduler) Logger() *zap.SugaredLogger { return s.log }
 
-// InformerReads are Config.Informers' reads of the pods and the
-// StatefulSet from the informers' caches; nil without informers.
-func (s *Scheduler) InformerReads() (func(namespace string) ([]*corev1.Pod, error), func(namespace, name string) (*appsv1.StatefulSet, error)) {
-	return s.cfg.Informers.ListPods, s.cfg.Informers.GetStatefulSet
-}
-
 // DrainingAnnotation is the pod annotation that marks a pod draining.
 func (s *Scheduler) DrainingAnnotation() string { return s.st.Options().DrainingAnnotation }
 
@@ -61,9 +54,12 @@ func (s *Scheduler) CloneLoaded(ctx context.Context) (*state.State, error) {
 	return s.st.Clone(), nil
 }
 
-// SetPendingHook installs f to be called, like Config.OnPending, after a
-// Schedule call that left vreplicas pending; nil removes it. The autoscaler
-// installs its Trigger here. f must not block.
+// SetPendingHook installs f to be called, outside any lock, after a Schedule
+// call that left vreplicas pending, replacing any f before; nil removes it.
+// It is the scheduler's one pending hook: autoscaler.New installs its
+// Trigger here, so that the autoscaler acts at once rather than at its next
+// refresh; a controller without an autoscaler may install its own. f must
+// not block.
 func (s *Scheduler) SetPendingHook(f func()) {
 	if f == nil {
 		s.pendingHook.Store(nil)

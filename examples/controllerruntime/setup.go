@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/embed"
 	"github.com/vsched/vsched/plugins"
@@ -38,7 +39,7 @@ type Options struct {
 	// to config-autoscaler's defaults (embed.WatchConfigMaps gives both
 	// live from the ConfigMaps).
 	Profiles         statefulset.ProfileSource
-	AutoscalerConfig func() *config.AutoscalerConfig
+	AutoscalerConfig config.AutoscalerSource
 	// Recorder receives the autoscaler's Events (mgr.GetEventRecorderFor).
 	Recorder record.EventRecorder
 	// APIReader lists the sources for a leadership term's first load,
@@ -73,9 +74,10 @@ func Setup(ctx context.Context, mgr manager.Manager, o Options) (*embed.Schedule
 	requeue := make(chan event.GenericEvent)
 	sched, err := embed.New(ctx, embed.Options{
 		Namespace: o.Namespace, StatefulSet: o.StatefulSet, Capacity: o.Capacity,
-		Informers:    inf,
-		Lister:       listSources(c),
-		ListerSynced: sources.HasSynced,
+		Informers:       inf,
+		AutoscalerCache: autoscalerCache(ctx, c),
+		Lister:          listSources(c),
+		ListerSynced:    sources.HasSynced,
 		// A term's first load reads the API server, not the cache.
 		FreshLister: listSources(o.APIReader),
 		Profiles:    o.Profiles, AutoscalerConfig: o.AutoscalerConfig,
@@ -128,23 +130,30 @@ func informers(ctx context.Context, c cache.Cache) (statefulset.Informers, error
 		}
 		*f.to = i
 	}
-	inf.ListPods = func(ns string) ([]*corev1.Pod, error) {
-		var l corev1.PodList
-		if err := c.List(ctx, &l, client.InNamespace(ns)); err != nil {
-			return nil, err
-		}
-		out := make([]*corev1.Pod, len(l.Items))
-		for i := range l.Items {
-			out[i] = &l.Items[i]
-		}
-		return out, nil
-	}
-	inf.GetStatefulSet = func(ns, name string) (*appsv1.StatefulSet, error) {
-		var set appsv1.StatefulSet
-		err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &set)
-		return &set, err
-	}
 	return inf, nil
+}
+
+// autoscalerCache is the autoscaler's reads of the pods and the StatefulSet,
+// from the manager's cache.
+func autoscalerCache(ctx context.Context, c cache.Cache) autoscaler.Cache {
+	return autoscaler.Cache{
+		ListPods: func(ns string) ([]*corev1.Pod, error) {
+			var l corev1.PodList
+			if err := c.List(ctx, &l, client.InNamespace(ns)); err != nil {
+				return nil, err
+			}
+			out := make([]*corev1.Pod, len(l.Items))
+			for i := range l.Items {
+				out[i] = &l.Items[i]
+			}
+			return out, nil
+		},
+		GetStatefulSet: func(ns, name string) (*appsv1.StatefulSet, error) {
+			var set appsv1.StatefulSet
+			err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &set)
+			return &set, err
+		},
+	}
 }
 
 // listSources lists every Source through r (the cache, or the API reader).

@@ -78,23 +78,34 @@ func parseDir(t *testing.T, dir string) (*token.FileSet, []*ast.File) {
 }
 
 // TestFunctionsAreShort holds every non-test function of the repository to
-// maxFuncLines.
+// maxFuncLines: declared functions, and function literals (package-level or
+// nested), whose length counts on its own even inside a short function.
 func TestFunctionsAreShort(t *testing.T) {
 	for _, dir := range goDirs(t) {
 		fset, files := parseDir(t, dir)
 		for _, f := range files {
-			for _, decl := range f.Decls {
-				fd, ok := decl.(*ast.FuncDecl)
-				if !ok || fd.Body == nil {
-					continue
+			ast.Inspect(f, func(n ast.Node) bool {
+				if name, ok := funcName(n); ok {
+					start, end := fset.Position(n.Pos()), fset.Position(n.End())
+					if lines := end.Line - start.Line + 1; lines > maxFuncLines {
+						t.Errorf("%s:%d: %s is %d lines, more than %d", start.Filename, start.Line, name, lines, maxFuncLines)
+					}
 				}
-				start, end := fset.Position(fd.Pos()), fset.Position(fd.End())
-				if n := end.Line - start.Line + 1; n > maxFuncLines {
-					t.Errorf("%s:%d: %s is %d lines, more than %d", start.Filename, start.Line, fd.Name.Name, n, maxFuncLines)
-				}
-			}
+				return true
+			})
 		}
 	}
+}
+
+// funcName names a function with a body, declared or literal.
+func funcName(n ast.Node) (string, bool) {
+	switch fn := n.(type) {
+	case *ast.FuncDecl:
+		return fn.Name.Name, fn.Body != nil
+	case *ast.FuncLit:
+		return "a function literal", true
+	}
+	return "", false
 }
 
 // TestImportDirection checks the layering: the scheduler knows nothing of

@@ -46,6 +46,7 @@ func newAutoscaling(ctx context.Context, sim *simulation, cfg *config.Autoscaler
 		Client:        sim.cluster.Client(),
 		Recorder:      a.recorder,
 		Config:        func() *config.AutoscalerConfig { return cfg },
+		Cache:         autoscaler.CacheFromFactory(sim.cluster.InformerFactory()),
 		Requeue:       a.evict,
 		Clock:         sim.cluster.Clock(),
 		MeterProvider: noop.NewMeterProvider(),
@@ -128,7 +129,7 @@ func capNotes(notes []string) []string {
 func (a *autoscaling) cycle(ctx context.Context, notes *[]string) (bool, CycleResult, error) {
 	var cr CycleResult
 	first := len(*notes)
-	before := a.auto.Drainer().Marks()
+	before := a.auto.Marks()
 	dec, err := a.auto.Reconcile(ctx)
 	if err != nil {
 		return false, cr, fmt.Errorf("autoscaler: %w", err)
@@ -142,7 +143,7 @@ func (a *autoscaling) cycle(ctx context.Context, notes *[]string) (bool, CycleRe
 			*notes = append(*notes, fmt.Sprintf("autoscaler %s: %s", dec.Action, dec.Reason))
 		}
 	}
-	after := a.auto.Drainer().Marks()
+	after := a.auto.Marks()
 	requeued := a.takeEvicted()
 	for _, k := range requeued {
 		cr.Requeued = append(cr.Requeued, k.String())

@@ -158,6 +158,8 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 		Profiles:     statefulset.ProfilesFrom(profiles),
 		AlwaysLeader: true,
 		Clock:        sim.cluster.Clock(),
+		// The autoscaler's move limit, as embed wires it.
+		DrainMoveLimit: config.AutoscalerSource(func() *config.AutoscalerConfig { return ac }).DrainMoveLimit,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -29,6 +29,7 @@ import (
 	"knative.dev/pkg/system"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/embed"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 
@@ -212,20 +213,22 @@ func (w *wiring) controller(ctx context.Context, o Options) {
 func (w *wiring) scheduler(ctx context.Context, o Options) error {
 	w.kubeFactory = informers.NewSharedInformerFactoryWithOptions(o.Kube, o.ResyncPeriod, informers.WithNamespace(o.Namespace))
 	sched, err := embed.New(ctx, embed.Options{
-		Namespace:    o.Namespace,
-		StatefulSet:  o.StatefulSet,
-		Capacity:     o.Capacity,
-		Informers:    statefulset.InformersFromFactory(w.kubeFactory),
-		Lister:       listSources(w.srcInformer.Lister()),
-		ListerSynced: w.srcInformer.Informer().HasSynced,
-		FreshLister:  freshSources(ctx, o.Dynamic.Resource(v1alpha1.GroupVersionResource).Namespace(o.SourceNamespace)),
-		Profiles:     w.live.Profiles,
+		Namespace:   o.Namespace,
+		StatefulSet: o.StatefulSet,
+		Capacity:    o.Capacity,
+		Informers:   statefulset.InformersFromFactory(w.kubeFactory),
+		// The autoscaler reads the same caches.
+		AutoscalerCache: autoscaler.CacheFromFactory(w.kubeFactory),
+		Lister:          listSources(w.srcInformer.Lister()),
+		ListerSynced:    w.srcInformer.Informer().HasSynced,
+		FreshLister:     freshSources(ctx, o.Dynamic.Resource(v1alpha1.GroupVersionResource).Namespace(o.SourceNamespace)),
+		Profiles:        w.live.Profiles,
 		// Compaction: a source that must leave a draining pod is
 		// requeued; its next Schedule moves it and the reconciler writes
 		// the result in one status update.
 		Requeue:          w.impl.EnqueueKey,
 		Client:           o.Kube,
-		AutoscalerConfig: w.live.Autoscaler,
+		AutoscalerConfig: w.live.AutoscalerConfig,
 		Recorder:         w.recorder,
 		ResyncPeriod:     o.ResyncPeriod,
 		MeterProvider:    w.metrics.meterProvider(),
