@@ -53,10 +53,10 @@
 // only; on the scheduler's own state the next informer event would undo
 // them.
 //
-// Clone costs what the pods cost, not what the sources cost, so the
-// scheduler's lock is held briefly however many sources there are: the
-// map of sources is copied as a block, and the per-source records are
-// shared until one side changes one, which it copies first (each State
+// Clone does no work per source, so the scheduler's lock is held briefly
+// however many sources there are: the map of sources is copied as one
+// block, and the per-source records are shared until one side changes
+// one, which it copies first (each State
 // owns the records stamped with its gen; Clone gives both sides new ones).
 // Placement and holding slices are never changed in place. Derived indexes
 // that are current are copied rather than rebuilt. A copy read by another
