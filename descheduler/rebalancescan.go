@@ -60,6 +60,17 @@ type waitFor struct {
 	vreplicas       int32
 }
 
+// due reports whether what the source waits for has come.
+func (w waitFor) due(key types.NamespacedName, base *state.State, listed map[types.NamespacedName]vsched.VPod, skip map[types.NamespacedName]bool) bool {
+	switch {
+	case w.always:
+		return true
+	case w.skipped:
+		return !skip[key]
+	}
+	return ListedOr(listed, key, base.VReplicasOf(key), nil).GetVReplicas() != w.vreplicas
+}
+
 // Reset makes the next call look at every source.
 func (r *RebalanceScan) Reset() { r.valid = false }
 
@@ -115,7 +126,7 @@ func (r *RebalanceScan) keys(place *framework.Profile, base *state.State, shape 
 		return base.Sources(), waiting, true
 	}
 	for k, w := range r.waiting {
-		if w.always || (w.skipped && !skip[k]) || (!w.skipped && ListedOr(listed, k, base.VReplicasOf(k), nil).GetVReplicas() != w.vreplicas) {
+		if w.due(k, base, listed, skip) {
 			changed = append(changed, k)
 		} else {
 			waiting[k] = w
