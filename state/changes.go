@@ -16,7 +16,9 @@ import (
 //
 // Copies share the log: entries are only ever appended, and a copy's slice
 // ends where the log ended when it was taken, so the original appending
-// later never writes what the copy reads.
+// later never writes what the copy reads. A copy that changes a source
+// starts a log of its own (a new epoch): its positions past the shared part
+// are not the original's, and a mark taken there must not read as one.
 
 // ChangeMark is a position in the state's log of changed sources.
 type ChangeMark struct {
@@ -48,8 +50,8 @@ func (s *State) ChangedSince(mark ChangeMark) ([]types.NamespacedName, bool) {
 
 // logChange records that the source changed.
 func (s *State) logChange(key types.NamespacedName) {
-	if len(s.changes) >= 2*len(s.sources)+logSlack {
-		s.changes, s.epoch = nil, epochs.Add(1)
+	if s.logShared || len(s.changes) >= 2*len(s.sources)+logSlack {
+		s.changes, s.epoch, s.logShared = nil, epochs.Add(1), false
 	}
 	s.changes = append(s.changes, key)
 }

@@ -100,6 +100,20 @@ func TestChangedSince(t *testing.T) {
 	if got, ok := clone.ChangedSince(mark); !ok || len(got) != 2 {
 		t.Errorf("the clone's log = %v, %v; want it as it was when cloned", got, ok)
 	}
+	// A clone that changes a source logs on its own: a mark taken there
+	// is no position in the original's log.
+	s2 := newState(t, 10)
+	s2.Observe(src("a", "1", 1), t0)
+	c2 := s2.Clone()
+	c2.Observe(src("b", "1", 1), t0)
+	cmark := c2.ChangeMark()
+	s2.Observe(src("c", "2", 1), t0)
+	if got, ok := s2.Clone().ChangedSince(cmark); ok {
+		t.Errorf("a mark from a clone's own log read as the original's: %v", got)
+	}
+	if got, ok := c2.ChangedSince(cmark); !ok || len(got) != 0 {
+		t.Errorf("the clone's own mark: %v, %v", got, ok)
+	}
 }
 
 // RoomMark grows when a pod may have gained room, and only then.

@@ -82,5 +82,7 @@
 // cycle over the sources (the descheduler's RebalanceScan) looks again only
 // at what changed. The log is restarted once it holds twice the sources
 // and a few thousand more; a mark from before then reads as "everything
-// changed". Copies share the log up to where it ended when they were taken.
+// changed". Copies share the log up to where it ended when they were
+// taken; a copy that changes a source starts a log of its own, so a mark
+// taken from it never reads as a position in the original's.
 package state

@@ -109,6 +109,7 @@ func (s *State) cloneTopology() *State {
 		// what the original appends later is never what it reads.
 		changes:     s.changes[:len(s.changes):len(s.changes)],
 		epoch:       s.epoch,
+		logShared:   true,
 		roomSeq:     s.roomSeq,
 		slots:       s.slots,
 		freeSlots:   slices.Clone(s.freeSlots),

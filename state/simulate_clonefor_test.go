@@ -49,7 +49,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 		"observed": true, "observedRV": true, "fenced": true, "fence": true, "fenceRV": true, "fenceFromRV": true,
 		// The change log is shared up to its end; Clone gives both sides
 		// a new gen, since the per-source records are shared.
-		"changes": true, "epoch": true, "roomSeq": true, "gen": true, "slots": true, "freeSlots": true,
+		"changes": true, "epoch": true, "roomSeq": true, "gen": true, "slots": true, "freeSlots": true, "logShared": true,
 	}
 	typ := reflect.TypeOf(State{})
 	for i := 0; i < typ.NumField(); i++ {

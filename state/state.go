@@ -174,8 +174,10 @@ type State struct {
 	// began; roomSeq is RoomMark; gen owns the per-source records (own).
 	changes []types.NamespacedName
 	epoch   uint64
-	roomSeq uint64
-	gen     uint64
+	// logShared: changes is a copy's view of its original's log.
+	logShared bool
+	roomSeq   uint64
+	gen       uint64
 	// slots is one more than the highest slot given; freeSlots are those
 	// given back by forgotten sources, for the next new one.
 	slots     int32
