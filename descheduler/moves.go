@@ -22,13 +22,13 @@ var drainRank = map[string]int{evictor.ReasonUnavailable: 0, evictor.ReasonOverC
 // pods on lost nodes first, then pods over capacity (only their excess,
 // from wants), then compaction, highest ordinals first within each.
 // Drained pods beyond the replicas, or holding nothing, need no move.
-func PlanDrainMoves(base *state.State, marks map[int32]string, wants map[int32]Drain, maxPerCycle, maxPerSource int32) []evictor.Move {
-	targets := make([]Target, 0, len(marks))
+func PlanDrainMoves(base state.Reader, marks map[int32]string, wants map[int32]Drain, maxPerCycle, maxPerSource int32) []evictor.Move {
+	targets := make([]target, 0, len(marks))
 	for ord, reason := range marks {
 		if ord >= base.Replicas() || base.Used(ord) <= 0 {
 			continue
 		}
-		t := Target{Ordinal: ord}
+		t := target{ordinal: ord, Drain: Drain{Reason: reason}}
 		if reason == evictor.ReasonOverCapacity {
 			t.Excess = wants[ord].Excess
 		}
@@ -38,18 +38,18 @@ func PlanDrainMoves(base *state.State, marks map[int32]string, wants map[int32]D
 		return nil
 	}
 	sort.Slice(targets, func(i, j int) bool {
-		ri, rj := drainRank[marks[targets[i].Ordinal]], drainRank[marks[targets[j].Ordinal]]
+		ri, rj := drainRank[targets[i].Reason], drainRank[targets[j].Reason]
 		if ri != rj {
 			return ri < rj
 		}
-		return targets[i].Ordinal > targets[j].Ordinal
+		return targets[i].ordinal > targets[j].ordinal
 	})
 	on := make(map[int32]bool, len(targets))
 	for _, t := range targets {
-		on[t.Ordinal] = true
+		on[t.ordinal] = true
 	}
 	holdings := base.HoldingsOn(func(ord int32) bool { return on[ord] })
-	return PlanMoves(holdings, targets, maxPerCycle, maxPerSource)
+	return planMoves(holdings, targets, maxPerCycle, maxPerSource)
 }
 
 // RebalanceMoves finds the sources whose placements break the rule of one
@@ -61,7 +61,7 @@ func PlanDrainMoves(base *state.State, marks map[int32]string, wants map[int32]D
 // the ones past it are not tried. listed is the lister's copy of each
 // source (a source missing from it stands for what base records); skip
 // names sources already moving.
-func RebalanceMoves(ctx context.Context, place *framework.Profile, base *state.State, listed map[types.NamespacedName]vsched.VPod,
+func RebalanceMoves(ctx context.Context, place *framework.Profile, base state.Reader, listed map[types.NamespacedName]vsched.VPod,
 	skip map[types.NamespacedName]bool, budget, perSource int32) []evictor.Move {
 	if budget <= 0 {
 		return nil
@@ -105,7 +105,7 @@ const (
 
 // scanRebalance is RebalanceMoves over cands, sorted by key, with what it
 // found of each.
-func scanRebalance(ctx context.Context, place *framework.Profile, base *state.State, listed map[types.NamespacedName]vsched.VPod,
+func scanRebalance(ctx context.Context, place *framework.Profile, base state.Reader, listed map[types.NamespacedName]vsched.VPod,
 	skip map[types.NamespacedName]bool, budget, perSource int32, cands []rebalanceCandidate) ([]evictor.Move, []rebalanceOutcome) {
 	ctx = framework.WithoutReason(ctx)
 	var out []evictor.Move

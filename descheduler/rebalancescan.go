@@ -61,7 +61,7 @@ type waitFor struct {
 }
 
 // due reports whether what the source waits for has come.
-func (w waitFor) due(key types.NamespacedName, base *state.State, listed map[types.NamespacedName]vsched.VPod, skip map[types.NamespacedName]bool) bool {
+func (w waitFor) due(key types.NamespacedName, base state.Reader, listed map[types.NamespacedName]vsched.VPod, skip map[types.NamespacedName]bool) bool {
 	switch {
 	case w.always:
 		return true
@@ -77,7 +77,7 @@ func (r *RebalanceScan) Reset() { r.valid = false }
 // Moves is RebalanceMoves (same arguments, same answer) that looks only at
 // the sources whose answer may have changed since the last call. base must
 // be a copy of the same scheduler's state each time.
-func (r *RebalanceScan) Moves(ctx context.Context, place *framework.Profile, base *state.State, listed map[types.NamespacedName]vsched.VPod,
+func (r *RebalanceScan) Moves(ctx context.Context, place *framework.Profile, base state.Reader, listed map[types.NamespacedName]vsched.VPod,
 	skip map[types.NamespacedName]bool, budget, perSource int32) []evictor.Move {
 	shape := Shape(base)
 	keys, waiting, full := r.keys(place, base, shape, listed, skip)
@@ -118,7 +118,7 @@ func (r *RebalanceScan) Moves(ctx context.Context, place *framework.Profile, bas
 
 // keys lists, sorted, the sources to look at, whether they are all of them,
 // and the sources still waiting that it leaves out.
-func (r *RebalanceScan) keys(place *framework.Profile, base *state.State, shape uint64, listed map[types.NamespacedName]vsched.VPod,
+func (r *RebalanceScan) keys(place *framework.Profile, base state.Reader, shape uint64, listed map[types.NamespacedName]vsched.VPod,
 	skip map[types.NamespacedName]bool) ([]types.NamespacedName, map[types.NamespacedName]waitFor, bool) {
 	waiting := map[types.NamespacedName]waitFor{}
 	changed, ok := base.ChangedSince(r.mark)
@@ -150,7 +150,7 @@ func (r *RebalanceScan) keys(place *framework.Profile, base *state.State, shape 
 // own placements: the zones counted, the StatefulSet's size, and the node
 // and zone of every pod. A source found even stays so while it and its
 // placements are unchanged.
-func Shape(st *state.State) uint64 {
+func Shape(st state.Reader) uint64 {
 	h := fnvOffset
 	put := func(v int32) {
 		for i := 0; i < 4; i++ {
