@@ -81,15 +81,20 @@ func (r *RebalanceScan) Moves(ctx context.Context, place *framework.Profile, bas
 	skip map[types.NamespacedName]bool, budget, perSource int32) []evictor.Move {
 	shape := Shape(base)
 	keys, waiting, full := r.keys(place, base, shape, listed, skip)
-	r.Checked, r.Full = len(keys), full
+	var cands []rebalanceCandidate
+	if full {
+		cands = allCandidates(base)
+	} else {
+		cands = make([]rebalanceCandidate, 0, len(keys))
+		for _, k := range keys {
+			ps, _ := base.Placements(k)
+			cands = append(cands, rebalanceCandidate{key: k, vreplicas: base.VReplicasOf(k), ps: ps})
+		}
+	}
+	r.Checked, r.Full = len(cands), full
 	r.valid, r.profile, r.shape, r.room, r.mark, r.waiting = true, place, shape, base.RoomMark(), base.ChangeMark(), waiting
 	if full || r.stuck == nil {
 		r.stuck = map[types.NamespacedName]bool{}
-	}
-	cands := make([]rebalanceCandidate, 0, len(keys))
-	for _, k := range keys {
-		ps, _ := base.Placements(k)
-		cands = append(cands, rebalanceCandidate{key: k, vreplicas: base.VReplicasOf(k), ps: ps})
 	}
 	var out []evictor.Move
 	outcome := make([]rebalanceOutcome, len(cands))
@@ -116,14 +121,14 @@ func (r *RebalanceScan) Moves(ctx context.Context, place *framework.Profile, bas
 	return out
 }
 
-// keys lists, sorted, the sources to look at, whether they are all of them,
-// and the sources still waiting that it leaves out.
+// keys lists the sources to look at, or says that they are all of them
+// (full, with no list), and the sources still waiting that it leaves out.
 func (r *RebalanceScan) keys(place *framework.Profile, base state.Reader, shape uint64, listed map[types.NamespacedName]vsched.VPod,
 	skip map[types.NamespacedName]bool) ([]types.NamespacedName, map[types.NamespacedName]waitFor, bool) {
 	waiting := map[types.NamespacedName]waitFor{}
 	changed, ok := base.ChangedSince(r.mark)
 	if !r.valid || !ok || place != r.profile || shape != r.shape {
-		return base.Sources(), waiting, true
+		return nil, waiting, true
 	}
 	for k, w := range r.waiting {
 		if w.due(k, base, listed, skip) {
