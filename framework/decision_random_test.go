@@ -141,7 +141,9 @@ func TestDecisionIncremental(t *testing.T) {
 // plainRebalancer is a Rebalancer that says nothing of zones.
 type plainRebalancer struct{ ft.CapacityFilter }
 
-func (plainRebalancer) Misplaced(context.Context, *framework.Decision) (int32, bool) { return -1, false }
+func (plainRebalancer) Misplaced(context.Context, *framework.Decision) (int32, bool) {
+	return -1, false
+}
 
 // zoneRebalancer is a ZoneRebalancer with a fixed answer.
 type zoneRebalancer struct {
