@@ -532,9 +532,11 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	var res state.ResyncResult
 	switch {
 	case !s.loaded.Load() && ts != nil:
-		// The term's first load resyncs from this very list.
-		ts.vpods, ts.mark, ts.listed = vpods, mark, true
-		if res, err = s.loadTerm(ctx, ts); err != nil {
+		// The term's first load resyncs from this very list; ts is the
+		// term's shared read, not to change.
+		own := *ts
+		own.vpods, own.mark, own.listed = vpods, mark, true
+		if res, err = s.loadTerm(ctx, &own); err != nil {
 			s.st.Unlock()
 			return err
 		}
