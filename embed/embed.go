@@ -49,7 +49,7 @@ type Options struct {
 	Client kubernetes.Interface
 	// AutoscalerConfig is config-autoscaler in force (WatchConfigMaps);
 	// nil means its defaults. The autoscaler reads it each cycle, and the
-	// scheduler its move limit at each Schedule call
+	// scheduler its move limit at each Schedule call that moves
 	// (statefulset.Config.DrainMoveLimit).
 	AutoscalerConfig config.AutoscalerSource
 	// DrainMoveLimit is the scheduler's move limit
