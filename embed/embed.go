@@ -52,7 +52,7 @@ type Options struct {
 	// scheduler its move limit at each Schedule call that moves
 	// (statefulset.Config.DrainMoveLimit).
 	AutoscalerConfig config.AutoscalerSource
-	// DrainMoveLimit is the scheduler's move limit
+	// DrainMoveLimit is the scheduler's move limit, with Client
 	// (statefulset.Config.DrainMoveLimit); nil means AutoscalerConfig's,
 	// which copies the configuration at each read.
 	// LiveConfig.DrainMoveLimit reads the live one without.
