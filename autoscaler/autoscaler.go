@@ -25,6 +25,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/descheduler"
 	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/internal/bounded"
 	"github.com/vsched/vsched/internal/vlog"
@@ -193,12 +194,10 @@ type Autoscaler struct {
 
 	// mu serialises cycles.
 	mu sync.Mutex
-	// rebalanceSeen is the cluster shape (rebalanceTrigger) the last scan
-	// for sources to rebalance ran against; rebalanceAgain asks for another
-	// scan although the shape is unchanged, because the last one found some.
-	rebalanceSeen  string
-	rebalanceAgain bool
-	rebalanceScans int // how many scans ran, for tests
+	// rebalance is the search for sources to rebalance, kept between
+	// cycles so that a cycle looks only at what changed.
+	rebalanceScan  descheduler.RebalanceScan
+	rebalanceScans int // how many cycles looked at some source, for tests
 	leading        bool
 	timers         scaleTimers
 	// overReported is the shortfall at max-replicas last logged and

@@ -49,6 +49,7 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Report, error) {
 		a.timers = scaleTimers{}
 		a.overReported = ""
 		a.drainer.Reset()
+		a.rebalanceScan.Reset()
 	}
 	if why := s.NotReady(); why != "" {
 		// An unsynced view shows too little: pods or sources missing
@@ -118,7 +119,10 @@ type cycle struct {
 	set   *appsv1.StatefulSet
 	// base is the cycle's clone of the scheduler's state, made the
 	// simulations' base (simulationBase).
-	base   *state.State
+	base *state.State
+	// vpods are the lister's sources; listed indexes them by key, built
+	// on first use (listedMap).
+	vpods  []vsched.VPod
 	listed map[types.NamespacedName]vsched.VPod
 	// wants are the drains wanted for other reasons than compaction.
 	wants map[int32]descheduler.Drain
@@ -149,7 +153,7 @@ func (c *cycle) keep(err error) {
 func (a *Autoscaler) decide(ctx context.Context, dec Report, cfg *config.AutoscalerConfig, pol Policy, place *framework.Profile,
 	set *appsv1.StatefulSet, vpods []vsched.VPod, base *state.State, write bool) (Report, error) {
 	c := &cycle{ctx: ctx, log: a.logger(ctx).With("statefulset", a.key.String()), cfg: cfg, place: place, set: set,
-		base: base, listed: listedByKey(vpods), dec: &dec, write: write, current: base.Replicas(),
+		base: base, vpods: vpods, dec: &dec, write: write, current: base.Replicas(),
 		limit: max(cfg.MaxReplicas, cfg.MinReplicas), zones: len(base.SchedulableNodeZones()), zoneSpread: place.SpreadsOverZones()}
 	dec.Current = c.current
 	marks := a.drainer.Marks()
@@ -191,6 +195,14 @@ func (a *Autoscaler) decide(ctx context.Context, dec Report, cfg *config.Autosca
 	}
 	a.record(c)
 	return dec, errors.Join(c.errs...)
+}
+
+// listedMap is the lister's sources by key, made on first use.
+func (c *cycle) listedMap() map[types.NamespacedName]vsched.VPod {
+	if c.listed == nil {
+		c.listed = listedByKey(c.vpods)
+	}
+	return c.listed
 }
 
 // listedByKey indexes the lister's sources.

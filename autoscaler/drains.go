@@ -76,21 +76,18 @@ func (a *Autoscaler) requeue(c *cycle) (requeued, rebalancing []types.Namespaced
 	return out, rebalancing
 }
 
-// rebalance scans for sources to rebalance within budget. A source's
-// placements break the rule only when the cluster changed under them, so
-// the scan (every source, each cycle) runs when the zones, the size or the
-// candidate pods changed, and again while the last scan found something.
+// rebalance looks for sources to rebalance within budget: every source on
+// a term's first cycle, after the profile or the cluster's shape changed,
+// and otherwise only those whose answer may have changed since the last
+// cycle (descheduler.RebalanceScan).
 func (a *Autoscaler) rebalance(c *cycle, planned map[types.NamespacedName]bool, budget int32) []evictor.Move {
 	if c.place == nil || !c.place.Rebalances() {
 		return nil
 	}
-	shape := descheduler.RebalanceTrigger(c.base)
-	if shape == a.rebalanceSeen && !a.rebalanceAgain {
-		return nil
+	rb := a.rebalanceScan.Moves(c.ctx, c.place, c.base, c.listedMap(), planned, budget, max(c.cfg.MaxMovesPerSource, 1))
+	if a.rebalanceScan.Checked > 0 {
+		a.rebalanceScans++
 	}
-	rb := descheduler.RebalanceMoves(c.ctx, c.place, c.base, c.listed, planned, budget, max(c.cfg.MaxMovesPerSource, 1))
-	a.rebalanceSeen, a.rebalanceAgain = shape, len(rb) > 0
-	a.rebalanceScans++
 	return rb
 }
 

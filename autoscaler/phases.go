@@ -20,52 +20,95 @@ import (
 // wants (the lister's spec; the state's last word for a source the lister
 // does not return) against what it holds and keeps. It returns it with the
 // vreplicas held and kept, for the policy.
+//
+// It walks the lister's sources and finds each in the state, rather than
+// indexing them by key first: a cycle pays one lookup per source, not a
+// map of them all (c.listedMap builds that only for what needs it). Walked
+// from the end, the last copy of a key wins, as in that map.
 func (a *Autoscaler) simulator(c *cycle, low, extra int32) (*simulator, int64) {
-	base, current := c.base, c.current
-	var demand []*simSource
-	var holders []holderRef
-	var held int64
-	listedSeen := 0
-	base.EachSource(func(key types.NamespacedName, vreplicas int32, ps []vsched.Placement, hs []state.Held) {
-		v, ok := c.listed[key]
-		want := vreplicas
-		if ok {
-			want = v.GetVReplicas()
-			listedSeen++
+	base := c.base
+	w := &sourceWalk{c: c, threshold: min(low, c.limit), drains: len(base.DrainingOrdinals()) > 0}
+	seen := make([]bool, base.Slots())
+	matched := 0
+	var unknown map[types.NamespacedName]bool
+	for i := len(c.vpods) - 1; i >= 0; i-- {
+		v := c.vpods[i]
+		if v == nil {
+			continue
 		}
-		var kept int32
-		maxOrd := int32(-1)
-		for _, h := range hs {
-			maxOrd = max(maxOrd, h.Ordinal)
+		key := v.GetKey()
+		sum, ok := base.Summary(key)
+		switch {
+		case ok && !seen[sum.Slot]:
+			seen[sum.Slot] = true
+			matched++
+			w.add(key, v, v.GetVReplicas(), sum)
+		case !ok && !unknown[key]:
+			if unknown == nil {
+				unknown = map[types.NamespacedName]bool{}
+			}
+			unknown[key] = true
+			if n := v.GetVReplicas(); n > 0 && n <= vsched.MaxVReplicas {
+				// Not seen by the scheduler yet: it holds nothing the
+				// state counts.
+				w.demand = append(w.demand, &simSource{key: key, vpod: v, want: n})
+			}
+		}
+	}
+	if matched < base.NumSources() {
+		base.EachSourceSummary(func(key types.NamespacedName, sum state.SourceSummary) {
+			if !seen[sum.Slot] {
+				w.add(key, nil, sum.VReplicas, sum)
+			}
+		})
+	}
+	sort.Slice(w.demand, func(i, j int) bool { return state.KeyLess(w.demand[i].key, w.demand[j].key) })
+	return &simulator{ctx: framework.WithoutReason(c.ctx), profile: c.place, base: base, current: c.current, capacity: base.Capacity(),
+		now: c.dec.Time, demand: w.demand, holders: w.holders, listed: c.listedMap, extra: extra}, w.held
+}
+
+// sourceWalk collects, source by source, the simulation's demand and
+// holders and the vreplicas held.
+type sourceWalk struct {
+	c *cycle
+	// threshold: only a source holding vreplicas at or above it may have
+	// to move. drains says some pod drains.
+	threshold int32
+	drains    bool
+	demand    []*simSource
+	holders   []holderRef
+	held      int64
+}
+
+// add counts a source the state knows, wanting want (listed is the
+// lister's copy, nil when the lister did not return it).
+func (w *sourceWalk) add(key types.NamespacedName, listed vsched.VPod, want int32, sum state.SourceSummary) {
+	base, current := w.c.base, w.c.current
+	kept := sum.Held
+	if w.drains || sum.MaxOrdinal >= current {
+		// Otherwise it keeps all it holds: its holdings need not be
+		// read.
+		kept = 0
+		for _, h := range base.HeldOn(key) {
 			if h.Ordinal < current && !base.Draining(h.Ordinal) {
 				kept += h.VReplicas
 			}
 		}
-		held += int64(min(max(want, 0), kept))
-		// Schedule refuses a source above MaxVReplicas: it is no
-		// demand.
-		if want > kept && want <= vsched.MaxVReplicas {
-			demand = append(demand, &simSource{key: key, vpod: descheduler.ListedOr(c.listed, key, vreplicas, ps), want: want, placements: ps})
-		}
-		if maxOrd >= min(low, c.limit) {
-			// Only a size from low up is simulated, and the largest
-			// the limits allow (overLimit): the sources holding
-			// nothing at or above either never have to move.
-			holders = append(holders, holderRef{key: key, maxOrd: maxOrd, want: want})
-		}
-	})
-	if listedSeen < len(c.listed) {
-		for key, v := range c.listed {
-			if !base.Knows(key) && v.GetVReplicas() > 0 && v.GetVReplicas() <= vsched.MaxVReplicas {
-				// Not seen by the scheduler yet: it holds nothing the
-				// state counts.
-				demand = append(demand, &simSource{key: key, vpod: v, want: v.GetVReplicas()})
-			}
-		}
 	}
-	sort.Slice(demand, func(i, j int) bool { return state.KeyLess(demand[i].key, demand[j].key) })
-	return &simulator{ctx: framework.WithoutReason(c.ctx), profile: c.place, base: base, current: current, capacity: base.Capacity(),
-		now: c.dec.Time, demand: demand, holders: holders, listed: c.listed, extra: extra}, held
+	w.held += int64(min(max(want, 0), kept))
+	// Schedule refuses a source above MaxVReplicas: it is no demand.
+	if want > kept && want <= vsched.MaxVReplicas {
+		if listed == nil {
+			listed = descheduler.ListedOr(nil, key, sum.VReplicas, sum.Placements)
+		}
+		w.demand = append(w.demand, &simSource{key: key, vpod: listed, want: want, placements: sum.Placements})
+	}
+	if sum.MaxOrdinal >= w.threshold {
+		// Only a size from low up is simulated, and the largest the
+		// limits allow (overLimit): the sources holding nothing at or
+		// above either never have to move.
+		w.holders = append(w.holders, holderRef{key: key, maxOrd: sum.MaxOrdinal, want: want})
+	}
 }
 
 // bounded turns the policy's answer into the size wanted: never below the

@@ -153,12 +153,13 @@ func TestRebalanceWithoutRoomLeavesPlacements(t *testing.T) {
 	}
 }
 
-// BenchmarkRebalanceScan measures the autoscaler's per-cycle search for
-// sources to rebalance (descheduler.RebalanceMoves) on W2 (6,000 pods, 10,000 sources)
+// BenchmarkRebalanceScan measures the full search for sources to
+// rebalance (descheduler.RebalanceMoves) on W2 (6,000 pods, 10,000 sources)
 // placed under EvenZoneSpread: every source is even, so the scan checks
-// each one and requeues none. A cycle pays it only when the zones, the size
-// or the candidate pods changed (descheduler.RebalanceTrigger), or the last scan found
-// something. Run with:
+// each one and requeues none. A cycle pays it only on a term's first cycle
+// or when the profile or the cluster's shape changed; otherwise it looks at
+// the sources that changed (descheduler.RebalanceScan,
+// BenchmarkRebalanceScanCycle). Run with:
 //
 //	go test ./autoscaler -run '^$' -bench RebalanceScan -benchtime 20x
 func BenchmarkRebalanceScan(b *testing.B) {

@@ -46,7 +46,7 @@ type simulator struct {
 	demand  []*simSource
 	holders []holderRef
 	sorted  bool
-	listed  map[types.NamespacedName]vsched.VPod
+	listed  func() map[types.NamespacedName]vsched.VPod
 	cache   map[types.NamespacedName]*simSource
 	// extra is vreplicas needing a pod on top of the sources' (the excess
 	// of pods over capacity).
@@ -184,7 +184,7 @@ func (m *simulator) source(h holderRef) *simSource {
 		return s
 	}
 	ps, _ := m.base.Placements(h.key)
-	s := &simSource{key: h.key, vpod: descheduler.ListedOr(m.listed, h.key, h.want, ps), want: h.want, placements: ps}
+	s := &simSource{key: h.key, vpod: descheduler.ListedOr(m.listed(), h.key, h.want, ps), want: h.want, placements: ps}
 	if m.cache == nil {
 		m.cache = map[types.NamespacedName]*simSource{}
 	}

@@ -2,10 +2,7 @@ package descheduler
 
 import (
 	"context"
-	"encoding/binary"
-	"hash/fnv"
 	"sort"
-	"strconv"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -55,26 +52,6 @@ func PlanDrainMoves(base *state.State, marks map[int32]string, wants map[int32]D
 	return PlanMoves(holdings, targets, maxPerCycle, maxPerSource)
 }
 
-// RebalanceTrigger renders what a source's compliance with a Rebalancer's
-// rule can depend on besides its own placements: the zones counted, the
-// StatefulSet's size and the candidate pods. A source's placements break
-// the rule only when this changed under them, so a caller scans for
-// RebalanceMoves again only when it changed (or the last scan found some).
-func RebalanceTrigger(st *state.State) string {
-	h := fnv.New64a()
-	var buf [4]byte
-	put := func(v int32) {
-		binary.LittleEndian.PutUint32(buf[:], uint32(v))
-		h.Write(buf[:])
-	}
-	for _, list := range [][]int32{st.SchedulableZones(), {-1}, st.GrowthZones(), {-1, st.Replicas(), -1}, st.Candidates()} {
-		for _, v := range list {
-			put(v)
-		}
-	}
-	return strconv.FormatUint(h.Sum64(), 16)
-}
-
 // RebalanceMoves finds the sources whose placements break the rule of one
 // of the profile's Rebalancers (EvenZoneSpread once a zone is back) and
 // that a Schedule call would repair now: Rebalance is tried on a scratch
@@ -89,43 +66,92 @@ func RebalanceMoves(ctx context.Context, place *framework.Profile, base *state.S
 	if budget <= 0 {
 		return nil
 	}
-	type candidate struct {
-		key       types.NamespacedName
-		vreplicas int32
-		ps        []vsched.Placement
-	}
-	var cands []candidate
-	base.EachSource(func(key types.NamespacedName, vreplicas int32, ps []vsched.Placement, _ []state.Held) {
-		if !skip[key] && len(ps) > 0 {
-			cands = append(cands, candidate{key: key, vreplicas: vreplicas, ps: ps})
-		}
+	cands := make([]rebalanceCandidate, 0, base.NumSources())
+	base.EachSourceSummary(func(key types.NamespacedName, sum state.SourceSummary) {
+		cands = append(cands, rebalanceCandidate{key: key, vreplicas: sum.VReplicas, ps: sum.Placements})
 	})
 	sort.Slice(cands, func(i, j int) bool { return state.KeyLess(cands[i].key, cands[j].key) })
+	out, _ := scanRebalance(ctx, place, base, listed, skip, budget, perSource, cands)
+	return out
+}
+
+// rebalanceCandidate is a source as the state records it.
+type rebalanceCandidate struct {
+	key       types.NamespacedName
+	vreplicas int32
+	ps        []vsched.Placement
+}
+
+// rebalanceOutcome says what looking at a source found, for RebalanceScan.
+type rebalanceOutcome uint8
+
+const (
+	// rebalanceEven: no Rebalancer names a pod; nothing to look at again
+	// until the source or the shape changes.
+	rebalanceEven rebalanceOutcome = iota
+	// rebalanceAgain: requeued, past the budget, or failed: to look at
+	// next time whatever changes.
+	rebalanceAgain
+	// rebalanceSkipped: skipped (moving already): to look at once it is
+	// not.
+	rebalanceSkipped
+	// rebalanceResized: growing or shrinking: to look at once the
+	// lister's vreplicas change.
+	rebalanceResized
+	// rebalanceStuck: uneven, but no pod takes the move: to look at again
+	// once room appears.
+	rebalanceStuck
+)
+
+// scanRebalance is RebalanceMoves over cands, sorted by key, with what it
+// found of each.
+func scanRebalance(ctx context.Context, place *framework.Profile, base *state.State, listed map[types.NamespacedName]vsched.VPod,
+	skip map[types.NamespacedName]bool, budget, perSource int32, cands []rebalanceCandidate) ([]evictor.Move, []rebalanceOutcome) {
 	ctx = framework.WithoutReason(ctx)
 	var out []evictor.Move
+	outcome := make([]rebalanceOutcome, len(cands))
 	// One decision, Reset per source: its maps are the scan's main cost.
 	d := &framework.Decision{}
-	for _, c := range cands {
+	for i, c := range cands {
+		if len(c.ps) == 0 {
+			continue
+		}
 		v := ListedOr(listed, c.key, c.vreplicas, c.ps)
+		if skip[c.key] {
+			outcome[i] = rebalanceSkipped
+			continue
+		}
 		if v.GetVReplicas() != vsched.TotalVReplicas(c.ps) {
 			// Growing or shrinking: its next Schedule places through
 			// the profile anyway.
+			outcome[i] = rebalanceResized
 			continue
 		}
+		outcome[i] = rebalanceAgain
 		if err := d.Reset(framework.Place, base, v, c.ps); err != nil {
 			continue
 		}
 		res, err := place.Rebalance(ctx, d, perSource)
-		if err != nil || res.Moved == 0 {
+		switch {
+		case err != nil:
+			continue
+		case res.Moved == 0 && res.Stuck != "":
+			outcome[i] = rebalanceStuck
+			continue
+		case res.Moved == 0:
+			outcome[i] = rebalanceEven
 			continue
 		}
 		if res.Moved > budget {
+			for j := i + 1; j < len(cands); j++ {
+				outcome[j] = rebalanceAgain
+			}
 			break
 		}
 		budget -= res.Moved
 		out = append(out, evictor.Move{Source: c.key, VReplicas: res.Moved})
 	}
-	return out
+	return out, outcome
 }
 
 // ListedOr returns the lister's copy of the source, or, when the lister did

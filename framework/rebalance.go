@@ -17,6 +17,14 @@ import (
 // the rule. Profile.Rebalance takes one vreplica off that pod and places it
 // again through the whole profile, so the move itself obeys every filter;
 // Misplaced only says where the excess is.
+//
+// Misplaced must depend on nothing but the source (its VPod and
+// placements) and the cluster's shape: the zones counted (SchedulableZones,
+// GrowthZones), Replicas, and the node and zone of each pod. The
+// descheduler looks at a source again only when one of those changed
+// (descheduler.RebalanceScan); room matters only to whether the move finds
+// a pod, and a source whose move found none is looked at again once room
+// appears.
 type Rebalancer interface {
 	FilterPlugin
 	Misplaced(ctx context.Context, d *Decision) (ordinal int32, ok bool)

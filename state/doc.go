@@ -53,6 +53,16 @@
 // only; on the scheduler's own state the next informer event would undo
 // them.
 //
+// Clone does no work per source, so the scheduler's lock is held briefly
+// however many sources there are: the map of sources is copied as one
+// block, and the per-source records are shared until one side changes
+// one, which it copies first (each State
+// owns the records stamped with its gen; Clone gives both sides new ones).
+// Placement and holding slices are never changed in place. Derived indexes
+// that are current are copied rather than rebuilt. A copy read by another
+// goroutine while its original goes on changing is safe
+// (TestCloneReadWhileOriginalChanges, under -race).
+//
 // A copy is still a *State rather than a type of its own, because a
 // simulation runs the very code a decision runs: the framework runtime
 // reads the copy as framework.Cluster and framework.FreeCandidateIndex, and
@@ -60,5 +70,19 @@
 // either embed *State, and so carry every live method anyway, or repeat the
 // forty-odd methods those interfaces and the step use. The line between the
 // live index and a what-if copy is ownership: the live State is the
-// scheduler's, reached by no other package; a copy is its caller's.
+// scheduler's, reached by no other package; a copy is its caller's. The
+// copy-on-write records did not change that: they make a copy cheap, but a
+// copy still has to be a whole Cluster for the runtime to decide on.
+//
+// # What changed since
+//
+// The state logs the sources whose placements, holdings or vreplicas
+// changed (ChangeMark, ChangedSince), and keeps a mark that grows whenever
+// some pod may have gained room (RoomMark), so that a search repeated every
+// cycle over the sources (the descheduler's RebalanceScan) looks again only
+// at what changed. The log is restarted once it holds twice the sources
+// and a few thousand more; a mark from before then reads as "everything
+// changed". Copies share the log up to where it ended when they were
+// taken; a copy that changes a source starts a log of its own, so a mark
+// taken from it never reads as a position in the original's.
 package state

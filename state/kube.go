@@ -52,7 +52,7 @@ func (s *State) UpsertPod(pod *corev1.Pod) bool {
 	s.grow(ord)
 	before := s.freeCandidate(ord)
 	s.readPod(&s.pods[ord], pod)
-	s.dirty = true
+	s.invalidate()
 	return !before && s.freeCandidate(ord)
 }
 
@@ -82,7 +82,7 @@ func (s *State) DeletePod(name string) {
 	}
 	s.pods[ord].exists = false
 	s.pods[ord].node = -1
-	s.dirty = true
+	s.invalidate()
 }
 
 // nodeIndex returns the index of a node, adding a placeholder for a node not
@@ -151,7 +151,7 @@ func (s *State) UpsertNode(node *corev1.Node, now time.Time) bool {
 	case n.unavailableSince.IsZero():
 		n.unavailableSince = now
 	}
-	s.dirty = true
+	s.invalidate()
 	// A node turning schedulable brings back every pod on it.
 	return !before && n.schedulable
 }
@@ -162,6 +162,6 @@ func (s *State) DeleteNode(name string) {
 		s.nodes[i].exists = false
 		s.nodes[i].schedulable = false
 		s.nodes[i].reason = "node was deleted"
-		s.dirty = true
+		s.invalidate()
 	}
 }

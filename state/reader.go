@@ -42,6 +42,11 @@ type Reader interface {
 	TotalVReplicas() int64
 	HoldingsOn(on func(ordinal int32) bool) []Holding
 	EachSource(fn func(key types.NamespacedName, vreplicas int32, placements []vsched.Placement, held []Held))
+	EachSourceSummary(fn func(key types.NamespacedName, sum SourceSummary))
+	HeldOn(key types.NamespacedName) []Held
+	Summary(key types.NamespacedName) (SourceSummary, bool)
+	Slots() int32
+	NumSources() int
 }
 
 var _ Reader = &State{}

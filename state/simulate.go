@@ -22,25 +22,29 @@ const VirtualNodePrefix = "vsched.dev/virtual-node/"
 // locked; the clone has its own (unlocked) mutex and is independent of the
 // original from then on.
 //
-// Placement slices are shared, not copied: the state never modifies a
-// placement slice in place (every change installs a new slice), so sharing
-// them is safe and keeps a clone of ten thousand sources to a few
-// allocations.
+// Nothing per source is copied: the clone's map of sources is a copy of
+// the original's (one block copy, no per-entry work), and both share the
+// per-source records until one of them changes a record, which it copies
+// first (own). The state never modifies a placement or holding slice in
+// place either (every change installs a new slice), so a clone of ten
+// thousand sources costs a few allocations and one block copy of the map.
 func (s *State) Clone() *State {
 	c := s.cloneTopology()
-	// One backing array for every source: a clone is taken per simulated
-	// replica count, so allocations matter.
-	backing := make([]source, len(s.sources))
-	c.sources = make(map[types.NamespacedName]*source, len(s.sources))
-	i := 0
-	for k, src := range s.sources {
-		backing[i] = *src
-		c.sources[k] = &backing[i]
-		i++
-	}
-	c.pendingSet = maps.Clone(s.pendingSet)
+	c.sources = maps.Clone(s.sources)
+	// Both sides get a new owner number: every record is shared now.
+	s.gen, c.gen = gens.Add(1), gens.Add(1)
+	c.pendingSet = cloneMap(s.pendingSet)
 	c.beyond = s.beyond
 	return c
+}
+
+// cloneMap is maps.Clone, but an empty map is made afresh: a map that once
+// held many entries keeps its table, and maps.Clone would copy it whole.
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	if len(m) == 0 {
+		return map[K]V{}
+	}
+	return maps.Clone(m)
 }
 
 // CloneFor is Clone for a simulation that changes only the given sources:
@@ -53,12 +57,14 @@ func (s *State) Clone() *State {
 // sources the state holds.
 func (s *State) CloneFor(keys []types.NamespacedName) *State {
 	c := s.cloneTopology()
+	c.gen = gens.Add(1)
 	backing := make([]source, 0, len(keys))
 	c.sources = make(map[types.NamespacedName]*source, len(keys))
 	for _, k := range keys {
 		if src, ok := s.sources[k]; ok {
 			if _, dup := c.sources[k]; !dup {
 				backing = append(backing, *src)
+				backing[len(backing)-1].gen = c.gen
 				c.sources[k] = &backing[len(backing)-1]
 				if src.beyond {
 					c.beyond++
@@ -89,36 +95,55 @@ func (s *State) cloneTopology() *State {
 		highWater:   s.highWater,
 		pods:        slices.Clone(s.pods),
 		nodes:       slices.Clone(s.nodes),
-		nodeIdx:     maps.Clone(s.nodeIdx),
+		nodeIdx:     cloneMap(s.nodeIdx),
 		zones:       slices.Clone(s.zones),
-		zoneIdx:     maps.Clone(s.zoneIdx),
-		drainMemory: maps.Clone(s.drainMemory),
-		strays:      maps.Clone(s.strays),
+		zoneIdx:     cloneMap(s.zoneIdx),
+		drainMemory: cloneMap(s.drainMemory),
+		strays:      cloneMap(s.strays),
 		outside:     s.outside,
 		totalUsed:   s.totalUsed,
 		seq:         s.seq,
 		newestRV:    s.newestRV,
-		deleted:     maps.Clone(s.deleted),
+		deleted:     cloneMap(s.deleted),
+		// The log is only appended to: the clone's slice ends here, so
+		// what the original appends later is never what it reads.
+		changes:     s.changes[:len(s.changes):len(s.changes)],
+		epoch:       s.epoch,
+		logShared:   true,
+		roomSeq:     s.roomSeq,
+		slots:       s.slots,
+		freeSlots:   slices.Clone(s.freeSlots),
 		pendingSet:  map[types.NamespacedName]struct{}{},
 		zoneFree:    s.cloneZoneIndex(),
 		zoneFreeSum: slices.Clone(s.zoneFreeSum),
-		// The derived indexes are rebuilt on first use: sharing their
-		// backing arrays would let the clone overwrite the original's.
+		// The derived indexes are rebuilt on first use, unless they are
+		// current and copied below.
 		dirty: true,
 	}
-	if c.nodeIdx == nil {
-		c.nodeIdx = map[string]int32{}
-	}
-	if c.zoneIdx == nil {
-		c.zoneIdx = map[string]int32{}
-	}
-	if c.drainMemory == nil {
-		c.drainMemory = map[int32]bool{}
-	}
-	if c.strays == nil {
-		c.strays = map[int32]podState{}
+	if !s.dirty {
+		c.copyDerived(s)
 	}
 	return c
+}
+
+// copyDerived gives c copies of s's current derived indexes (ensure), so
+// that c need not rebuild them: sharing their arrays would let the one
+// overwrite the other's.
+func (c *State) copyDerived(s *State) {
+	c.candidates, c.freeCands = slices.Clone(s.candidates), s.freeCands
+	c.schedNodes, c.schedZones, c.growZones = slices.Clone(s.schedNodes), slices.Clone(s.schedZones), slices.Clone(s.growZones)
+	c.nodeCands, c.firstFree = cloneNested(s.nodeCands), slices.Clone(s.firstFree)
+	c.zoneNodes, c.nodeFree, c.zoneRoom = cloneNested(s.zoneNodes), slices.Clone(s.nodeFree), slices.Clone(s.zoneRoom)
+	c.dirty = false
+}
+
+// cloneNested copies a slice of slices, each inner one too.
+func cloneNested(in [][]int32) [][]int32 {
+	out := make([][]int32, len(in))
+	for i, l := range in {
+		out[i] = slices.Clone(l)
+	}
+	return out
 }
 
 // AddVirtualPods extends the StatefulSet by n pods, as a scale-up would,
@@ -159,7 +184,7 @@ func (s *State) AddVirtualPods(n int32) {
 		p.draining = false
 		s.bindVirtual(ord, zones, counts)
 	}
-	s.dirty = true
+	s.invalidate()
 }
 
 // BindStartingPods treats every pod below the StatefulSet's replicas that
@@ -184,7 +209,7 @@ func (s *State) BindStartingPods() int32 {
 	// when replicas grew without pods; grow made them, so the loop above
 	// covered them.
 	if n > 0 {
-		s.dirty = true
+		s.invalidate()
 	}
 	return n
 }
@@ -253,7 +278,7 @@ func (s *State) ClearDraining(ord int32) {
 		s.pods[ord].draining = false
 	}
 	delete(s.drainMemory, ord)
-	s.dirty = true
+	s.invalidate()
 }
 
 // Held is vreplicas on one pod.
@@ -284,6 +309,61 @@ func (s *State) EachSource(fn func(key types.NamespacedName, vreplicas int32, pl
 		}
 		fn(k, src.vreplicas, ps, buf)
 	}
+}
+
+// SourceSummary is one source as EachSourceSummary reports it.
+type SourceSummary struct {
+	// VReplicas and Placements are EachSource's vreplicas and
+	// placements.
+	VReplicas  int32
+	Placements []vsched.Placement
+	// Held sums what EachSource's held lists, and MaxOrdinal is its
+	// highest ordinal, -1 when it holds nothing.
+	Held, MaxOrdinal int32
+	// Slot numbers the source among the state's, densely: no two sources
+	// share one, and each is below Slots. A forgotten source's slot goes
+	// to a source seen later.
+	Slot int32
+}
+
+// EachSourceSummary is EachSource for a caller that needs only what each
+// source holds in sum: it reads one record per source, not its holdings
+// (HeldOn lists them for the sources that need them).
+func (s *State) EachSourceSummary(fn func(key types.NamespacedName, sum SourceSummary)) {
+	for k, src := range s.sources {
+		fn(k, src.summary())
+	}
+}
+
+// Summary is what EachSourceSummary says of the source, false when the
+// source is unknown.
+func (s *State) Summary(key types.NamespacedName) (SourceSummary, bool) {
+	if src := s.sources[key]; src != nil {
+		return src.summary(), true
+	}
+	return SourceSummary{}, false
+}
+
+func (src *source) summary() SourceSummary {
+	ps := src.committed
+	if src.reservation != nil {
+		ps = src.reservation.Placements
+	}
+	return SourceSummary{VReplicas: src.vreplicas, Placements: ps, Held: src.held, MaxOrdinal: src.maxOrd, Slot: src.slot}
+}
+
+// HeldOn lists what the source holds by ordinal, as EachSource's held
+// does, in a new slice; nil when the source is unknown.
+func (s *State) HeldOn(key types.NamespacedName) []Held {
+	src := s.sources[key]
+	if src == nil {
+		return nil
+	}
+	out := make([]Held, len(src.effective))
+	for i, e := range src.effective {
+		out[i] = Held{Ordinal: e.ord, VReplicas: e.n}
+	}
+	return out
 }
 
 // Holding is one source's vreplicas on one pod, as they count now.

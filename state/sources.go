@@ -142,6 +142,8 @@ func (s *State) recount(src *source) {
 	// The zone index moves each pod once, after its net change: taking
 	// every entry off and putting it back would move most of them twice
 	// for nothing.
+	s.logChange(src.key)
+	old := src.effective
 	s.holdIndex = true
 	touched := s.touchBuf[:0]
 	for _, e := range src.effective {
@@ -174,9 +176,12 @@ func (s *State) recount(src *source) {
 			}
 		}
 	}
+	src.held, src.maxOrd = 0, -1
 	for _, e := range src.effective {
 		s.addUsed(e.ord, e.n)
 		touched = append(touched, e.ord)
+		src.held += e.n
+		src.maxOrd = max(src.maxOrd, e.ord)
 	}
 	s.holdIndex = false
 	if !s.dirty {
@@ -185,12 +190,33 @@ func (s *State) recount(src *source) {
 		}
 	}
 	s.touchBuf = touched
+	if freed(old, src.effective) {
+		s.roomSeq++
+	}
 	switch {
 	case src.beyond && !wasBeyond:
 		s.beyond++
 	case !src.beyond && wasBeyond:
 		s.beyond--
 	}
+}
+
+// freed reports whether some pod holds less of a source under after than
+// under before. Both are a source's few entries, one per pod.
+func freed(before, after []entry) bool {
+	for _, b := range before {
+		n := int32(0)
+		for _, a := range after {
+			if a.ord == b.ord {
+				n = a.n
+				break
+			}
+		}
+		if n < b.n {
+			return true
+		}
+	}
+	return false
 }
 
 // olderRV reports whether resource version a is known to be older than b.
@@ -254,8 +280,9 @@ func (s *State) Seq() uint64 { return s.seq }
 // unwritten decisions end with it.
 func (s *State) DropReservations() int {
 	n := 0
-	for _, src := range s.sources {
+	for k, src := range s.sources {
 		if src.reservation != nil {
+			src = s.own(k)
 			src.reservation = nil
 			s.recount(src)
 			n++
@@ -283,14 +310,10 @@ func (s *State) ObserveWithProblems(vpod vsched.VPod, now time.Time) (Outcome, [
 	if s.deletedVersion(key, rv) {
 		return Stale, nil
 	}
-	src := s.sources[key]
-	if src == nil {
-		src = &source{}
-		s.sources[key] = src
-	}
-	if src.committedRV != "" && olderRV(rv, src.committedRV) {
+	if src := s.sources[key]; src != nil && src.committedRV != "" && olderRV(rv, src.committedRV) {
 		return Stale, nil
 	}
+	src := s.ownOrNew(key)
 	if n, ok := parseRV(rv); ok {
 		s.newestRV = max(s.newestRV, n)
 	}
@@ -317,11 +340,7 @@ func (s *State) ObserveWithProblems(vpod vsched.VPod, now time.Time) (Outcome, [
 // Reserve records the scheduler's decision for a source, made from the
 // source at resource version basedOn. It counts against capacity at once.
 func (s *State) Reserve(key types.NamespacedName, vreplicas int32, basedOn string, ps []vsched.Placement, now time.Time) {
-	src := s.sources[key]
-	if src == nil {
-		src = &source{}
-		s.sources[key] = src
-	}
+	src := s.ownOrNew(key)
 	src.vreplicas = vreplicas
 	s.seq++
 	src.seen = s.seq
@@ -370,7 +389,7 @@ func (s *State) Forget(key types.NamespacedName, now time.Time) bool {
 
 // drop forgets a source without a tombstone: Resync's list is the truth.
 func (s *State) drop(key types.NamespacedName) bool {
-	src := s.sources[key]
+	src := s.own(key)
 	if src == nil {
 		return false
 	}
@@ -378,6 +397,7 @@ func (s *State) drop(key types.NamespacedName) bool {
 	s.recount(src)
 	delete(s.sources, key)
 	delete(s.pendingSet, key)
+	s.freeSlots = append(s.freeSlots, src.slot)
 	return true
 }
 
@@ -388,6 +408,7 @@ func (s *State) ExpireReservations(now time.Time, ttl time.Duration) []types.Nam
 	var out []types.NamespacedName
 	for key, src := range s.sources {
 		if r := src.reservation; r != nil && now.Sub(r.At) >= ttl {
+			src = s.own(key)
 			src.reservation = nil
 			s.recount(src)
 			out = append(out, key)
@@ -488,7 +509,7 @@ func newerThanList(src *source, listRV uint64) bool {
 
 // SetPending records how many of the source's vreplicas could not be placed.
 func (s *State) SetPending(key types.NamespacedName, n int32) {
-	src := s.sources[key]
+	src := s.own(key)
 	if src == nil {
 		return
 	}
@@ -579,6 +600,7 @@ func SortKeys(keys []types.NamespacedName) {
 // placements.
 func (s *State) ExpireOne(key types.NamespacedName) {
 	if src := s.sources[key]; src != nil && src.reservation != nil {
+		src = s.own(key)
 		src.reservation = nil
 		s.recount(src)
 	}

@@ -92,12 +92,21 @@ type Reservation struct {
 }
 
 type source struct {
+	key types.NamespacedName
+	// gen is the State's gen when the record was made or copied; a record
+	// of another gen may be shared with a copy (see own).
+	gen         uint64
 	committed   []vsched.Placement
 	committedRV string
 	reservation *Reservation
 	effective   []entry // what counts against capacity
-	pending     int32
-	vreplicas   int32
+	// held sums effective, and maxOrd is its highest ordinal (-1: none),
+	// so that a walk over every source need not read effective.
+	held, maxOrd int32
+	// slot numbers the source densely among the state's (SourceSummary).
+	slot      int32
+	pending   int32
+	vreplicas int32
 	// seen is the State's seq when the source was last observed or
 	// reserved, so a resync can tell what is newer than its list.
 	seen uint64
@@ -160,6 +169,19 @@ type State struct {
 	// tombstone is a read from before the deletion.
 	newestRV uint64
 	deleted  map[types.NamespacedName]tombstone
+
+	// changes logs the sources changed (changes.go) since the log's epoch
+	// began; roomSeq is RoomMark; gen owns the per-source records (own).
+	changes []types.NamespacedName
+	epoch   uint64
+	// logShared: changes is a copy's view of its original's log.
+	logShared bool
+	roomSeq   uint64
+	gen       uint64
+	// slots is one more than the highest slot given; freeSlots are those
+	// given back by forgotten sources, for the next new one.
+	slots     int32
+	freeSlots []int32
 
 	dirty      bool
 	candidates []int32
@@ -225,6 +247,8 @@ func New(opts Options) (*State, error) {
 		drainMemory: map[int32]bool{},
 		strays:      map[int32]podState{},
 		dirty:       true,
+		gen:         gens.Add(1),
+		epoch:       epochs.Add(1),
 	}, nil
 }
 
@@ -238,7 +262,7 @@ func (s *State) SetCapacity(c int32) error {
 		return fmt.Errorf("state: capacity must be at least 1, got %d", c)
 	}
 	s.opts.Capacity = c
-	s.dirty = true
+	s.invalidate()
 	return nil
 }
 
@@ -259,7 +283,7 @@ func (s *State) applyReplicas() {
 	if n != s.replicas {
 		s.replicas = n
 		s.grow(n - 1)
-		s.dirty = true
+		s.invalidate()
 	}
 	if n > s.highWater {
 		s.highWater = n
@@ -396,9 +420,9 @@ func (s *State) adoptStrays() {
 		}
 	}
 	if s.beyond > 0 {
-		for _, src := range s.sources {
+		for k, src := range s.sources {
 			if src.beyond {
-				s.recount(src)
+				s.recount(s.own(k))
 			}
 		}
 	}
@@ -411,7 +435,7 @@ func (s *State) grow(ord int32) {
 		p, ok := s.strays[o]
 		if ok {
 			delete(s.strays, o)
-			s.dirty = true
+			s.invalidate()
 		} else {
 			p = podState{node: -1}
 		}
@@ -649,7 +673,7 @@ func (s *State) SetDraining(ord int32, draining bool) {
 	} else {
 		delete(s.drainMemory, ord)
 	}
-	s.dirty = true
+	s.invalidate()
 }
 
 // MarkDraining is SetDraining(ord, true) that says whether it recorded
