@@ -24,12 +24,26 @@ func (s AutoscalerSource) Get() *AutoscalerConfig {
 // below 1 (one ValidateAutoscalerConfig rejects; an AutoscalerStore never
 // holds one) counts as the defaults'. It is what a controller passes as
 // statefulset.Config.DrainMoveLimit, so that compaction moves each source in
-// bounded steps from the Schedule call after a change.
+// bounded steps from the Schedule call after a change. A source that copies
+// the configuration (AutoscalerStore.Config) allocates at each call:
+// AutoscalerStore.DrainMoveLimit reads the same limit without.
 func (s AutoscalerSource) DrainMoveLimit() int32 {
-	c := s.Get()
+	if s != nil {
+		if c := s(); c != nil {
+			return drainMoveLimit(c)
+		}
+	}
+	return defaultDrainMoveLimit
+}
+
+// defaultDrainMoveLimit is DefaultAutoscalerConfig's, computed once: the
+// limit is read on the scheduler's decision path.
+var defaultDrainMoveLimit = min(DefaultAutoscalerConfig().MaxMovesPerSource, DefaultAutoscalerConfig().MaxMovesPerCycle)
+
+// drainMoveLimit is c's move limit for one source (DrainMoveLimit).
+func drainMoveLimit(c *AutoscalerConfig) int32 {
 	if n := min(c.MaxMovesPerSource, c.MaxMovesPerCycle); n >= 1 {
 		return n
 	}
-	d := DefaultAutoscalerConfig()
-	return min(d.MaxMovesPerSource, d.MaxMovesPerCycle)
+	return defaultDrainMoveLimit
 }

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -42,4 +43,31 @@ func ExampleAutoscalerSource_DrainMoveLimit() {
 	src := config.AutoscalerSource(func() *config.AutoscalerConfig { return live })
 	fmt.Println(src.DrainMoveLimit())
 	// Output: 4
+}
+
+// A store's limit follows its live configuration, as the copy it hands out
+// would give it, and a rejected edit leaves it as it was.
+func TestAutoscalerStoreDrainMoveLimit(t *testing.T) {
+	s := config.NewAutoscalerStore(context.Background(), "", nil)
+	check := func(when string) {
+		t.Helper()
+		if got, want := s.DrainMoveLimit(), config.AutoscalerSource(s.Config).DrainMoveLimit(); got != want {
+			t.Errorf("%s: DrainMoveLimit() = %d; the config's is %d", when, got, want)
+		}
+	}
+	check("defaults")
+	for _, step := range []struct {
+		data map[string]string
+		want int32
+	}{
+		{map[string]string{"max-moves-per-source": "3"}, 3},
+		{map[string]string{"max-moves-per-source": "50", "max-moves-per-cycle": "20"}, 20},
+		{map[string]string{"max-moves-per-source": "0"}, 20}, // rejected
+	} {
+		s.OnConfigChanged(cm(autoscalerCM, step.data))
+		if got := s.DrainMoveLimit(); got != step.want {
+			t.Errorf("after %v: DrainMoveLimit() = %d; want %d", step.data, got, step.want)
+		}
+		check(fmt.Sprint(step.data))
+	}
 }

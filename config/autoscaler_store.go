@@ -55,6 +55,13 @@ func (s *AutoscalerStore) Config() *AutoscalerConfig {
 	return &c
 }
 
+// DrainMoveLimit is AutoscalerSource.DrainMoveLimit of the configuration in
+// force, read without copying it: the scheduler reads it on its decision
+// path, under its lock (statefulset.Config.DrainMoveLimit).
+func (s *AutoscalerStore) DrainMoveLimit() int32 {
+	return drainMoveLimit(s.current.Load())
+}
+
 // WatchConfigs registers the store with w. namespace is the namespace of the
 // ConfigMap, used for the stand-in of an absent one when w can watch with a
 // default (knative's InformedWatcher): then an absent or deleted ConfigMap

@@ -70,8 +70,10 @@ type AutoscalerConfig struct {
 	// MaxMovesPerCycle bounds the vreplicas compaction moves per cycle
 	// (default 100, >= 1).
 	MaxMovesPerCycle int32
-	// MaxMovesPerSource bounds the vreplicas of one source moved per cycle
-	// (default 10, >= 1).
+	// MaxMovesPerSource bounds the vreplicas of one source moved per cycle,
+	// and those one Schedule call moves off draining pods, there never
+	// more than MaxMovesPerCycle (AutoscalerSource.DrainMoveLimit; default
+	// 10, >= 1).
 	MaxMovesPerSource int32
 	// UnavailablePodGrace is how long a pod's node may be NotReady or
 	// unreachable before its vreplicas are moved elsewhere (default 5m,

@@ -30,8 +30,6 @@ type wantProblem struct {
 	contains  []string
 }
 
-// checkProblems asserts that err is a *config.Error holding exactly the
-// wanted problems, in order.
 // checkAccepted checks a call that must succeed: it returns want, and
 // build (the profiles) accepts it.
 func checkAccepted[T any](t *testing.T, got *T, err error, want *T, build func(*T) error) {
@@ -48,15 +46,21 @@ func checkAccepted[T any](t *testing.T, got *T, err error, want *T, build func(*
 }
 
 // checkRejected is checkProblems for a call that must fail: it returns
-// nothing alongside the error.
+// nothing alongside the error. A rejection names its problems: with none
+// wanted, checkProblems would pass a call that succeeded.
 func checkRejected[T any](t *testing.T, got *T, err error, want []wantProblem) {
 	t.Helper()
+	if len(want) == 0 {
+		t.Fatalf("checkRejected without the problems the call must report (error %v)", err)
+	}
 	if got != nil {
 		t.Errorf("got %+v alongside the error", got)
 	}
 	checkProblems(t, err, want)
 }
 
+// checkProblems asserts that err is a *config.Error holding exactly the
+// wanted problems, in order, and that err is nil when none is wanted.
 func checkProblems(t *testing.T, err error, want []wantProblem) {
 	t.Helper()
 	if len(want) == 0 {

@@ -3,7 +3,7 @@
 // scheduler's Schedule and by the autoscaler's fit simulation alike), which
 // pods to drain for lost nodes and lowered capacity (Drains) and for
 // compaction (LowestSize, CompactionDrains), in what order and within which
-// limits the drained pods' sources are requeued (PlanDrainMoves, PlanMoves)
+// limits the drained pods' sources are requeued (PlanDrainMoves)
 // and moved (LimitDrainMoves), which vreplicas a shrinking source gives up
 // (Shrink), and which of a source's vreplicas a rebalancing filter wants
 // moved (WantsRebalance, Rebalance for one source in Schedule;
@@ -33,8 +33,9 @@
 // framework's runtime (Profile.Run, Profile.Rebalance): Shrink and
 // Rebalance choose what to run for a source and on which placements, and
 // the profiles, built from config-scheduler and config-descheduler by
-// package config, choose the pods. Every function here reads a snapshot
-// (a framework.Cluster or a *state.State) and changes nothing
+// package config, choose the pods. Every function here reads a cluster
+// (a framework.Cluster, or a state.Reader where it needs the sources and
+// the drains: a *state.State or a Snapshot) and changes nothing
 // (RebalanceScan keeps only what it found from one call to the next), so
 // the scheduler and the autoscaler's simulations apply the same rules to
 // different states; counting and logging the moves is the caller's.

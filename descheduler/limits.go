@@ -9,15 +9,14 @@ import (
 	"github.com/vsched/vsched/state"
 )
 
-// Target is a draining pod to take vreplicas from.
-type Target struct {
-	Ordinal int32
-	// Excess is how many vreplicas must leave the pod; 0 means all of
-	// them.
-	Excess int32
+// target is a draining pod to take vreplicas from: its drain, whose Excess
+// is how many vreplicas must leave the pod (0: all of them).
+type target struct {
+	ordinal int32
+	Drain
 }
 
-// PlanMoves chooses the sources to requeue this cycle. It walks targets in
+// planMoves chooses the sources to requeue this cycle. It walks targets in
 // order (the caller puts the most urgent first, and within a reason the
 // highest ordinals first, so the pods the StatefulSet loses first empty
 // first) and, on each pod, the sources holding vreplicas there (holdings as
@@ -26,12 +25,12 @@ type Target struct {
 // once; the plan stops before the total would exceed maxPerCycle. On a pod
 // with an Excess, sources are taken smallest first until the excess is
 // covered. maxPerSource and maxPerCycle below 1 count as 1.
-func PlanMoves(holdings []state.Holding, targets []Target, maxPerCycle, maxPerSource int32) []evictor.Move {
+func planMoves(holdings []state.Holding, targets []target, maxPerCycle, maxPerSource int32) []evictor.Move {
 	maxPerCycle = max(maxPerCycle, 1)
 	maxPerSource = min(max(maxPerSource, 1), maxPerCycle)
 	onTarget := make(map[int32]bool, len(targets))
 	for _, t := range targets {
-		onTarget[t.Ordinal] = true
+		onTarget[t.ordinal] = true
 	}
 	byOrd := map[int32][]state.Holding{}
 	total := map[types.NamespacedName]int32{}
@@ -45,7 +44,7 @@ func PlanMoves(holdings []state.Holding, targets []Target, maxPerCycle, maxPerSo
 	planned := map[types.NamespacedName]bool{}
 	var used int32
 	for _, t := range targets {
-		hs := byOrd[t.Ordinal]
+		hs := byOrd[t.ordinal]
 		need := int64(t.Excess)
 		if t.Excess > 0 {
 			hs = append([]state.Holding(nil), hs...)

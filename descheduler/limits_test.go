@@ -26,38 +26,38 @@ func TestPlanMoves(t *testing.T) {
 	}
 	tests := []struct {
 		name             string
-		targets          []Target
+		targets          []target
 		perCycle, perSrc int32
 		want             []evictor.Move
 	}{
 		{
 			name:     "top down within the budget; a source counts once over its pods",
-			targets:  []Target{{Ordinal: 5}, {Ordinal: 4}},
+			targets:  []target{{ordinal: 5}, {ordinal: 4}},
 			perCycle: 20, perSrc: 10,
 			// a: 4+3 on targets = 7; b 2; c 7; d 1 -> 17.
 			want: []evictor.Move{mv("a", 7), mv("b", 2), mv("c", 7), mv("d", 1)},
 		},
 		{
 			name:     "the per-source cap bounds each move",
-			targets:  []Target{{Ordinal: 5}, {Ordinal: 4}},
+			targets:  []target{{ordinal: 5}, {ordinal: 4}},
 			perCycle: 20, perSrc: 3,
 			want: []evictor.Move{mv("a", 3), mv("b", 2), mv("c", 3), mv("d", 1)},
 		},
 		{
 			name:     "the plan stops before the budget is exceeded",
-			targets:  []Target{{Ordinal: 5}, {Ordinal: 4}},
+			targets:  []target{{ordinal: 5}, {ordinal: 4}},
 			perCycle: 8, perSrc: 10,
 			want: []evictor.Move{mv("a", 7)},
 		},
 		{
 			name:     "an excess takes the smallest sources until covered",
-			targets:  []Target{{Ordinal: 3, Excess: 3}},
+			targets:  []target{{ordinal: 3, Drain: Drain{Reason: evictor.ReasonOverCapacity, Excess: 3}}},
 			perCycle: 100, perSrc: 10,
 			want: []evictor.Move{mv("g", 1), mv("f", 2)},
 		},
 		{
 			name:     "per-source cap above the cycle's counts as the cycle's",
-			targets:  []Target{{Ordinal: 3}},
+			targets:  []target{{ordinal: 3}},
 			perCycle: 2, perSrc: 50,
 			want: []evictor.Move{mv("e", 2)},
 		},
@@ -68,7 +68,7 @@ func TestPlanMoves(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := PlanMoves(holdings, tc.targets, tc.perCycle, tc.perSrc)
+			got := planMoves(holdings, tc.targets, tc.perCycle, tc.perSrc)
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}

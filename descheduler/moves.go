@@ -22,13 +22,13 @@ var drainRank = map[string]int{evictor.ReasonUnavailable: 0, evictor.ReasonOverC
 // pods on lost nodes first, then pods over capacity (only their excess,
 // from wants), then compaction, highest ordinals first within each.
 // Drained pods beyond the replicas, or holding nothing, need no move.
-func PlanDrainMoves(base *state.State, marks map[int32]string, wants map[int32]Drain, maxPerCycle, maxPerSource int32) []evictor.Move {
-	targets := make([]Target, 0, len(marks))
+func PlanDrainMoves(base state.Reader, marks map[int32]string, wants map[int32]Drain, maxPerCycle, maxPerSource int32) []evictor.Move {
+	targets := make([]target, 0, len(marks))
 	for ord, reason := range marks {
 		if ord >= base.Replicas() || base.Used(ord) <= 0 {
 			continue
 		}
-		t := Target{Ordinal: ord}
+		t := target{ordinal: ord, Drain: Drain{Reason: reason}}
 		if reason == evictor.ReasonOverCapacity {
 			t.Excess = wants[ord].Excess
 		}
@@ -38,18 +38,18 @@ func PlanDrainMoves(base *state.State, marks map[int32]string, wants map[int32]D
 		return nil
 	}
 	sort.Slice(targets, func(i, j int) bool {
-		ri, rj := drainRank[marks[targets[i].Ordinal]], drainRank[marks[targets[j].Ordinal]]
+		ri, rj := drainRank[targets[i].Reason], drainRank[targets[j].Reason]
 		if ri != rj {
 			return ri < rj
 		}
-		return targets[i].Ordinal > targets[j].Ordinal
+		return targets[i].ordinal > targets[j].ordinal
 	})
 	on := make(map[int32]bool, len(targets))
 	for _, t := range targets {
-		on[t.Ordinal] = true
+		on[t.ordinal] = true
 	}
 	holdings := base.HoldingsOn(func(ord int32) bool { return on[ord] })
-	return PlanMoves(holdings, targets, maxPerCycle, maxPerSource)
+	return planMoves(holdings, targets, maxPerCycle, maxPerSource)
 }
 
 // RebalanceMoves finds the sources whose placements break the rule of one
@@ -61,18 +61,22 @@ func PlanDrainMoves(base *state.State, marks map[int32]string, wants map[int32]D
 // the ones past it are not tried. listed is the lister's copy of each
 // source (a source missing from it stands for what base records); skip
 // names sources already moving.
-func RebalanceMoves(ctx context.Context, place *framework.Profile, base *state.State, listed map[types.NamespacedName]vsched.VPod,
+func RebalanceMoves(ctx context.Context, place *framework.Profile, base state.Reader, listed map[types.NamespacedName]vsched.VPod,
 	skip map[types.NamespacedName]bool, budget, perSource int32) []evictor.Move {
 	if budget <= 0 {
 		return nil
 	}
+	out, _ := scanRebalance(ctx, place, base, listed, skip, budget, perSource, allCandidates(base))
+	return out
+}
+
+// allCandidates is every source of base, in no particular order.
+func allCandidates(base state.Reader) []rebalanceCandidate {
 	cands := make([]rebalanceCandidate, 0, base.NumSources())
 	base.EachSourceSummary(func(key types.NamespacedName, sum state.SourceSummary) {
 		cands = append(cands, rebalanceCandidate{key: key, vreplicas: sum.VReplicas, ps: sum.Placements})
 	})
-	sort.Slice(cands, func(i, j int) bool { return state.KeyLess(cands[i].key, cands[j].key) })
-	out, _ := scanRebalance(ctx, place, base, listed, skip, budget, perSource, cands)
-	return out
+	return cands
 }
 
 // rebalanceCandidate is a source as the state records it.
@@ -102,57 +106,6 @@ const (
 	// once room appears.
 	rebalanceStuck
 )
-
-// scanRebalance is RebalanceMoves over cands, sorted by key, with what it
-// found of each.
-func scanRebalance(ctx context.Context, place *framework.Profile, base *state.State, listed map[types.NamespacedName]vsched.VPod,
-	skip map[types.NamespacedName]bool, budget, perSource int32, cands []rebalanceCandidate) ([]evictor.Move, []rebalanceOutcome) {
-	ctx = framework.WithoutReason(ctx)
-	var out []evictor.Move
-	outcome := make([]rebalanceOutcome, len(cands))
-	// One decision, Reset per source: its maps are the scan's main cost.
-	d := &framework.Decision{}
-	for i, c := range cands {
-		if len(c.ps) == 0 {
-			continue
-		}
-		v := ListedOr(listed, c.key, c.vreplicas, c.ps)
-		if skip[c.key] {
-			outcome[i] = rebalanceSkipped
-			continue
-		}
-		if v.GetVReplicas() != vsched.TotalVReplicas(c.ps) {
-			// Growing or shrinking: its next Schedule places through
-			// the profile anyway.
-			outcome[i] = rebalanceResized
-			continue
-		}
-		outcome[i] = rebalanceAgain
-		if err := d.Reset(framework.Place, base, v, c.ps); err != nil {
-			continue
-		}
-		res, err := place.Rebalance(ctx, d, perSource)
-		switch {
-		case err != nil:
-			continue
-		case res.Moved == 0 && res.Stuck != "":
-			outcome[i] = rebalanceStuck
-			continue
-		case res.Moved == 0:
-			outcome[i] = rebalanceEven
-			continue
-		}
-		if res.Moved > budget {
-			for j := i + 1; j < len(cands); j++ {
-				outcome[j] = rebalanceAgain
-			}
-			break
-		}
-		budget -= res.Moved
-		out = append(out, evictor.Move{Source: c.key, VReplicas: res.Moved})
-	}
-	return out, outcome
-}
 
 // ListedOr returns the lister's copy of the source, or, when the lister did
 // not return it, a stand-in of what the state records of it (vreplicas and

@@ -61,7 +61,7 @@ type waitFor struct {
 }
 
 // due reports whether what the source waits for has come.
-func (w waitFor) due(key types.NamespacedName, base *state.State, listed map[types.NamespacedName]vsched.VPod, skip map[types.NamespacedName]bool) bool {
+func (w waitFor) due(key types.NamespacedName, base state.Reader, listed map[types.NamespacedName]vsched.VPod, skip map[types.NamespacedName]bool) bool {
 	switch {
 	case w.always:
 		return true
@@ -77,19 +77,24 @@ func (r *RebalanceScan) Reset() { r.valid = false }
 // Moves is RebalanceMoves (same arguments, same answer) that looks only at
 // the sources whose answer may have changed since the last call. base must
 // be a copy of the same scheduler's state each time.
-func (r *RebalanceScan) Moves(ctx context.Context, place *framework.Profile, base *state.State, listed map[types.NamespacedName]vsched.VPod,
+func (r *RebalanceScan) Moves(ctx context.Context, place *framework.Profile, base state.Reader, listed map[types.NamespacedName]vsched.VPod,
 	skip map[types.NamespacedName]bool, budget, perSource int32) []evictor.Move {
 	shape := Shape(base)
 	keys, waiting, full := r.keys(place, base, shape, listed, skip)
-	r.Checked, r.Full = len(keys), full
+	var cands []rebalanceCandidate
+	if full {
+		cands = allCandidates(base)
+	} else {
+		cands = make([]rebalanceCandidate, 0, len(keys))
+		for _, k := range keys {
+			ps, _ := base.Placements(k)
+			cands = append(cands, rebalanceCandidate{key: k, vreplicas: base.VReplicasOf(k), ps: ps})
+		}
+	}
+	r.Checked, r.Full = len(cands), full
 	r.valid, r.profile, r.shape, r.room, r.mark, r.waiting = true, place, shape, base.RoomMark(), base.ChangeMark(), waiting
 	if full || r.stuck == nil {
 		r.stuck = map[types.NamespacedName]bool{}
-	}
-	cands := make([]rebalanceCandidate, 0, len(keys))
-	for _, k := range keys {
-		ps, _ := base.Placements(k)
-		cands = append(cands, rebalanceCandidate{key: k, vreplicas: base.VReplicasOf(k), ps: ps})
 	}
 	var out []evictor.Move
 	outcome := make([]rebalanceOutcome, len(cands))
@@ -116,14 +121,14 @@ func (r *RebalanceScan) Moves(ctx context.Context, place *framework.Profile, bas
 	return out
 }
 
-// keys lists, sorted, the sources to look at, whether they are all of them,
-// and the sources still waiting that it leaves out.
-func (r *RebalanceScan) keys(place *framework.Profile, base *state.State, shape uint64, listed map[types.NamespacedName]vsched.VPod,
+// keys lists the sources to look at, or says that they are all of them
+// (full, with no list), and the sources still waiting that it leaves out.
+func (r *RebalanceScan) keys(place *framework.Profile, base state.Reader, shape uint64, listed map[types.NamespacedName]vsched.VPod,
 	skip map[types.NamespacedName]bool) ([]types.NamespacedName, map[types.NamespacedName]waitFor, bool) {
 	waiting := map[types.NamespacedName]waitFor{}
 	changed, ok := base.ChangedSince(r.mark)
 	if !r.valid || !ok || place != r.profile || shape != r.shape {
-		return base.Sources(), waiting, true
+		return nil, waiting, true
 	}
 	for k, w := range r.waiting {
 		if w.due(k, base, listed, skip) {
@@ -150,7 +155,7 @@ func (r *RebalanceScan) keys(place *framework.Profile, base *state.State, shape 
 // own placements: the zones counted, the StatefulSet's size, and the node
 // and zone of every pod. A source found even stays so while it and its
 // placements are unchanged.
-func Shape(st *state.State) uint64 {
+func Shape(st state.Reader) uint64 {
 	h := fnvOffset
 	put := func(v int32) {
 		for i := 0; i < 4; i++ {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/descheduler"
+	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/state"
 )
@@ -73,9 +74,41 @@ func (w *scanWorld) scan(sc *descheduler.RebalanceScan, place *framework.Profile
 	if d := cmp.Diff(want, got); d != "" {
 		w.t.Fatalf("the scan (full %v, %d looked at) differs from a full scan (-full +scan):\n%s", sc.Full, sc.Checked, d)
 	}
+	if d := cmp.Diff(decisionPerSource(ctx, place, w.st.Clone(), listed, skip, budget, 10), want); d != "" {
+		w.t.Fatalf("RebalanceMoves differs from a Decision per source (-per source +RebalanceMoves):\n%s", d)
+	}
 	var out []string
 	for _, m := range got {
 		out = append(out, fmt.Sprintf("%s:%d", m.Source.Name, m.VReplicas))
+	}
+	return out
+}
+
+// decisionPerSource is what RebalanceMoves finds, found the plain way: a
+// Decision for every source and Rebalance on it, in key order, until the
+// budget is spent.
+func decisionPerSource(ctx context.Context, place *framework.Profile, st *state.State, listed map[types.NamespacedName]vsched.VPod,
+	skip map[types.NamespacedName]bool, budget, perSource int32) []evictor.Move {
+	var out []evictor.Move
+	for _, k := range st.Sources() {
+		ps, _ := st.Placements(k)
+		v := descheduler.ListedOr(listed, k, st.VReplicasOf(k), ps)
+		if len(ps) == 0 || skip[k] || v.GetVReplicas() != vsched.TotalVReplicas(ps) {
+			continue
+		}
+		d, err := framework.NewDecision(framework.Place, st, v, ps)
+		if err != nil {
+			continue
+		}
+		res, err := place.Rebalance(framework.WithoutReason(ctx), d, perSource)
+		if err != nil || res.Moved == 0 {
+			continue
+		}
+		if res.Moved > budget {
+			break
+		}
+		budget -= res.Moved
+		out = append(out, evictor.Move{Source: k, VReplicas: res.Moved})
 	}
 	return out
 }

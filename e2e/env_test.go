@@ -88,15 +88,42 @@ func newEnv(t *testing.T, timeout time.Duration, controllers int) *env {
 	return e
 }
 
-// restartController kills the first controller and starts another, id,
+// restartController kills the leading controller and starts another, id,
 // with flags, and waits until it leads; it returns the new controller and
 // its log line saying so.
 func (e *env) restartController(id string, flags ...string) (*harness.Controller, harness.LogEntry) {
 	e.t.Helper()
-	e.ctrls[0].Kill()
+	e.leader().Kill()
 	e.mark("controller killed")
 	c := e.startController(id, flags...)
 	return c, e.waitLogged("its promotion after the restart", sinceStart(c), startedLeading)[c]
+}
+
+// leader is the running controller that holds the lease, else the last
+// started of those still running (the lease may name one already killed),
+// else the last one started: a second restart kills the controller the
+// first started, not the one it killed.
+func (e *env) leader() *harness.Controller {
+	holder := e.leaseHolder()
+	var found, last *harness.Controller
+	for _, c := range e.ctrls {
+		if !c.Running() {
+			continue
+		}
+		last = c
+		// The longest identity the holder starts with: "ctrl-1" is also
+		// a prefix of "ctrl-10".
+		if strings.HasPrefix(holder, c.Identity) && (found == nil || len(c.Identity) > len(found.Identity)) {
+			found = c
+		}
+	}
+	switch {
+	case found != nil:
+		return found
+	case last != nil:
+		return last
+	}
+	return e.ctrls[len(e.ctrls)-1]
 }
 
 func (e *env) startController(id string, flags ...string) *harness.Controller {

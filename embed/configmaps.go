@@ -18,6 +18,9 @@ type LiveConfig struct {
 	Profiles statefulset.ProfileSource
 	// AutoscalerConfig is for Options.AutoscalerConfig.
 	AutoscalerConfig config.AutoscalerSource
+	// DrainMoveLimit is for Options.DrainMoveLimit: AutoscalerConfig's
+	// move limit, read without copying the configuration.
+	DrainMoveLimit func() int32
 }
 
 // WatchConfigMaps watches config-scheduler, config-descheduler and
@@ -46,5 +49,5 @@ func WatchConfigMaps(ctx context.Context, w configmap.Watcher, namespace string,
 	store.WatchConfigs(w, namespace)
 	astore := config.NewAutoscalerStore(ctx, "", reject)
 	astore.WatchConfigs(w, namespace)
-	return LiveConfig{Profiles: statefulset.ProfilesFromStore(store), AutoscalerConfig: astore.Config}, nil
+	return LiveConfig{Profiles: statefulset.ProfilesFromStore(store), AutoscalerConfig: astore.Config, DrainMoveLimit: astore.DrainMoveLimit}, nil
 }

@@ -9,7 +9,9 @@
 //     draining pods, and the controller writes the result in one status
 //     update). Both read config-autoscaler from Options.AutoscalerConfig:
 //     the autoscaler each cycle, the scheduler its drain move limit at each
-//     Schedule call; the autoscaler reads the pods and the StatefulSet from
+//     Schedule call that moves (Options.DrainMoveLimit, from
+//     LiveConfig.DrainMoveLimit, reads it without copying the config); the
+//     autoscaler reads the pods and the StatefulSet from
 //     Options.AutoscalerCache.
 //   - Scheduler.Run runs the periodic resync and the autoscaler.
 //   - Scheduler.SourceHandler forwards the sources' informer events:

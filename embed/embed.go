@@ -49,9 +49,14 @@ type Options struct {
 	Client kubernetes.Interface
 	// AutoscalerConfig is config-autoscaler in force (WatchConfigMaps);
 	// nil means its defaults. The autoscaler reads it each cycle, and the
-	// scheduler its move limit at each Schedule call
+	// scheduler its move limit at each Schedule call that moves
 	// (statefulset.Config.DrainMoveLimit).
 	AutoscalerConfig config.AutoscalerSource
+	// DrainMoveLimit is the scheduler's move limit, with Client
+	// (statefulset.Config.DrainMoveLimit); nil means AutoscalerConfig's,
+	// which copies the configuration at each read.
+	// LiveConfig.DrainMoveLimit reads the live one without.
+	DrainMoveLimit func() int32
 	// Recorder receives the autoscaler's Events on the StatefulSet.
 	Recorder record.EventRecorder
 	// ResyncPeriod: 0 means statefulset.DefaultResyncPeriod.
@@ -91,7 +96,10 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 	if o.Client != nil {
 		// Only an autoscaler drains pods for compaction, in steps of
 		// config-autoscaler's move limits.
-		scfg.DrainMoveLimit = o.AutoscalerConfig.DrainMoveLimit
+		scfg.DrainMoveLimit = o.DrainMoveLimit
+		if scfg.DrainMoveLimit == nil {
+			scfg.DrainMoveLimit = o.AutoscalerConfig.DrainMoveLimit
+		}
 	}
 	sched, err := statefulset.New(ctx, scfg)
 	if err != nil {

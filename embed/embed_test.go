@@ -71,6 +71,9 @@ func start(t *testing.T, alwaysLeader bool, opts ...func(*memcluster.Options, *e
 	if got := live.AutoscalerConfig().MaxReplicas; got != 3 {
 		t.Fatalf("config-autoscaler's max-replicas = %d; want 3", got)
 	}
+	if got, want := live.DrainMoveLimit(), live.AutoscalerConfig.DrainMoveLimit(); got != want {
+		t.Fatalf("LiveConfig.DrainMoveLimit() = %d; config-autoscaler's is %d", got, want)
+	}
 	mo := memcluster.Options{Zones: []string{"a", "b"}, Replicas: 2, Capacity: 2}
 	var eo embed.Options
 	for _, o := range opts {

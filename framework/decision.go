@@ -120,6 +120,7 @@ func (d *Decision) fill(base []vsched.Placement) error {
 		d.key = vpod.GetKey()
 		d.resourceCount = vsched.ResourceCount(vpod)
 	}
+	d.nonHolderFree = cluster.FreeCandidates()
 	for i, p := range base {
 		if p.VReplicas < 0 {
 			return fmt.Errorf("%s: placements[%d] (pod %q): vreplicas is negative (%d)", d.key, i, p.PodName, p.VReplicas)
@@ -144,12 +145,11 @@ func (d *Decision) fill(base []vsched.Placement) error {
 			if info.ZoneIndex >= 0 && int(info.ZoneIndex) < len(d.onZone) {
 				d.onZone[info.ZoneIndex] += p.VReplicas
 			}
-		}
-	}
-	d.nonHolderFree = cluster.FreeCandidates()
-	for ord := range d.onPod {
-		if info, ok := cluster.Pod(ord); ok && info.Candidate && cluster.Free(ord) > 0 {
-			d.nonHolderFree--
+			// A pod is listed once (checked above): it leaves the
+			// non-holders once.
+			if info.Candidate && cluster.Free(ord) > 0 {
+				d.nonHolderFree--
+			}
 		}
 	}
 	return nil
@@ -381,7 +381,7 @@ func (d *Decision) NodeStats() DomainStats {
 // ZoneStats summarises the source's vreplicas over Cluster.SchedulableZones.
 func (d *Decision) ZoneStats() DomainStats {
 	if d.zoneGen != d.gen {
-		d.zoneStats = d.zoneStatsOver(d.cluster.SchedulableZones())
+		d.zoneStats = statsOver(d.onZone, d.cluster.SchedulableZones())
 		d.zoneGen = d.gen
 	}
 	return d.zoneStats
@@ -396,19 +396,31 @@ func (d *Decision) ZoneSpreadStats() DomainStats {
 		if growth := d.cluster.GrowthZones(); len(growth) == 0 {
 			d.zoneSpreadStats = d.ZoneStats()
 		} else {
-			d.zoneSpreadStats = d.zoneStatsOver(d.cluster.SchedulableZones(), growth)
+			d.zoneSpreadStats = statsOver(d.onZone, d.cluster.SchedulableZones(), growth)
 		}
 		d.zoneSpreadGen = d.gen
 	}
 	return d.zoneSpreadStats
 }
 
-// zoneStatsOver summarises the source's vreplicas over the zones listed.
-func (d *Decision) zoneStatsOver(lists ...[]int32) DomainStats {
+// CountedZoneStats is ZoneSpreadStats for a source holding onZone[z]
+// vreplicas in the zone of index z of c (a zone past the slice holds none):
+// what a ZoneRebalancer's rule reads, without a Decision.
+func CountedZoneStats(c Cluster, onZone []int32) DomainStats {
+	return statsOver(onZone, c.SchedulableZones(), c.GrowthZones())
+}
+
+// statsOver summarises counts[z] over the zones listed; a zone outside
+// counts holds none.
+func statsOver(counts []int32, lists ...[]int32) DomainStats {
 	var acc statsAcc
 	for _, zones := range lists {
 		for _, z := range zones {
-			acc.addN(d.OnZone(z), 1)
+			var n int32
+			if z >= 0 && int(z) < len(counts) {
+				n = counts[z]
+			}
+			acc.addN(n, 1)
 		}
 	}
 	return acc.done()

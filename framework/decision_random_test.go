@@ -81,6 +81,13 @@ func checkIncremental(t *testing.T, what string, d *framework.Decision) {
 			}
 		}
 	}
+	onZone := make([]int32, d.Cluster().NumZones())
+	for z := range onZone {
+		onZone[z] = d.OnZone(int32(z))
+	}
+	if diff := cmp.Diff(d.ZoneSpreadStats(), framework.CountedZoneStats(d.Cluster(), onZone)); diff != "" {
+		t.Fatalf("%s: CountedZoneStats of %v (-ZoneSpreadStats +CountedZoneStats):\n%s", what, onZone, diff)
+	}
 	var total int32
 	for _, ord := range d.Holders() {
 		total += d.OnPod(ord)
@@ -127,6 +134,45 @@ func TestDecisionIncremental(t *testing.T) {
 				}
 				checkIncremental(t, fmt.Sprintf("%s, step %d", what, step), d)
 			}
+		}
+	}
+}
+
+// plainRebalancer is a Rebalancer that says nothing of zones.
+type plainRebalancer struct{ ft.CapacityFilter }
+
+func (plainRebalancer) Misplaced(context.Context, *framework.Decision) (int32, bool) {
+	return -1, false
+}
+
+// zoneRebalancer is a ZoneRebalancer with a fixed answer.
+type zoneRebalancer struct {
+	plainRebalancer
+	balanced bool
+}
+
+func (z zoneRebalancer) ZoneBalanced(framework.Cluster, []int32) bool { return z.balanced }
+
+// Profile.ZoneBalanced answers for the whole profile only when every
+// Rebalancer can answer from the zones' counts.
+func TestProfileZoneBalanced(t *testing.T) {
+	c := ft.NewCluster(4).Node("a", "zone-a").Pods("a")
+	for _, tc := range []struct {
+		name   string
+		filter framework.FilterPlugin
+		want   bool
+	}{
+		{"no rebalancer", ft.CapacityFilter{}, true},
+		{"a rebalancer that cannot tell from zones", plainRebalancer{}, false},
+		{"a zone rebalancer finding the counts balanced", zoneRebalancer{balanced: true}, true},
+		{"a zone rebalancer finding them uneven", zoneRebalancer{}, false},
+	} {
+		p, err := framework.NewProfile(framework.Place, []framework.FilterPlugin{tc.filter}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.ZoneBalanced(c, []int32{3}); got != tc.want {
+			t.Errorf("%s: ZoneBalanced = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

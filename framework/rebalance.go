@@ -30,6 +30,34 @@ type Rebalancer interface {
 	Misplaced(ctx context.Context, d *Decision) (ordinal int32, ok bool)
 }
 
+// ZoneRebalancer is a Rebalancer whose rule is about the source's
+// vreplicas per zone alone. Counting those from a source's placements costs
+// far less than a Decision, so a caller looking at many sources
+// (descheduler.RebalanceScan) asks Profile.ZoneBalanced first and builds a
+// Decision only for the sources some Rebalancer may find uneven.
+type ZoneRebalancer interface {
+	Rebalancer
+	// ZoneBalanced reports whether a source holding onZone[z] vreplicas in
+	// the zone of index z of c (a zone past the slice holds none) keeps
+	// the rule. It promises that Misplaced then names no pod for a
+	// decision with those counts (Decision.OnZone) against c.
+	ZoneBalanced(c Cluster, onZone []int32) bool
+}
+
+// ZoneBalanced reports whether Rebalance moves nothing for a source holding
+// onZone[z] vreplicas in the zone of index z of c: the profile has no
+// Rebalancer, or each is a ZoneRebalancer finding the counts balanced.
+// false says only that a Decision is needed to know.
+func (p *Profile) ZoneBalanced(c Cluster, onZone []int32) bool {
+	for _, rb := range p.rebalancers {
+		zr, ok := rb.(ZoneRebalancer)
+		if !ok || !zr.ZoneBalanced(c, onZone) {
+			return false
+		}
+	}
+	return true
+}
+
 // Rebalances reports whether a filter of the profile is a Rebalancer: only
 // then can Rebalance move anything.
 func (p *Profile) Rebalances() bool {

@@ -47,6 +47,10 @@ type Reader interface {
 	Summary(key types.NamespacedName) (SourceSummary, bool)
 	Slots() int32
 	NumSources() int
+
+	ChangeMark() ChangeMark
+	ChangedSince(mark ChangeMark) ([]types.NamespacedName, bool)
+	RoomMark() uint64
 }
 
 var _ Reader = &State{}

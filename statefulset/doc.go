@@ -22,7 +22,8 @@
 // splits a source's placements into kept and moving
 // (descheduler.SplitPlacements, which the autoscaler's simulation shares),
 // holds moves back to the drain move limit (LimitDrainMoves, with the
-// limit Config.DrainMoveLimit reads at each call), places what
+// limit Config.DrainMoveLimit reads at each call that moves or
+// rebalances, not at the others), places what
 // is missing through the scheduler profile, removes a shrinking source's
 // surplus (descheduler.Shrink) and makes the moves a rebalancing filter
 // wants (WantsRebalance, Rebalance); it keeps the lock, the reservation

@@ -167,9 +167,13 @@ func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles confi
 	desired := vpod.GetVReplicas()
 	split := descheduler.SplitPlacements(s.st, base, make([]vsched.Placement, 0, len(base)))
 	keptTotal := vsched.TotalVReplicas(split.Kept)
-	if limit := s.drainMoveLimit(); limit > 0 && desired > keptTotal && len(split.Draining) > 0 {
-		split.Kept, split.Draining = descheduler.LimitDrainMoves(split.Kept, split.Draining, desired-keptTotal, limit)
-		keptTotal = vsched.TotalVReplicas(split.Kept)
+	// The limit is read only where it bounds something: the embedder's
+	// source may cost an allocation, and most calls drain nothing.
+	if desired > keptTotal && len(split.Draining) > 0 {
+		if limit := s.drainMoveLimit(); limit > 0 {
+			split.Kept, split.Draining = descheduler.LimitDrainMoves(split.Kept, split.Draining, desired-keptTotal, limit)
+			keptTotal = vsched.TotalVReplicas(split.Kept)
+		}
 	}
 	ex, _ := ctx.Value(explainKey{}).(*framework.Explanation)
 	var placements []vsched.Placement

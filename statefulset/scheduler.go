@@ -98,9 +98,11 @@ type Config struct {
 	// DrainMoveLimit returns how many of a source's vreplicas one Schedule
 	// call moves off draining pods at most; the rest stay where they are
 	// until the source is scheduled again. nil, or a result below 1, means
-	// no bound. It is read at each decision, under the scheduler's lock, so
-	// a change applies from the next Schedule call; it must be cheap and
-	// must not call the scheduler. A controller with an autoscaler passes
+	// no bound. It is read, under the scheduler's lock, by each decision
+	// that moves vreplicas off draining pods or rebalances (not by the
+	// others), so a change applies from the next such Schedule call; it
+	// must be cheap (config.AutoscalerStore.DrainMoveLimit allocates
+	// nothing) and must not call the scheduler. A controller with an autoscaler passes
 	// its config.AutoscalerSource's DrainMoveLimit (config-autoscaler's
 	// max-moves-per-source), so that compaction moves each source in
 	// bounded steps.
@@ -532,9 +534,11 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	var res state.ResyncResult
 	switch {
 	case !s.loaded.Load() && ts != nil:
-		// The term's first load resyncs from this very list.
-		ts.vpods, ts.mark, ts.listed = vpods, mark, true
-		if res, err = s.loadTerm(ctx, ts); err != nil {
+		// The term's first load resyncs from this very list; ts is the
+		// term's shared read, not to change.
+		own := *ts
+		own.vpods, own.mark, own.listed = vpods, mark, true
+		if res, err = s.loadTerm(ctx, &own); err != nil {
 			s.st.Unlock()
 			return err
 		}

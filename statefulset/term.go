@@ -3,6 +3,7 @@ package statefulset
 import (
 	"context"
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 
@@ -30,46 +31,61 @@ type termStart struct {
 // that needs it before the term is loaded: a restarted controller's workers
 // all call Schedule at the term's start, and each listing every source on
 // its own held as many copies of the list at once (issue 15: a restarted
-// controller peaked well above the first one).
+// controller peaked well above the first one). Once done is closed, ts is
+// read-only: every sharer may hold it.
 type termRead struct {
 	done chan struct{} // closed once ts and err are set
 	ts   *termStart
 	err  error
-	// waiters counts the calls that waited for this read, not counting
-	// the one that made it.
+	// waiters counts the calls waiting for this read now.
 	waiters int
 }
+
+// termReadTimeout bounds a term's read: it runs for every call that waits
+// for it, on no caller's context, and must still end.
+const termReadTimeout = time.Minute
 
 // readTermStart reads what a term's first load needs fresh; nil when the
 // state is loaded already. Calls made while a read is in flight, or read
 // but not loaded yet, share it; the load lets it go (endTermRead), so no
-// list outlives the load.
+// list outlives the load. The read runs apart from every call, on ctx's
+// values but not its end: a call whose context ends gives up waiting, and
+// the read goes on for the others.
 func (s *Scheduler) readTermStart(ctx context.Context) (*termStart, error) {
 	if s.loaded.Load() {
 		return nil, nil
 	}
 	s.termMu.Lock()
-	r, first := s.term, s.term == nil
-	if first {
+	r := s.term
+	if r == nil {
 		r = &termRead{done: make(chan struct{})}
 		s.term = r
-	} else {
-		r.waiters++
+		go s.readTerm(context.WithoutCancel(ctx), r)
 	}
+	r.waiters++
 	s.termMu.Unlock()
-	if first {
-		r.ts, r.err = s.readFresh(ctx)
-		if r.err != nil {
-			s.endTermRead(r) // the next call reads again
-		}
-		close(r.done)
-	}
+	defer func() {
+		s.termMu.Lock()
+		r.waiters--
+		s.termMu.Unlock()
+	}()
 	select {
 	case <-r.done:
 		return r.ts, r.err
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: waiting for the term's first read: %v", ErrNotReady, ctx.Err())
 	}
+}
+
+// readTerm makes the read r, within termReadTimeout.
+func (s *Scheduler) readTerm(ctx context.Context, r *termRead) {
+	ctx, cancel := context.WithTimeout(ctx, termReadTimeout)
+	defer cancel()
+	r.ts, r.err = s.readFresh(ctx)
+	if r.err != nil {
+		s.endTermRead(r) // the next call reads again
+	}
+	close(r.done)
 }
 
 // endTermRead forgets the term's read r, or whichever there is when r is
@@ -124,28 +140,29 @@ func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncRe
 	if why := s.NotReady(); why != "" {
 		return state.ResyncResult{}, fmt.Errorf("%w: %s", ErrNotReady, why)
 	}
-	if ts == nil {
-		ts = &termStart{}
+	var t termStart
+	if ts != nil {
+		t = *ts // shared with the term's other calls: not to change
 	}
-	if !ts.listed {
+	if !t.listed {
 		vpods, err := s.cfg.Lister()
 		if err != nil {
 			return state.ResyncResult{}, fmt.Errorf("%w: listing sources: %v", ErrNotReady, err)
 		}
-		ts.vpods, ts.mark = vpods, s.st.Seq()
+		t.vpods, t.mark = vpods, s.st.Seq()
 	}
-	if ts.set != nil {
+	if t.set != nil {
 		// Sources left above a shrink are moved by their next Schedule;
 		// a promotion enqueues every source anyway.
-		s.observeSize(ts.set)
+		s.observeSize(t.set)
 	}
 	// A new term starts from what the sources show: a reservation left by
 	// an earlier term of this replica may stand for a write that failed,
 	// while another leader has since given its room away.
 	dropped := s.st.DropReservations()
-	res := s.st.Resync(ts.vpods, ts.mark, s.cfg.Clock.Now(), s.cfg.ReservationTTL)
+	res := s.st.Resync(t.vpods, t.mark, s.cfg.Clock.Now(), s.cfg.ReservationTTL)
 	s.loaded.Store(true)
-	s.logger(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(ts.vpods),
-		"fresh", ts.listed, "replicas", s.st.Replicas(), "forgotten", len(res.Forgotten), "droppedReservations", dropped)
+	s.logger(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(t.vpods),
+		"fresh", t.listed, "replicas", s.st.Replicas(), "forgotten", len(res.Forgotten), "droppedReservations", dropped)
 	return res, nil
 }

@@ -98,7 +98,7 @@ func TestTermFirstReadShared(t *testing.T) {
 	// Every call is either listing or waiting for the one that lists.
 	for {
 		calls, _ := fresh.counts()
-		if calls == workers || calls == 1 && s.termWaiters() == workers-1 {
+		if calls == workers || calls == 1 && s.termWaiters() == termJoined(workers) {
 			break
 		}
 		time.Sleep(time.Millisecond)
@@ -166,8 +166,24 @@ func TestTermReadWaiterGivesUp(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(quietCtx())
 	cancel()
-	if _, err := s.Schedule(ctx, c.store.get("b")); !errors.Is(err, ErrNotReady) {
-		t.Errorf("Schedule with its context done while the term is read = %v, want ErrNotReady", err)
+	// A waiter that no longer gave up would wait for the release below:
+	// fail rather than hang.
+	gaveUp := make(chan error, 1)
+	go func() {
+		_, err := s.Schedule(ctx, c.store.get("b"))
+		gaveUp <- err
+	}()
+	select {
+	case err := <-gaveUp:
+		if !errors.Is(err, ErrNotReady) {
+			t.Errorf("Schedule with its context done while the term is read = %v, want ErrNotReady", err)
+		}
+	case <-time.After(time.Minute):
+		close(fresh.release)
+		t.Fatal("Schedule with its context done while the term is read still waits after a minute")
+	}
+	if n := s.termWaiters(); n != termJoined(1) {
+		t.Errorf("after one call gave up, %d call(s) wait for the term's read, want %d", n, termJoined(1))
 	}
 	close(fresh.release)
 	wg.Wait()
@@ -175,3 +191,118 @@ func TestTermReadWaiterGivesUp(t *testing.T) {
 		t.Errorf("the reading call: Schedule() = %v after %d list(s), want nil after 1", first, n)
 	}
 }
+
+// gatedSetReader is a StatefulSet reader that holds every read until
+// released or until the read's context ends, as a client's Get does.
+type gatedSetReader struct {
+	c       *kubeCluster
+	release chan struct{}
+	reads   atomic.Int32
+}
+
+func (g *gatedSetReader) read(ctx context.Context) (*appsv1.StatefulSet, error) {
+	g.reads.Add(1)
+	select {
+	case <-g.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return g.c.client.AppsV1().StatefulSets(testNS).Get(ctx, testSet, metav1.GetOptions{})
+}
+
+// waitForTermRead waits until the StatefulSet is being read once and n
+// calls wait for that read.
+func waitForTermRead(t *testing.T, s *Scheduler, g *gatedSetReader, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for g.reads.Load() != 1 || s.termWaiters() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("after a minute, %d read(s) and %d call(s) waiting; want 1 read and %d waiting", g.reads.Load(), s.termWaiters(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestTermReadOutlivesTheFirstCaller: the call that started the term's
+// read can give up on its own context, and that context is not the read's:
+// another call still gets the term loaded.
+func TestTermReadOutlivesTheFirstCaller(t *testing.T) {
+	c := zones3(t, 3)
+	c.store.create("a", 2)
+	c.store.create("b", 2)
+	s := c.start()
+	g := &gatedSetReader{c: c, release: make(chan struct{})}
+	s.SetStatefulSetReader(g.read)
+
+	ctx, cancel := context.WithCancel(quietCtx())
+	firstDone := make(chan error, 1)
+	go func() {
+		_, err := s.Schedule(ctx, c.store.get("a"))
+		firstDone <- err
+	}()
+	for g.reads.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	var second error
+	var wg sync.WaitGroup
+	wg.Go(func() { _, second = s.Schedule(quietCtx(), c.store.get("b")) })
+	waitForTermRead(t, s, g, termJoined(2))
+	cancel()
+	select {
+	case err := <-firstDone:
+		if !errors.Is(err, ErrNotReady) {
+			t.Errorf("the first call, its context cancelled during the read: Schedule() = %v, want ErrNotReady", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the first call did not give up within a minute of its context's end")
+	}
+	close(g.release)
+	wg.Wait()
+	if second != nil {
+		t.Errorf("the second call, its context live: Schedule() = %v, want nil", second)
+	}
+	if n := g.reads.Load(); n != 1 {
+		t.Errorf("the StatefulSet was read %d times, want once", n)
+	}
+}
+
+// TestTermReadSharedByConcurrentResyncs: Resync is exported, so the
+// periodic one and an embedder's can start a term together, with a
+// Schedule; they share the term's read, which none of them changes (run it
+// with -race), and each resyncs from a list of its own.
+func TestTermReadSharedByConcurrentResyncs(t *testing.T) {
+	c := zones3(t, 3)
+	c.store.create("a", 2)
+	c.store.writeStatus("a", placements(1, 2))
+	s := c.start()
+	g := &gatedSetReader{c: c, release: make(chan struct{})}
+	s.SetStatefulSetReader(g.read)
+
+	errs := make([]error, 3)
+	var got []vsched.Placement
+	var wg sync.WaitGroup
+	wg.Go(func() { errs[0] = s.Resync(quietCtx()) })
+	for g.reads.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	wg.Go(func() { errs[1] = s.Resync(quietCtx()) })
+	wg.Go(func() { got, errs[2] = s.Schedule(quietCtx(), c.store.get("a")) })
+	waitForTermRead(t, s, g, termJoined(3))
+	close(g.release)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("call %d = %v, want nil", i, err)
+		}
+	}
+	for j := range got {
+		got[j].ZoneName, got[j].NodeName = "", ""
+	}
+	if diff := cmp.Diff(placements(1, 2), got); diff != "" {
+		t.Errorf("a moved (-committed +decided):\n%s", diff)
+	}
+}
+
+// termJoined is termWaiters' count once n calls share a term's read: each
+// waits for it, the one that started it included.
+func termJoined(n int) int { return n }

@@ -34,7 +34,7 @@ func main() {
 		leaderElect = flag.Bool("leader-elect", true, "elect a leader through leases (config-leader-election)")
 		identity    = flag.String("identity", "", "leader election identity (default $POD_NAME, else hostname_uuid)")
 		threads     = flag.Int("threadiness", controller.DefaultThreadiness, "workers")
-		bindWait    = flag.Duration("bind-wait", controller.DefaultBindWait, "how long a source needing new vreplicas waits for the StatefulSet's new pods to be bound (negative: never)")
+		bindWait    = flag.Duration("bind-wait", controller.DefaultBindWait, "how long a source needing new vreplicas waits for the StatefulSet's new pods to be bound, and how long a source placed nothing waits for room before its pending status is written (negative: neither)")
 		srcDelay    = flag.Duration("source-sync-delay", 0, "testing aid: start the source informer this long after the rest, without waiting for it (a slow first list of the sources)")
 		metricsAddr = flag.String("metrics-addr", ":9090", "where /metrics (Prometheus), /healthz and /readyz listen (empty: nowhere)")
 		level       = flag.String("log-level", "info", "debug, info, warn or error")

@@ -59,17 +59,8 @@ func Setup(ctx context.Context, mgr manager.Manager, o Options) (*embed.Schedule
 	if err != nil {
 		return nil, err
 	}
-	if o.Profiles == nil {
-		reg, err := plugins.NewInTreeRegistry()
-		if err != nil {
-			return nil, err
-		}
-		if o.Profiles, err = statefulset.ProfilesFromConfigMaps(ctx, reg, nil, nil); err != nil {
-			return nil, err
-		}
-	}
-	if o.APIReader == nil {
-		o.APIReader = mgr.GetAPIReader()
+	if err := o.defaults(ctx, mgr); err != nil {
+		return nil, err
 	}
 	requeue := make(chan event.GenericEvent)
 	sched, err := embed.New(ctx, embed.Options{
@@ -81,17 +72,8 @@ func Setup(ctx context.Context, mgr manager.Manager, o Options) (*embed.Schedule
 		// A term's first load reads the API server, not the cache.
 		FreshLister: listSources(o.APIReader),
 		Profiles:    o.Profiles, AutoscalerConfig: o.AutoscalerConfig,
-		Requeue: func(k types.NamespacedName) {
-			// Requeue must not block; the channel's reader is the
-			// controller, which runs only on the leader.
-			go func() {
-				select {
-				case requeue <- event.GenericEvent{Object: &Source{ObjectMeta: objectMeta(k)}}:
-				case <-ctx.Done():
-				}
-			}()
-		},
-		Client: o.Kube, Recorder: o.Recorder,
+		Requeue: requeueTo(ctx, requeue),
+		Client:  o.Kube, Recorder: o.Recorder,
 		Logger: mgr.GetLogger().WithName("vsched"),
 		// The manager runs the controller and the runnable below only on
 		// the elected replica, and exits when it loses the election.
@@ -113,6 +95,39 @@ func Setup(ctx context.Context, mgr manager.Manager, o Options) (*embed.Schedule
 		WatchesRawSource(source.Channel(requeue, &handler.EnqueueRequestForObject{})).
 		Complete(&reconciler{client: mgr.GetClient(), sched: sched})
 	return sched, err
+}
+
+// defaults fills in the options left unset: the in-tree default policy and
+// the manager's API reader.
+func (o *Options) defaults(ctx context.Context, mgr manager.Manager) error {
+	if o.Profiles == nil {
+		reg, err := plugins.NewInTreeRegistry()
+		if err != nil {
+			return err
+		}
+		if o.Profiles, err = statefulset.ProfilesFromConfigMaps(ctx, reg, nil, nil); err != nil {
+			return err
+		}
+	}
+	if o.APIReader == nil {
+		o.APIReader = mgr.GetAPIReader()
+	}
+	return nil
+}
+
+// requeueTo is the scheduler's Requeue: it sends the source to the
+// controller through ch. Requeue must not block, and the channel's reader
+// is the controller, which runs only on the leader: each send waits in a
+// goroutine of its own, until ctx ends.
+func requeueTo(ctx context.Context, ch chan<- event.GenericEvent) statefulset.EnqueueFunc {
+	return func(k types.NamespacedName) {
+		go func() {
+			select {
+			case ch <- event.GenericEvent{Object: &Source{ObjectMeta: objectMeta(k)}}:
+			case <-ctx.Done():
+			}
+		}()
+	}
 }
 
 // informers are the scheduler's pods, nodes and StatefulSet from the

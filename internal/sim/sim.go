@@ -137,7 +137,7 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	if err != nil {
 		return nil, nil, err
 	}
-	profiles, ac, origins := cfg.profiles, cfg.autoscaler, cfg.origins
+	ac, origins := cfg.autoscaler, cfg.origins
 
 	sim := &simulation{s: s, opts: opts, sources: memcluster.NewSources(), nodes: s.Cluster.nodeList(), total: Operations(s), byStep: map[int]map[string]*Explained{}}
 	ss := s.Cluster.StatefulSet
@@ -148,20 +148,7 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	defer sim.cluster.Shutdown()
 	defer cancel() // informers stop before Shutdown waits for them
 	sim.start = sim.cluster.Clock().Now()
-	sim.sched, err = statefulset.New(ctx, statefulset.Config{
-		Namespace:    ns,
-		Name:         name,
-		Capacity:     *ss.Capacity,
-		Lister:       sim.sources.List,
-		ListerSynced: sim.sources.HasSynced,
-		Informers:    statefulset.InformersFromFactory(sim.cluster.InformerFactory()),
-		Profiles:     statefulset.ProfilesFrom(profiles),
-		AlwaysLeader: true,
-		Clock:        sim.cluster.Clock(),
-		// The autoscaler's move limit, as embed wires it.
-		DrainMoveLimit: config.AutoscalerSource(func() *config.AutoscalerConfig { return ac }).DrainMoveLimit,
-	})
-	if err != nil {
+	if sim.sched, err = sim.newScheduler(ctx, cfg, ns, name); err != nil {
 		return nil, nil, err
 	}
 	if sim.auto, err = newAutoscaling(ctx, sim, ac); err != nil {
@@ -185,6 +172,25 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 		return nil, nil, err
 	}
 	return res, sim.explained, nil
+}
+
+// newScheduler builds the scheduler on the simulation's cluster, with cfg's
+// profiles and move limit.
+func (sim *simulation) newScheduler(ctx context.Context, cfg *simConfig, ns, name string) (*statefulset.Scheduler, error) {
+	ac := cfg.autoscaler
+	return statefulset.New(ctx, statefulset.Config{
+		Namespace:    ns,
+		Name:         name,
+		Capacity:     *sim.s.Cluster.StatefulSet.Capacity,
+		Lister:       sim.sources.List,
+		ListerSynced: sim.sources.HasSynced,
+		Informers:    statefulset.InformersFromFactory(sim.cluster.InformerFactory()),
+		Profiles:     statefulset.ProfilesFrom(cfg.profiles),
+		AlwaysLeader: true,
+		Clock:        sim.cluster.Clock(),
+		// The autoscaler's move limit, as embed wires it.
+		DrainMoveLimit: config.AutoscalerSource(func() *config.AutoscalerConfig { return ac }).DrainMoveLimit,
+	})
 }
 
 // statefulSetName is the StatefulSet's namespace and name, defaulted.

@@ -229,6 +229,7 @@ func (w *wiring) scheduler(ctx context.Context, o Options) error {
 		Requeue:          w.impl.EnqueueKey,
 		Client:           o.Kube,
 		AutoscalerConfig: w.live.AutoscalerConfig,
+		DrainMoveLimit:   w.live.DrainMoveLimit,
 		Recorder:         w.recorder,
 		ResyncPeriod:     o.ResyncPeriod,
 		MeterProvider:    w.metrics.meterProvider(),

@@ -270,11 +270,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 		// Not the leader.
 		return nil
 	}
-	retErr := d.Err
 	src.Status.ObservedGeneration = src.Generation
 	if apiequality.Semantic.DeepEqual(before, src.Status) {
-		return retErr
+		return d.Err
 	}
+	return r.writeStatus(ctx, src, d)
+}
+
+// writeStatus writes the source's status as Reconcile changed it, from d,
+// and has the scheduler observe what was written; it returns d.Err once
+// written.
+func (r *Reconciler) writeStatus(ctx context.Context, src *v1alpha1.SampleSource, d embed.Verdict) error {
 	if !r.sched.IsLeader() {
 		// Demoted while deciding: the term's decision ended with it (the
 		// scheduler dropped its reservation), and the new leader decides
@@ -288,14 +294,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 	// The object carries the resource version it was read at: a write
 	// based on a stale read fails with a conflict (and is retried from a
 	// fresh read) instead of putting back placements someone else changed.
-	updated, err := r.client.Namespace(ns).UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: "sample-controller"})
+	updated, err := r.client.Namespace(src.Namespace).UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: "sample-controller"})
 	if err != nil {
 		if apierrs.IsConflict(err) {
 			logging.FromContext(ctx).Debugw("status write conflicted; retrying from a fresh read", "error", err)
 		}
 		return err
 	}
-	r.endPendingWindow(key)
+	r.endPendingWindow(src.GetKey())
 	if fresh, err := v1alpha1.FromUnstructured(updated); err == nil {
 		r.sched.Observe(fresh)
 	}
@@ -303,7 +309,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 		// Written: the adapter moves them now.
 		r.recorder.Event(updated, corev1.EventTypeNormal, embed.ReasonVReplicasMoved, msg)
 	}
-	return retErr
+	return d.Err
 }
 
 func setCondition(src *v1alpha1.SampleSource, c metav1.Condition) {

@@ -29,7 +29,7 @@ var (
 	_ framework.EquivalenceAware     = &Plugin{}
 	_ framework.ZoneEquivalenceAware = &Plugin{}
 	_ framework.ZoneSpreader         = &Plugin{}
-	_ framework.Rebalancer           = &Plugin{}
+	_ framework.ZoneRebalancer       = &Plugin{}
 )
 
 // New builds the plugin; nil args mean the defaults.
@@ -117,6 +117,14 @@ func (pl *Plugin) Misplaced(_ context.Context, d *framework.Decision) (int32, bo
 		}
 	}
 	return from, from >= 0
+}
+
+// ZoneBalanced implements framework.ZoneRebalancer: Misplaced names a pod
+// only while the skew over the counted zones, which it reads from the
+// source's counts per zone alone, exceeds MaxSkew.
+func (pl *Plugin) ZoneBalanced(c framework.Cluster, onZone []int32) bool {
+	stats := framework.CountedZoneStats(c, onZone)
+	return stats.Domains < 2 || stats.Skew() <= pl.maxSkew
 }
 
 // leastLoaded names the counted zones holding the fewest vreplicas, marking

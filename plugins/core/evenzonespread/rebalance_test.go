@@ -2,6 +2,7 @@ package evenzonespread
 
 import (
 	"context"
+	"math/rand"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -174,5 +175,40 @@ func TestRebalanceNeedsARebalancer(t *testing.T) {
 	}
 	if _, err := rm.Rebalance(context.Background(), d, 5); err == nil {
 		t.Error("a Remove profile rebalanced")
+	}
+}
+
+// ZoneBalanced keeps framework.ZoneRebalancer's promise, and says no more:
+// on random clusters and placements it finds a source balanced exactly when
+// Misplaced names no pod.
+func TestZoneBalancedAgreesWithMisplaced(t *testing.T) {
+	var balanced, uneven int
+	for seed := int64(1); seed <= 400; seed++ {
+		sc := frameworktest.RandomScenario(rand.New(rand.NewSource(seed)))
+		vp := frameworktest.NewVPod("ns", "src", vsched.TotalVReplicas(sc.Base), sc.Base...)
+		d, err := framework.NewDecision(framework.Place, sc.Cluster, vp, sc.Base)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		onZone := make([]int32, sc.Cluster.NumZones())
+		for z := range onZone {
+			onZone[z] = d.OnZone(int32(z))
+		}
+		for _, skew := range []int32{1, 2} {
+			pl := mustNew(t, skew)
+			_, misplaced := pl.Misplaced(context.Background(), d)
+			got := pl.ZoneBalanced(sc.Cluster, onZone)
+			if got == misplaced {
+				t.Errorf("seed %d, MaxSkew %d: ZoneBalanced = %v and Misplaced names a pod = %v (zones %v)", seed, skew, got, misplaced, onZone)
+			}
+			if got {
+				balanced++
+			} else {
+				uneven++
+			}
+		}
+	}
+	if balanced == 0 || uneven == 0 {
+		t.Fatalf("%d balanced and %d uneven cases: the scenarios do not test both answers", balanced, uneven)
 	}
 }
