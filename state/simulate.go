@@ -116,7 +116,6 @@ func (s *State) cloneTopology() *State {
 		pendingSet:  map[types.NamespacedName]struct{}{},
 		zoneFree:    s.cloneZoneIndex(),
 		zoneFreeSum: slices.Clone(s.zoneFreeSum),
-		zoneIndexed: s.zoneIndexed,
 		// The derived indexes are rebuilt on first use, unless they are
 		// current and copied below.
 		dirty: true,

@@ -201,7 +201,6 @@ type State struct {
 	// seekFn, seekKey and seekOK are FirstFreeInZone's scratch.
 	zoneFree    []*btree.BTreeG[int64]
 	zoneFreeSum []int64 // per zone slot: the free capacity its tree holds
-	zoneIndexed bool    // the zone index is kept (indexZones)
 	// zoneNodes lists, per zone slot, the nodes in schedNodes; nodeFree
 	// counts each node's candidates with free capacity, and zoneRoom,
 	// per zone slot, the nodes where that count is above 0.

@@ -16,12 +16,6 @@ import (
 // when its free capacity or candidacy changes, so the trees hold exactly
 // those records. Clone copies the trees lazily (copy on write): the
 // autoscaler's simulations clone the state often and touch little.
-//
-// The index is built when first read (FirstFreeInZone, ZoneFreeCapacity)
-// and kept from then on: a profile that never reads it (no zone large
-// enough to walk, no BalancedZonePriority, as on W1 with Kafka HA) would
-// otherwise pay two B-tree updates for every pod each Reserve or Observe
-// changes.
 
 // zoneIndexDegree is the B-trees' degree: nodes of up to 63 int64 keys, a
 // few cache lines each.
@@ -31,9 +25,6 @@ const zoneIndexDegree = 32
 // tree of its node's zone (slot 0: nodes without a zone), or in none. It
 // reads candidacy, so it runs only while the derived state is current.
 func (s *State) reindex(ord int32) {
-	if !s.zoneIndexed {
-		return
-	}
 	p := &s.pods[ord]
 	var key int64
 	slot := int32(0)
@@ -59,22 +50,9 @@ func (s *State) reindex(ord int32) {
 	p.ikey, p.islot = key, slot
 }
 
-// indexZones makes the derived state current and, the first time, puts
-// every pod in the zone index; reindex keeps it from then on.
-func (s *State) indexZones() {
-	s.ensure()
-	if s.zoneIndexed {
-		return
-	}
-	s.zoneIndexed = true
-	for i := range s.pods {
-		s.reindex(int32(i))
-	}
-}
-
 // FirstFreeInZone implements framework.ZoneFreeIndex.
 func (s *State) FirstFreeInZone(zone int32, from int64) (int32, int32, int64, bool) {
-	s.indexZones()
+	s.ensure()
 	slot := int(zone) + 1
 	if slot < 0 || slot >= len(s.zoneFree) {
 		return -1, -1, 0, false
@@ -176,7 +154,7 @@ func (s *State) NodeRoom(node int32) (zone int32, candidate, room bool) {
 // ZoneFreeCapacity implements framework.ZoneCapacityIndex: the sum of the
 // free capacity the zone index holds.
 func (s *State) ZoneFreeCapacity(zone int32) int64 {
-	s.indexZones()
+	s.ensure()
 	if slot := int(zone) + 1; slot >= 0 && slot < len(s.zoneFreeSum) {
 		return s.zoneFreeSum[slot]
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
 )
 
@@ -68,21 +67,4 @@ func sortedInt64(v []int64) []int64 {
 		}
 	}
 	return out
-}
-
-// TestZoneIndexBuiltWhenFirstRead: the zone index is built on its first
-// read, after the state changed without it; a clone taken before that
-// builds its own, and each then keeps its own current.
-func TestZoneIndexBuiltWhenFirstRead(t *testing.T) {
-	s := newState(t, 4)
-	cluster(s, [][2]string{{"n1", "a"}, {"n2", "a"}, {"n3", "b"}}, []string{"n1", "n1", "n2", "n3", "n3", ""})
-	s.Reserve(key("s1"), 5, "", []vsched.Placement{p(0, 4), p(3, 1)}, t0)
-	s.Observe(src("s2", "1", 3, p(1, 2), p(4, 1)), t0)
-	c := s.Clone()
-	checkZoneIndex(t, s, "original, first read after changes")
-	s.Reserve(key("s3"), 2, "", []vsched.Placement{p(2, 2)}, t0)
-	checkZoneIndex(t, s, "original, after a reservation")
-	c.Observe(src("s4", "1", 4, p(2, 1), p(5, 3)), t0)
-	checkZoneIndex(t, c, "clone taken before the original's first read")
-	checkZoneIndex(t, s, "original, after the clone's change")
 }
