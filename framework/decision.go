@@ -30,7 +30,11 @@ type Decision struct {
 	onNode   []int32
 	onZone   []int32
 	delta    map[int32]int32 // changes made by this decision, per ordinal
-	total    int32
+	// deltaAt holds delta again, indexed by ordinal (from 0 to the highest
+	// ordinal changed): Free, called for every candidate at every step,
+	// reads it without hashing. Only apply writes either.
+	deltaAt []int32
+	total   int32
 	// nonHolderFree counts candidates with free capacity holding none of
 	// the source; they all count 0 towards the pod spread.
 	nonHolderFree int
@@ -82,6 +86,12 @@ func NewDecision(mode Mode, cluster Cluster, vpod vsched.VPod, base []vsched.Pla
 // until the next successful Reset.
 func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vsched.Placement) error {
 	onPod, podNames, delta, state, places := d.onPod, d.podNames, d.delta, d.state, d.room.places
+	deltaAt := d.deltaAt
+	for ord := range delta {
+		if ord >= 0 && int(ord) < len(deltaAt) {
+			deltaAt[ord] = 0
+		}
+	}
 	clear(onPod)
 	clear(podNames)
 	clear(delta)
@@ -89,7 +99,7 @@ func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vs
 	clear(places)
 	*d = Decision{
 		mode: mode, cluster: cluster, vpod: vpod,
-		onPod: onPod, podNames: podNames, delta: delta, state: state,
+		onPod: onPod, podNames: podNames, delta: delta, deltaAt: deltaAt, state: state,
 		onNode:  zeroed(d.onNode, cluster.NumNodes()),
 		onZone:  zeroed(d.onZone, cluster.NumZones()),
 		holders: d.holders[:0],
@@ -214,6 +224,9 @@ func (d *Decision) Holders() []int32 {
 
 // Free is the pod's free capacity with this decision's changes applied.
 func (d *Decision) Free(ordinal int32) int32 {
+	if ordinal >= 0 && int(ordinal) < len(d.deltaAt) {
+		return d.cluster.Free(ordinal) - d.deltaAt[ordinal]
+	}
 	return d.cluster.Free(ordinal) - d.delta[ordinal]
 }
 
@@ -452,6 +465,12 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 		d.delta = make(map[int32]int32, 8)
 	}
 	d.delta[ordinal] += delta
+	if ordinal >= 0 {
+		if n := int(ordinal) + 1; n > len(d.deltaAt) {
+			d.deltaAt = append(d.deltaAt, make([]int32, n-len(d.deltaAt))...)
+		}
+		d.deltaAt[ordinal] = d.delta[ordinal]
+	}
 	d.total += delta
 	d.changes++
 	// Keep nonHolderFree exact: a candidate counts there while it has free

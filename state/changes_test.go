@@ -291,3 +291,34 @@ func TestCloneReadWhileOriginalChanges(t *testing.T) {
 	}
 	<-done
 }
+
+// Clone and original share the pods' names; each grows its pods after the
+// clone (the original from another goroutine), and each names every pod
+// it holds as its own: under -race neither writes a name the other reads.
+func TestCloneSharesPodNamesBothWays(t *testing.T) {
+	s := newState(t, 4)
+	cluster(s, [][2]string{{"a0", "a"}, {"b0", "b"}}, []string{"a0", "b0"})
+	c := s.Clone()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ord := int32(2); ord < 40; ord++ {
+			s.SetReplicas(ord + 1)
+			s.UpsertPod(mkPod(ord, "a0"))
+		}
+	}()
+	c.AddVirtualPods(30)
+	<-done
+	for _, st := range []struct {
+		name string
+		s    *State
+		pods int32
+	}{{"original", s, 40}, {"clone", c, 32}} {
+		for ord := int32(0); ord < st.pods; ord++ {
+			info, ok := st.s.Pod(ord)
+			if want := vsched.PodName(sts, ord); !ok || info.Name != want {
+				t.Fatalf("%s: Pod(%d) = %q, %v; want %q", st.name, ord, info.Name, ok, want)
+			}
+		}
+	}
+}

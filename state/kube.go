@@ -31,8 +31,7 @@ func (s *State) freeCandidate(ord int32) bool {
 	if ord < 0 || int(ord) >= len(s.pods) {
 		return false
 	}
-	ok, _ := s.judge(ord)
-	return ok && s.pods[ord].free(s.opts.Capacity) > 0
+	return s.judge(ord) == mayReceive && s.pods[ord].free(s.opts.Capacity) > 0
 }
 
 // UpsertPod records a pod of the StatefulSet (others are ignored). It

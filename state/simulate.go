@@ -90,10 +90,12 @@ func (s *State) cloneTopology() *State {
 		opts: s.opts,
 		// A clone sees the size decisions go by, fence included, as
 		// plain replicas: a simulation resizes it freely.
-		replicas:    s.replicas,
-		observed:    s.replicas,
-		highWater:   s.highWater,
-		pods:        slices.Clone(s.pods),
+		replicas:  s.replicas,
+		observed:  s.replicas,
+		highWater: s.highWater,
+		pods:      slices.Clone(s.pods),
+		// Entries never change and the clone's appends reallocate.
+		names:       s.names[:len(s.names):len(s.names)],
 		nodes:       slices.Clone(s.nodes),
 		nodeIdx:     cloneMap(s.nodeIdx),
 		zones:       slices.Clone(s.zones),

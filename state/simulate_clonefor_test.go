@@ -38,7 +38,7 @@ func TestCloneForCountsEveryoneButKnowsOnlyItsSources(t *testing.T) {
 // to cloneTopology (or to Clone's handling of sources) too.
 func TestCloneCoversEveryField(t *testing.T) {
 	known := map[string]bool{
-		"Mutex": true, "opts": true, "replicas": true, "pods": true, "nodes": true, "nodeIdx": true,
+		"Mutex": true, "opts": true, "replicas": true, "pods": true, "names": true, "nodes": true, "nodeIdx": true,
 		"zones": true, "zoneIdx": true, "sources": true, "drainMemory": true, "outside": true, "strays": true, "beyond": true, "highWater": true,
 		"dirty": true, "candidates": true, "freeCands": true, "schedNodes": true, "schedZones": true, "growZones": true,
 		"totalUsed": true, "nodeCands": true, "firstFree": true, "seq": true, "newestRV": true, "deleted": true, "pendingSet": true,

@@ -38,19 +38,21 @@ type Options struct {
 	ZoneLabel string
 }
 
+// podState holds no pointer (the name is in State.names, the reason is
+// worked out when Pod asks): every clone copies the pods, and an array
+// without pointers is copied as plain memory, with no write barrier, and
+// never scanned by the garbage collector.
 type podState struct {
-	name        string // built once: Pod is on the hot path
 	exists      bool
 	terminating bool
 	draining    bool // from the pod's annotation
+	candidate   bool
 	node        int32
 	// used is an int64 because statuses are input: counts that are each
 	// within bounds can still sum past MaxInt32 over many sources, and a
 	// wrapped count would make a full pod look free.
-	used      int64
-	candidate bool
-	reason    string
-	nodePos   int32 // index in nodeCands[node] while a candidate
+	used    int64
+	nodePos int32 // index in nodeCands[node] while a candidate
 	// ikey and islot say where the zone index holds the pod (ikey 0:
 	// nowhere); see zoneindex.go.
 	ikey  int64
@@ -141,7 +143,10 @@ type State struct {
 	// counted (beyond says how many sources have such placements), until
 	// the StatefulSet grows near them. highWater is the most replicas
 	// seen.
-	pods      []podState
+	pods []podState
+	// names[ord] is pod ord's name, built once (Pod is on the hot path).
+	// It only grows and never changes an entry, so clones share it.
+	names     []string
 	strays    map[int32]podState
 	beyond    int
 	highWater int32
@@ -439,7 +444,9 @@ func (s *State) grow(ord int32) {
 		} else {
 			p = podState{node: -1}
 		}
-		p.name = vsched.PodName(s.opts.StatefulSetName, o)
+		if int(o) >= len(s.names) {
+			s.names = append(s.names, vsched.PodName(s.opts.StatefulSetName, o))
+		}
 		s.pods = append(s.pods, p)
 	}
 }
@@ -466,7 +473,7 @@ func (s *State) ensure() {
 	}
 	for i := range s.pods {
 		p := &s.pods[i]
-		p.candidate, p.reason = s.judge(int32(i))
+		p.candidate = s.judge(int32(i)) == mayReceive
 		s.reindex(int32(i))
 		if !p.candidate {
 			continue
@@ -507,29 +514,67 @@ func (s *State) ensure() {
 	s.dirty = false
 }
 
-// judge says whether the pod may receive new vreplicas, and why not.
-func (s *State) judge(ord int32) (bool, string) {
+// refusal says why a pod may not receive new vreplicas; the text is made
+// only when Pod asks, not for every pod every time the pods are judged.
+type refusal uint8
+
+const (
+	mayReceive refusal = iota
+	aboveReplicas
+	podMissing
+	podTerminating
+	podUnbound
+	podDraining
+	nodeMissing
+	nodeUnschedulable
+)
+
+// judge says whether the pod may receive new vreplicas (mayReceive), and
+// if not why not.
+func (s *State) judge(ord int32) refusal {
 	p := &s.pods[ord]
 	switch {
 	case ord >= s.replicas:
-		return false, fmt.Sprintf("ordinal %d is at or above the StatefulSet's %d replicas", ord, s.replicas)
+		return aboveReplicas
 	case !p.exists:
-		return false, "pod does not exist"
+		return podMissing
 	case p.terminating:
-		return false, "pod is terminating"
+		return podTerminating
 	case p.node < 0:
-		return false, "pod is not bound to a node"
+		return podUnbound
 	case p.draining || s.drainMemory[ord]:
-		return false, "pod is draining"
+		return podDraining
 	}
 	n := &s.nodes[p.node]
 	switch {
 	case !n.exists:
-		return false, "node " + n.name + " does not exist"
+		return nodeMissing
 	case !n.schedulable:
-		return false, "node " + n.name + ": " + n.reason
+		return nodeUnschedulable
 	}
-	return true, ""
+	return mayReceive
+}
+
+// reason is the text of the pod's refusal, "" when it has none.
+func (s *State) reason(ord int32, r refusal) string {
+	switch r {
+	case aboveReplicas:
+		return fmt.Sprintf("ordinal %d is at or above the StatefulSet's %d replicas", ord, s.replicas)
+	case podMissing:
+		return "pod does not exist"
+	case podTerminating:
+		return "pod is terminating"
+	case podUnbound:
+		return "pod is not bound to a node"
+	case podDraining:
+		return "pod is draining"
+	case nodeMissing:
+		return "node " + s.nodes[s.pods[ord].node].name + " does not exist"
+	case nodeUnschedulable:
+		n := &s.nodes[s.pods[ord].node]
+		return "node " + n.name + ": " + n.reason
+	}
+	return ""
 }
 
 // Capacity implements framework.Cluster.
@@ -547,11 +592,15 @@ func (s *State) Pod(ord int32) (framework.PodInfo, bool) {
 	p := &s.pods[ord]
 	info := framework.PodInfo{
 		Ordinal:   ord,
-		Name:      p.name,
+		Name:      s.names[ord],
 		NodeIndex: -1,
 		ZoneIndex: -1,
 		Candidate: p.candidate,
-		Reason:    p.reason,
+	}
+	if !p.candidate {
+		// As ensure judged it: nothing the judgement reads has changed
+		// since without making the state dirty.
+		info.Reason = s.reason(ord, s.judge(ord))
 	}
 	if p.node >= 0 {
 		n := &s.nodes[p.node]
