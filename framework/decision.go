@@ -32,7 +32,10 @@ type Decision struct {
 	delta    map[int32]int32 // changes made by this decision, per ordinal
 	// deltaAt holds delta again, indexed by ordinal (from 0 to the highest
 	// ordinal changed): Free, called for every candidate at every step,
-	// reads it without hashing. Only apply writes either.
+	// reads it without hashing. Only apply writes either. Only a decision
+	// that is Reset keeps it (nil otherwise): one reused for many sources
+	// pays for the slice once, while a decision made for a single Schedule
+	// call would allocate it, up to the highest ordinal, every time.
 	deltaAt []int32
 	total   int32
 	// nonHolderFree counts candidates with free capacity holding none of
@@ -87,6 +90,9 @@ func NewDecision(mode Mode, cluster Cluster, vpod vsched.VPod, base []vsched.Pla
 func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vsched.Placement) error {
 	onPod, podNames, delta, state, places := d.onPod, d.podNames, d.delta, d.state, d.room.places
 	deltaAt := d.deltaAt
+	if deltaAt == nil {
+		deltaAt = make([]int32, 0, cluster.Replicas())
+	}
 	for ord := range delta {
 		if ord >= 0 && int(ord) < len(deltaAt) {
 			deltaAt[ord] = 0
@@ -465,7 +471,7 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 		d.delta = make(map[int32]int32, 8)
 	}
 	d.delta[ordinal] += delta
-	if ordinal >= 0 {
+	if ordinal >= 0 && d.deltaAt != nil {
 		if n := int(ordinal) + 1; n > len(d.deltaAt) {
 			d.deltaAt = append(d.deltaAt, make([]int32, n-len(d.deltaAt))...)
 		}
