@@ -612,6 +612,15 @@ func (s *State) Pod(ord int32) (framework.PodInfo, bool) {
 	return info, true
 }
 
+// IsCandidate implements framework.Cluster.
+func (s *State) IsCandidate(ord int32) bool {
+	if ord < 0 || int(ord) >= len(s.pods) || !s.pods[ord].exists {
+		return false
+	}
+	s.ensure()
+	return s.pods[ord].candidate
+}
+
 // Free implements framework.Cluster.
 func (s *State) Free(ord int32) int32 {
 	if ord < 0 || int(ord) >= len(s.pods) || !s.pods[ord].exists {
