@@ -187,6 +187,10 @@ type State struct {
 	// given back by forgotten sources, for the next new one.
 	slots     int32
 	freeSlots []int32
+	// bySlot finds a source's record by its slot (SummaryAt), so a caller
+	// that remembers slots hashes no key. An entry is nil or the record
+	// sources holds under its key; a CloneFor clone starts it empty.
+	bySlot []*source
 
 	dirty      bool
 	candidates []int32
