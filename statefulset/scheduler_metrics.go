@@ -107,9 +107,17 @@ type schedulerMetrics struct {
 	attrs    attribute.Set
 	reg      metric.Registration
 	// byOutcome and byReason are the attribute sets of each value, built
-	// once: a Schedule call records without allocating them.
-	byOutcome map[string]metric.MeasurementOption
-	byReason  [len(moveReasons)]metric.MeasurementOption
+	// once, as the option slices Record and Add take: a Schedule call
+	// records without allocating them (a variadic option would put a new
+	// slice on the heap for every call).
+	byOutcome map[string]outcomeOptions
+	byReason  [len(moveReasons)][]metric.AddOption
+}
+
+// outcomeOptions is one outcome's attribute set for each instrument kind.
+type outcomeOptions struct {
+	record []metric.RecordOption
+	add    []metric.AddOption
 }
 
 func (m *schedulerMetrics) with(key, value string) metric.MeasurementOption {
@@ -122,12 +130,13 @@ func newSchedulerMetrics(s *Scheduler, mp metric.MeterProvider) (*schedulerMetri
 		attribute.String("k8s.namespace.name", s.key.Namespace),
 		attribute.String("k8s.statefulset.name", s.key.Name),
 	)}
-	m.byOutcome = map[string]metric.MeasurementOption{}
+	m.byOutcome = map[string]outcomeOptions{}
 	for _, o := range outcomes {
-		m.byOutcome[o] = m.with("outcome", o)
+		opt := m.with("outcome", o)
+		m.byOutcome[o] = outcomeOptions{record: []metric.RecordOption{opt}, add: []metric.AddOption{opt}}
 	}
 	for i, r := range moveReasons {
-		m.byReason[i] = m.with("reason", r)
+		m.byReason[i] = []metric.AddOption{m.with("reason", r)}
 	}
 	var err error
 	if m.duration, err = meter.Float64Histogram(MetricScheduleDuration, metric.WithUnit("s"),
@@ -181,11 +190,11 @@ func (s *Scheduler) gauges() (pending, reservations int64, oldest time.Duration)
 // record records one Schedule call.
 func (m *schedulerMetrics) record(ctx context.Context, took time.Duration, err error, moves *moveCounts) {
 	outcome := m.byOutcome[outcomeOf(err)]
-	m.duration.Record(ctx, took.Seconds(), outcome)
-	m.outcomes.Add(ctx, 1, outcome)
+	m.duration.Record(ctx, took.Seconds(), outcome.record...)
+	m.outcomes.Add(ctx, 1, outcome.add...)
 	for i, n := range moves {
 		if n > 0 {
-			m.moved.Add(ctx, n, m.byReason[i])
+			m.moved.Add(ctx, n, m.byReason[i]...)
 		}
 	}
 }
