@@ -198,8 +198,12 @@ type Autoscaler struct {
 	// cycles so that a cycle looks only at what changed.
 	rebalanceScan  descheduler.RebalanceScan
 	rebalanceScans int // how many cycles looked at some source, for tests
-	leading        bool
-	timers         scaleTimers
+	// slotHints remembers, by position in the lister's list, the state's
+	// slot of each source last cycle (simulator): the list rarely moves,
+	// so a cycle finds most sources without hashing their keys.
+	slotHints []int32
+	leading   bool
+	timers    scaleTimers
 	// overReported is the shortfall at max-replicas last logged and
 	// evented, so a cycle that cannot progress does not repeat it.
 	overReported    string

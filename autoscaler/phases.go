@@ -30,6 +30,7 @@ func (a *Autoscaler) simulator(c *cycle, low, extra int32) (*simulator, int64) {
 	w := &sourceWalk{c: c, threshold: min(low, c.limit), drains: len(base.DrainingOrdinals()) > 0}
 	seen := make([]bool, base.Slots())
 	matched := 0
+	hints := a.hints(len(c.vpods))
 	var unknown map[types.NamespacedName]bool
 	for i := len(c.vpods) - 1; i >= 0; i-- {
 		v := c.vpods[i]
@@ -37,7 +38,10 @@ func (a *Autoscaler) simulator(c *cycle, low, extra int32) (*simulator, int64) {
 			continue
 		}
 		key := v.GetKey()
-		sum, ok := base.Summary(key)
+		sum, ok := base.SummaryAt(key, hints[i])
+		if ok {
+			hints[i] = sum.Slot
+		}
 		switch {
 		case ok && !seen[sum.Slot]:
 			seen[sum.Slot] = true
@@ -65,6 +69,16 @@ func (a *Autoscaler) simulator(c *cycle, low, extra int32) (*simulator, int64) {
 	sort.Slice(w.demand, func(i, j int) bool { return state.KeyLess(w.demand[i].key, w.demand[j].key) })
 	return &simulator{ctx: framework.WithoutReason(c.ctx), profile: c.place, base: base, current: c.current, capacity: base.Capacity(),
 		now: c.dec.Time, demand: w.demand, holders: w.holders, listed: c.listedMap, extra: extra}, w.held
+}
+
+// hints returns a.slotHints sized for n listed sources, -1 (none) for a
+// position not seen before.
+func (a *Autoscaler) hints(n int) []int32 {
+	for len(a.slotHints) < n {
+		a.slotHints = append(a.slotHints, -1)
+	}
+	a.slotHints = a.slotHints[:n]
+	return a.slotHints
 }
 
 // sourceWalk collects, source by source, the simulation's demand and

@@ -35,6 +35,9 @@ type Cluster interface {
 	// Pod describes the pod with the ordinal. ok is false when no such pod
 	// is known (ordinal out of range, or the pod does not exist yet).
 	Pod(ordinal int32) (info PodInfo, ok bool)
+	// IsCandidate is Pod's Candidate (false for an unknown pod), for the
+	// hot paths that ask nothing else: it builds no PodInfo.
+	IsCandidate(ordinal int32) bool
 	// Free is the pod's capacity minus the vreplicas every source has on
 	// it, committed or reserved. It is negative for a pod over capacity
 	// and 0 for an unknown pod.

@@ -370,7 +370,7 @@ func (d *Decision) PodStats() DomainStats {
 		var acc statsAcc
 		acc.addN(0, d.nonHolderFree)
 		for _, ord := range d.Holders() {
-			if info, ok := d.cluster.Pod(ord); ok && info.Candidate {
+			if d.cluster.IsCandidate(ord) {
 				acc.addN(d.onPod[ord], 1)
 			}
 		}

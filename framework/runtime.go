@@ -382,7 +382,7 @@ func (r *run) holderCandidates(out []int32) []int32 {
 		if r.d.Free(ord) <= 0 {
 			continue
 		}
-		if info, ok := r.d.cluster.Pod(ord); ok && info.Candidate {
+		if r.d.cluster.IsCandidate(ord) {
 			out = append(out, ord)
 		}
 	}

@@ -96,7 +96,7 @@ func (r *run) zoneCandidates() []int32 {
 	// walks skip it.
 	for ord, delta := range d.delta {
 		if delta != 0 && d.onPod[ord] == 0 && d.Free(ord) > 0 {
-			if info, ok := d.cluster.Pod(ord); ok && info.Candidate {
+			if d.cluster.IsCandidate(ord) {
 				out = append(out, ord)
 			}
 		}

@@ -87,7 +87,16 @@ func (s *State) own(key types.NamespacedName) *source {
 	cp := *src
 	cp.gen = s.gen
 	s.sources[key] = &cp
+	s.setSlot(&cp)
 	return &cp
+}
+
+// setSlot records the source's record under its slot.
+func (s *State) setSlot(src *source) {
+	if n := int(src.slot) + 1; n > len(s.bySlot) {
+		s.bySlot = append(s.bySlot, make([]*source, n-len(s.bySlot))...)
+	}
+	s.bySlot[src.slot] = src
 }
 
 // ownOrNew is own, creating the record when the source is unknown.
@@ -102,6 +111,7 @@ func (s *State) ownOrNew(key types.NamespacedName) *source {
 		s.slots++
 	}
 	s.sources[key] = src
+	s.setSlot(src)
 	return src
 }
 

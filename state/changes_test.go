@@ -142,8 +142,10 @@ func TestRoomMark(t *testing.T) {
 }
 
 // EachSourceSummary, Summary and HeldOn say, of every source, what
-// EachSource says, each source with a slot of its own, through random observations, reservations, expiries, deletions and
-// resizes (placements beyond the pods included).
+// EachSource says, each source with a slot of its own, through random
+// observations, reservations, expiries, deletions, resizes (placements
+// beyond the pods included) and clones that then change the records they
+// share. SummaryAt says what Summary says whatever slot it is given.
 func TestEachSourceSummaryMatchesEachSource(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	s := newState(t, 4)
@@ -162,6 +164,14 @@ func TestEachSourceSummaryMatchesEachSource(t *testing.T) {
 			s.Forget(key(name), t0)
 		default:
 			s.SetReplicas(int32(1 + rng.Intn(6)))
+		}
+		if rng.Intn(10) == 0 {
+			s = s.Clone()
+		}
+		for slot := int32(-1); slot <= s.Slots(); slot++ {
+			if _, ok := s.SummaryAt(key("unknown"), slot); ok {
+				t.Fatalf("step %d: SummaryAt(unknown, %d) found a source", step, slot)
+			}
 		}
 		slots := map[int32]string{}
 		s.EachSource(func(k types.NamespacedName, n int32, ps []vsched.Placement, held []Held) {
@@ -189,6 +199,11 @@ func TestEachSourceSummaryMatchesEachSource(t *testing.T) {
 			}
 			if d := cmp.Diff(want, sum); d != "" {
 				t.Fatalf("step %d: Summary(%s) (-from EachSource +Summary):\n%s", step, k.Name, d)
+			}
+			for slot := int32(-1); slot <= s.Slots(); slot++ {
+				if at, _ := s.SummaryAt(k, slot); !cmp.Equal(want, at) {
+					t.Fatalf("step %d: SummaryAt(%s, %d) (-from EachSource +SummaryAt):\n%s", step, k.Name, slot, cmp.Diff(want, at))
+				}
 			}
 		})
 	}

@@ -31,6 +31,7 @@ const VirtualNodePrefix = "vsched.dev/virtual-node/"
 func (s *State) Clone() *State {
 	c := s.cloneTopology()
 	c.sources = maps.Clone(s.sources)
+	c.bySlot = slices.Clone(s.bySlot)
 	// Both sides get a new owner number: every record is shared now.
 	s.gen, c.gen = gens.Add(1), gens.Add(1)
 	c.pendingSet = cloneMap(s.pendingSet)
@@ -344,6 +345,18 @@ func (s *State) Summary(key types.NamespacedName) (SourceSummary, bool) {
 		return src.summary(), true
 	}
 	return SourceSummary{}, false
+}
+
+// SummaryAt is Summary for a caller that remembers where the source was:
+// when slot (a Slot an earlier Summary reported, perhaps of another clone)
+// still holds the source, it hashes no key; otherwise it is Summary.
+func (s *State) SummaryAt(key types.NamespacedName, slot int32) (SourceSummary, bool) {
+	if slot >= 0 && int(slot) < len(s.bySlot) {
+		if src := s.bySlot[slot]; src != nil && src.key == key {
+			return src.summary(), true
+		}
+	}
+	return s.Summary(key)
 }
 
 func (src *source) summary() SourceSummary {

@@ -50,6 +50,9 @@ func TestCloneCoversEveryField(t *testing.T) {
 		// The change log is shared up to its end; Clone gives both sides
 		// a new gen, since the per-source records are shared.
 		"changes": true, "epoch": true, "roomSeq": true, "gen": true, "slots": true, "freeSlots": true, "logShared": true,
+		// Clone copies the records by slot with the map; CloneFor starts
+		// them empty (SummaryAt falls back to the map).
+		"bySlot": true,
 	}
 	typ := reflect.TypeOf(State{})
 	for i := 0; i < typ.NumField(); i++ {

@@ -398,6 +398,9 @@ func (s *State) drop(key types.NamespacedName) bool {
 	delete(s.sources, key)
 	delete(s.pendingSet, key)
 	s.freeSlots = append(s.freeSlots, src.slot)
+	if int(src.slot) < len(s.bySlot) {
+		s.bySlot[src.slot] = nil
+	}
 	return true
 }
 

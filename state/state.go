@@ -187,6 +187,10 @@ type State struct {
 	// given back by forgotten sources, for the next new one.
 	slots     int32
 	freeSlots []int32
+	// bySlot finds a source's record by its slot (SummaryAt), so a caller
+	// that remembers slots hashes no key. An entry is nil or the record
+	// sources holds under its key; a CloneFor clone starts it empty.
+	bySlot []*source
 
 	dirty      bool
 	candidates []int32
@@ -610,6 +614,15 @@ func (s *State) Pod(ord int32) (framework.PodInfo, bool) {
 		}
 	}
 	return info, true
+}
+
+// IsCandidate implements framework.Cluster.
+func (s *State) IsCandidate(ord int32) bool {
+	if ord < 0 || int(ord) >= len(s.pods) || !s.pods[ord].exists {
+		return false
+	}
+	s.ensure()
+	return s.pods[ord].candidate
 }
 
 // Free implements framework.Cluster.

@@ -150,6 +150,9 @@ func TestCandidateRules(t *testing.T) {
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("Pod(0) (-want +got):\n%s", d)
 			}
+			if s.IsCandidate(0) != tc.want.Candidate {
+				t.Errorf("IsCandidate(0) = %v, want %v", s.IsCandidate(0), tc.want.Candidate)
+			}
 			var wantCands []int32
 			if tc.want.Candidate {
 				wantCands = []int32{0}
@@ -181,8 +184,8 @@ func TestPodOutOfRange(t *testing.T) {
 	s := newState(t, 2)
 	cluster(s, [][2]string{{"n0", "z"}}, []string{"n0"})
 	for _, ord := range []int32{-1, 1, 1 << 30} {
-		if _, ok := s.Pod(ord); ok {
-			t.Errorf("Pod(%d) ok", ord)
+		if _, ok := s.Pod(ord); ok || s.IsCandidate(ord) {
+			t.Errorf("Pod(%d) ok %v, IsCandidate %v", ord, ok, s.IsCandidate(ord))
 		}
 		if s.Free(ord) != 0 || s.Used(ord) != 0 || s.PodExists(ord) || !s.NodeUnavailableSince(ord).IsZero() {
 			t.Errorf("ordinal %d: Free %d Used %d Exists %v", ord, s.Free(ord), s.Used(ord), s.PodExists(ord))

@@ -236,6 +236,12 @@ func (c *Cluster) Replicas() int32 { return int32(len(c.pods)) }
 // Pod implements framework.Cluster.
 func (c *Cluster) Pod(ordinal int32) (framework.PodInfo, bool) { return c.podInfo(ordinal) }
 
+// IsCandidate implements framework.Cluster.
+func (c *Cluster) IsCandidate(ordinal int32) bool {
+	info, ok := c.podInfo(ordinal)
+	return ok && info.Candidate
+}
+
 // Free implements framework.Cluster.
 func (c *Cluster) Free(ordinal int32) int32 {
 	if ordinal < 0 || int(ordinal) >= len(c.pods) || c.pods[ordinal].missing {

@@ -28,6 +28,9 @@ func TestCluster(t *testing.T) {
 	for ord := int32(-1); ord <= 6; ord++ {
 		info, ok := c.Pod(ord)
 		got[ord] = podView{info, ok, c.Free(ord)}
+		if c.IsCandidate(ord) != info.Candidate {
+			t.Errorf("IsCandidate(%d) = %v, Pod says %v", ord, c.IsCandidate(ord), info.Candidate)
+		}
 	}
 	want := map[int32]podView{
 		-1: {},

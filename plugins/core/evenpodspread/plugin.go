@@ -129,7 +129,7 @@ func podStatsFor(d *framework.Decision, capped bool) framework.DomainStats {
 	holders := d.Holders()
 	counts := make([]int32, 0, len(holders))
 	for _, ord := range holders {
-		if info, ok := c.Pod(ord); ok && info.Candidate {
+		if c.IsCandidate(ord) {
 			counts = append(counts, d.OnPod(ord))
 		}
 	}

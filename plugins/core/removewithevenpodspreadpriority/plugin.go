@@ -58,7 +58,7 @@ type holders struct {
 func count(d *framework.Decision) framework.DomainStats {
 	var acc removal.Stats
 	for _, ord := range d.Holders() {
-		if info, ok := d.Cluster().Pod(ord); ok && info.Candidate {
+		if d.Cluster().IsCandidate(ord) {
 			acc.Add(d.OnPod(ord))
 		}
 	}
@@ -97,7 +97,7 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 	if c <= 0 {
 		return framework.MinScore, nil
 	}
-	if info, ok := d.Cluster().Pod(ordinal); !ok || !info.Candidate {
+	if !d.Cluster().IsCandidate(ordinal) {
 		return framework.MaxScore, nil
 	}
 	return removal.Score(stats(d), c, pl.maxSkew), nil
