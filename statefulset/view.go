@@ -10,6 +10,13 @@ import (
 	"github.com/vsched/vsched/state"
 )
 
+// The views (Pods, Source, Sources) and Snapshot read the same state for
+// different readers. A view is plain data for a status page, a metric or a
+// reconciler's log line: it copies only what it names, in stable types.
+// Snapshot is a whole state.Reader, for code that reasons like the
+// scheduler (tests, the CLI's snapshot, the simulator): it copies every
+// source, so it is not for every reconcile.
+
 // PodView is what the scheduler knows of one pod of its StatefulSet.
 type PodView struct {
 	Ordinal int32
