@@ -240,8 +240,8 @@ func New(ctx context.Context, cfg Options) (*Autoscaler, error) {
 		good:  config.DefaultAutoscalerConfig(),
 		log:   s.Logger(),
 	}
-	if vlog.Given(cfg.Logger) {
-		a.log = vlog.FromLogr(cfg.Logger)
+	if l := vlog.Explicit(cfg.Logger); l != nil {
+		a.log = l
 	}
 	dcfg := evictor.Config{
 		Client:      cfg.Client,

@@ -216,9 +216,7 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 	}
 	s := &Scheduler{cfg: cfg, key: types.NamespacedName{Namespace: cfg.Namespace, Name: cfg.Name}, st: st, buckets: map[string]bool{}}
 	s.leader.Store(cfg.AlwaysLeader)
-	if vlog.Given(cfg.Logger) {
-		s.log = vlog.FromLogr(cfg.Logger)
-	}
+	s.log = vlog.Explicit(cfg.Logger)
 	mp := cfg.MeterProvider
 	if mp == nil {
 		mp = otelMeterProvider()

@@ -16,14 +16,13 @@ func Given(l logr.Logger) bool { return l.GetSink() != nil }
 // FromLogr returns a SugaredLogger writing to l.
 func FromLogr(l logr.Logger) *zap.SugaredLogger { return zap.New(newCore(l)).Sugar() }
 
-// Resolve returns the logger to write to: explicit when it has a sink,
-// else FromContext(ctx). A caller that logs often converts explicit once,
-// with FromLogr, and calls Pick instead.
-func Resolve(ctx context.Context, explicit logr.Logger) *zap.SugaredLogger {
-	if Given(explicit) {
-		return FromLogr(explicit)
+// Explicit returns a SugaredLogger writing to l, or nil when l was not set,
+// so that Pick falls back to the call's context.
+func Explicit(l logr.Logger) *zap.SugaredLogger {
+	if !Given(l) {
+		return nil
 	}
-	return FromContext(ctx)
+	return FromLogr(l)
 }
 
 // Pick returns explicit when it is not nil, else FromContext(ctx).

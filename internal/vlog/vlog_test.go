@@ -43,7 +43,7 @@ func TestLogrSink(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, lines := recorder(tc.verbosity)
-			tc.log(Resolve(context.Background(), l))
+			tc.log(Pick(context.Background(), Explicit(l)))
 			if diff := cmp.Diff(tc.want, *lines); diff != "" {
 				t.Errorf("lines (-want +got):\n%s", diff)
 			}
@@ -69,7 +69,7 @@ func TestFromContext(t *testing.T) {
 		t.Error("with no logger anywhere, the logger writes; want one that discards")
 	}
 	// An explicit logger wins over the context's.
-	Resolve(knative, l).Info("explicit")
+	Pick(knative, Explicit(l)).Info("explicit")
 	if observed.Len() != 1 || len(*lines) != 2 {
 		t.Errorf("explicit logger: knative got %d, logr got %d lines; want 1 and 2", observed.Len(), len(*lines))
 	}
