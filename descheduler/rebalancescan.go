@@ -87,8 +87,8 @@ func (r *RebalanceScan) Moves(ctx context.Context, place *framework.Profile, bas
 	} else {
 		cands = make([]rebalanceCandidate, 0, len(keys))
 		for _, k := range keys {
-			ps, _ := base.Placements(k)
-			cands = append(cands, rebalanceCandidate{key: k, vreplicas: base.VReplicasOf(k), ps: ps})
+			sum, _ := base.Summary(k)
+			cands = append(cands, rebalanceCandidate{key: k, vreplicas: sum.VReplicas, ps: sum.Placements})
 		}
 	}
 	r.Checked, r.Full = len(cands), full

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -45,12 +44,12 @@ func scanRebalance(ctx context.Context, place *framework.Profile, base state.Rea
 		}
 		try = append(try, i)
 	}
-	slices.SortFunc(try, func(a, b int) int { return compareKeys(cands[a].key, cands[b].key) })
+	slices.SortFunc(try, func(a, b int) int { return state.CompareKeys(cands[a].key, cands[b].key) })
 	out, cut := tryRebalance(framework.WithoutReason(ctx), place, base, listed, budget, perSource, cands, try, outcome)
 	if cut >= 0 {
 		// The sources from the one past the budget on are not tried.
 		for i, c := range cands {
-			if compareKeys(c.key, cands[cut].key) >= 0 {
+			if state.CompareKeys(c.key, cands[cut].key) >= 0 {
 				outcome[i] = rebalanceAgain
 			}
 		}
@@ -89,14 +88,6 @@ func tryRebalance(ctx context.Context, place *framework.Profile, base state.Read
 		out = append(out, evictor.Move{Source: c.key, VReplicas: res.Moved})
 	}
 	return out, -1
-}
-
-// compareKeys orders keys as state.KeyLess does.
-func compareKeys(a, b types.NamespacedName) int {
-	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-		return c
-	}
-	return strings.Compare(a.Name, b.Name)
 }
 
 // zoneCounter counts a source's vreplicas per zone from its placements as a

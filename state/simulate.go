@@ -302,10 +302,7 @@ type Held struct {
 func (s *State) EachSource(fn func(key types.NamespacedName, vreplicas int32, placements []vsched.Placement, held []Held)) {
 	var buf []Held
 	for k, src := range s.sources {
-		ps := src.committed
-		if src.reservation != nil {
-			ps = src.reservation.Placements
-		}
+		ps := src.placements()
 		buf = buf[:0]
 		for _, e := range src.effective {
 			buf = append(buf, Held{Ordinal: e.ord, VReplicas: e.n})
@@ -360,11 +357,7 @@ func (s *State) SummaryAt(key types.NamespacedName, slot int32) (SourceSummary, 
 }
 
 func (src *source) summary() SourceSummary {
-	ps := src.committed
-	if src.reservation != nil {
-		ps = src.reservation.Placements
-	}
-	return SourceSummary{VReplicas: src.vreplicas, Placements: ps, Held: src.held, MaxOrdinal: src.maxOrd, Slot: src.slot}
+	return SourceSummary{VReplicas: src.vreplicas, Placements: src.placements(), Held: src.held, MaxOrdinal: src.maxOrd, Slot: src.slot}
 }
 
 // HeldOn lists what the source holds by ordinal, as EachSource's held

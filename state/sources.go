@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -356,10 +357,16 @@ func (s *State) Placements(key types.NamespacedName) ([]vsched.Placement, bool) 
 	if src == nil {
 		return nil, false
 	}
+	return src.placements(), true
+}
+
+// placements are the source's placements as they count now: its
+// reservation when it has one, else what its status showed last.
+func (src *source) placements() []vsched.Placement {
 	if src.reservation != nil {
-		return src.reservation.Placements, true
+		return src.reservation.Placements
 	}
-	return src.committed, true
+	return src.committed
 }
 
 // ReservationOf returns the source's reservation, if any.
@@ -587,11 +594,14 @@ func (s *State) TotalVReplicas() int64 {
 
 // KeyLess orders source keys by namespace, then name: the one order every
 // list of sources vsched logs, requeues or reports in.
-func KeyLess(a, b types.NamespacedName) bool {
-	if a.Namespace != b.Namespace {
-		return a.Namespace < b.Namespace
+func KeyLess(a, b types.NamespacedName) bool { return CompareKeys(a, b) < 0 }
+
+// CompareKeys is KeyLess as a three-way comparison, for slices.SortFunc.
+func CompareKeys(a, b types.NamespacedName) int {
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
 	}
-	return a.Name < b.Name
+	return strings.Compare(a.Name, b.Name)
 }
 
 // SortKeys sorts keys by KeyLess, in place.
