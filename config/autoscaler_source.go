@@ -7,17 +7,6 @@ package config
 // counterpart, for config-autoscaler, of the scheduler's ProfileSource.
 type AutoscalerSource func() *AutoscalerConfig
 
-// Get is the configuration s returns, DefaultAutoscalerConfig when s or its
-// result is nil.
-func (s AutoscalerSource) Get() *AutoscalerConfig {
-	if s != nil {
-		if c := s(); c != nil {
-			return c
-		}
-	}
-	return DefaultAutoscalerConfig()
-}
-
 // DrainMoveLimit is the most vreplicas of one source a Schedule call moves
 // off draining pods under the configuration in force: max-moves-per-source,
 // never more than max-moves-per-cycle. A configuration whose limits are

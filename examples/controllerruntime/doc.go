@@ -4,9 +4,9 @@
 // autoscaler makes, and the sources' informer are all the manager's.
 //
 // Setup is the whole wiring: it builds an embed.Scheduler from the cache,
-// runs it as a leader-election runnable (Scheduler.Lead), feeds the
-// scheduler's requeues into the controller's queue through a
-// source.Channel, and registers a reconciler that schedules each Source
+// runs its Run as a manager runnable (AlwaysLeader: the manager runs it
+// only on the elected replica), feeds the scheduler's requeues into the
+// controller's queue through a source.Channel, and registers a reconciler that schedules each Source
 // and writes its placements and Scheduled condition to its status.
 //
 // It is a Go module of its own, so that vsched does not depend on
