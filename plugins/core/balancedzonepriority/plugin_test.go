@@ -21,16 +21,6 @@ func threeZones() *frameworktest.Cluster {
 		Pods("na", "nb", "nc", "na", "nb", "nc")
 }
 
-func prepared(t *testing.T, c *frameworktest.Cluster, src *frameworktest.VPod) (*Plugin, *framework.Decision) {
-	t.Helper()
-	d := plugintest.Decide(t, c, src)
-	p := New()
-	if st := p.Prepare(context.Background(), d); !st.IsSuccess() {
-		t.Fatal(st)
-	}
-	return p, d
-}
-
 func TestScore(t *testing.T) {
 	cases := []plugintest.Scoring{
 		{
@@ -92,7 +82,11 @@ func TestScore(t *testing.T) {
 }
 
 func TestChangedTracksTheDecision(t *testing.T) {
-	p, d := prepared(t, threeZones().Use(1, 10), plugintest.Source(0))
+	d := plugintest.Decide(t, threeZones().Use(1, 10), plugintest.Source(0))
+	p := New()
+	if st := p.Prepare(context.Background(), d); !st.IsSuccess() {
+		t.Fatal(st)
+	}
 	// free a 20, b 10, c 20. Placing 15 on zone-a's pods leaves it 5.
 	for i := 0; i < 15; i++ {
 		p.Changed(d, int32(3*(i%2)), 1)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
@@ -194,7 +193,7 @@ func TestRemove(t *testing.T) {
 // TestChangedWithoutPrepare covers a decision the plugin never prepared: the
 // observer has nothing to update and Score counts afresh.
 func TestChangedWithoutPrepare(t *testing.T) {
-	pl, _ := New(context.Background(), nil)
+	pl := plugintest.Build(t, New, nil)
 	d := plugintest.DecideRemove(t, oneNode(2), plugintest.Source(0, p(0, 2), p(1, 1)))
 	pl.Changed(d, 0, -1)
 	if sc, _ := pl.Score(context.Background(), d, 0); sc != 100 {
@@ -205,11 +204,7 @@ func TestChangedWithoutPrepare(t *testing.T) {
 // TestConcurrentDecisions runs one profile over many decisions at once; the
 // race detector checks that the plugin keeps no per-decision state.
 func TestConcurrentDecisions(t *testing.T) {
-	pl, _ := New(context.Background(), &Args{MaxSkew: ptr.To[int32](1)})
-	profile, err := framework.NewProfile(framework.Remove, nil, []framework.WeightedScore{{Plugin: pl, Weight: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	profile := plugintest.Profile(t, framework.Remove, nil, []framework.WeightedScore{{Plugin: mustNew(t, 1), Weight: 1}})
 	want := []vsched.Placement{plugintest.At(0, 1, "n0", "zone-a"), plugintest.At(1, 1, "n0", "zone-a"), plugintest.At(2, 1, "n0", "zone-a")}
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)

@@ -134,11 +134,7 @@ func ExpectScores(t *testing.T, cases []Scoring) {
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			d := decideCapped(t, tc.Cluster, tc.Src, tc.PodLimit)
-			if pp, ok := tc.Plugin.(framework.PreparePlugin); ok {
-				if st := pp.Prepare(context.Background(), d); !st.IsSuccess() {
-					t.Fatalf("Prepare: %v", st)
-				}
-			}
+			prepare(t, tc.Plugin, d)
 			if diff := cmp.Diff(tc.Want, Scores(t, tc.Plugin, d)); diff != "" {
 				t.Errorf("scores (-want +got):\n%s", diff)
 			}
@@ -155,14 +151,25 @@ func ExpectRemovalScores(t *testing.T, cases []Scoring) {
 		t.Run(tc.Name, func(t *testing.T) {
 			d := DecideRemove(t, tc.Cluster, tc.Src)
 			expectScoresAt(t, tc.Plugin, d, tc.Want, "")
-			if pp, ok := tc.Plugin.(framework.PreparePlugin); ok {
-				if st := pp.Prepare(context.Background(), d); !st.IsSuccess() {
-					t.Fatalf("Prepare: %v", st)
-				}
+			if prepare(t, tc.Plugin, d) {
 				expectScoresAt(t, tc.Plugin, d, tc.Want, ", prepared")
 			}
 		})
 	}
+}
+
+// prepare prepares d for pl when pl is a PreparePlugin, as the runtime
+// does, failing t if that fails; it reports whether pl was one.
+func prepare(t *testing.T, pl framework.ScorePlugin, d *framework.Decision) bool {
+	t.Helper()
+	pp, ok := pl.(framework.PreparePlugin)
+	if !ok {
+		return false
+	}
+	if st := pp.Prepare(context.Background(), d); !st.IsSuccess() {
+		t.Fatalf("Prepare: %v", st)
+	}
+	return true
 }
 
 func expectScoresAt(t *testing.T, pl framework.ScorePlugin, d *framework.Decision, want map[int32]int64, when string) {
@@ -226,14 +233,14 @@ type Removing struct {
 	WantOrder []int32
 }
 
-// ExpectRemoving runs every case with RunRemove and checks the number
+// ExpectRemoving runs every case with runRemove and checks the number
 // removed, the placements left and the order of the removals.
 func ExpectRemoving(t *testing.T, cases []Removing) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			p := Profile(t, framework.Remove, nil, []framework.WeightedScore{{Plugin: tc.Plugin, Weight: 1}})
-			res, got, order := RunRemove(t, tc.Cluster, tc.Src, p, tc.N)
+			res, got, order := runRemove(t, tc.Cluster, tc.Src, p, tc.N)
 			if res.Changed != tc.WantChanged {
 				t.Errorf("removed %d, want %d (%s)", res.Changed, tc.WantChanged, res.Reason)
 			}

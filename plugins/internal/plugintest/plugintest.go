@@ -57,10 +57,10 @@ func Run(t testing.TB, newCluster func() *frameworktest.Cluster, src *frameworkt
 	return res, placements
 }
 
-// RunRemove is Run for a Remove profile removing n vreplicas. It also
+// runRemove is Run for a Remove profile removing n vreplicas. It also
 // returns the ordinal each step removed from, -1 for a step that found
 // none, as the explanation tells.
-func RunRemove(t testing.TB, newCluster func() *frameworktest.Cluster, src *frameworktest.VPod, p *framework.Profile, n int32) (framework.Result, []vsched.Placement, []int32) {
+func runRemove(t testing.TB, newCluster func() *frameworktest.Cluster, src *frameworktest.VPod, p *framework.Profile, n int32) (framework.Result, []vsched.Placement, []int32) {
 	t.Helper()
 	res, placements, ex := runTwice(t, framework.Remove, newCluster, src, p, n)
 	var order []int32
