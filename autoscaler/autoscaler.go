@@ -268,9 +268,7 @@ func New(ctx context.Context, cfg Options) (*Autoscaler, error) {
 		return nil, err
 	}
 	s.SetPendingHook(a.Trigger)
-	s.SetStatefulSetReader(func(ctx context.Context) (*appsv1.StatefulSet, error) {
-		return cfg.Client.AppsV1().StatefulSets(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
-	})
+	s.SetStatefulSetReader(a.statefulSetFromAPI)
 	a.logger(ctx).Infow("vsched autoscaler created", "statefulset", key.String())
 	return a, nil
 }
@@ -375,6 +373,12 @@ func (a *Autoscaler) statefulSet(ctx context.Context) (*appsv1.StatefulSet, erro
 	if get := a.cfg.Cache.GetStatefulSet; get != nil {
 		return get(a.key.Namespace, a.key.Name)
 	}
+	return a.statefulSetFromAPI(ctx)
+}
+
+// statefulSetFromAPI reads the StatefulSet from the API server, past any
+// cache.
+func (a *Autoscaler) statefulSetFromAPI(ctx context.Context) (*appsv1.StatefulSet, error) {
 	return a.cfg.Client.AppsV1().StatefulSets(a.key.Namespace).Get(ctx, a.key.Name, metav1.GetOptions{})
 }
 

@@ -9,7 +9,6 @@ import (
 	"go.uber.org/zap"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
@@ -86,7 +85,13 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Report, error) {
 // configuration on it, and, on a term's first cycle, reads it from the API
 // server and loads the timers from its annotations (newTerm).
 func (a *Autoscaler) readStatefulSet(ctx context.Context) (set *appsv1.StatefulSet, newTerm bool, err error) {
-	if set, err = a.statefulSet(ctx); err != nil {
+	read := a.statefulSet
+	if !a.timers.loaded {
+		// The lister may not show yet what the previous leader wrote a
+		// moment ago: read the StatefulSet from the API server once.
+		read = a.statefulSetFromAPI
+	}
+	if set, err = read(ctx); err != nil {
 		return nil, false, err
 	}
 	if err := a.takeConfigProblem(); err != nil {
@@ -95,11 +100,6 @@ func (a *Autoscaler) readStatefulSet(ctx context.Context) (set *appsv1.StatefulS
 	}
 	if a.timers.loaded {
 		return set, false, nil
-	}
-	// The lister may not show yet what the previous leader wrote a moment
-	// ago: read the StatefulSet from the API server once.
-	if set, err = a.cfg.Client.AppsV1().StatefulSets(a.key.Namespace).Get(ctx, a.key.Name, metav1.GetOptions{}); err != nil {
-		return nil, false, err
 	}
 	a.timers = scaleTimers{
 		loaded:         true,
