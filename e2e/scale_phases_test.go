@@ -93,12 +93,12 @@ func (e *env) scalePlace(cfg scaleConfig, w *statusWatch, rep *scaleReport) time
 	gen0 := e.statefulSetGeneration()
 	start := time.Now()
 	c := e.startController("ctrl-0", scaleFlags(cfg)...)
-	s := e.waitScale(w, cfg.capacity, "every vreplica placed on a Running pod", placedCheck(true, nil))
+	s := e.waitScale(w, "every vreplica placed on a Running pod", placedCheck(true, nil))
 	placing := s.at.Sub(start)
 	writes := w.sourceWrites(mark)
 	e.waitQuiet(w, 10*time.Second, "placing settled (no write for 10s)")
 	settledWrites := w.sourceWrites(mark)
-	s = e.waitScale(w, cfg.capacity, "placed after settling", placedCheck(true, nil))
+	s = e.waitScale(w, "placed after settling", placedCheck(true, nil))
 	rep.add("controller start to every vreplica placed on a Running pod", secs(placing), "")
 	rep.add("status writes per source while placing (writes)", fmt.Sprintf("%.3f (%d)", float64(writes)/float64(cfg.sources), writes), "<= 1.1")
 	rep.add("status writes per source until quiet (writes)", fmt.Sprintf("%.3f (%d)", float64(settledWrites)/float64(cfg.sources), settledWrites), "")
@@ -166,7 +166,7 @@ func moved(before, after map[string]map[string]int32) (sources int, vreplicas in
 // of every source writes and moves.
 func (e *env) scaleRestart(cfg scaleConfig, w *statusWatch, rep *scaleReport) {
 	e.t.Helper()
-	before, err := e.scaleSnapshot(w, cfg.capacity)
+	before, err := e.scaleSnapshot(w)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -182,12 +182,12 @@ func (e *env) scaleRestart(cfg scaleConfig, w *statusWatch, rep *scaleReport) {
 	// now is queued behind them (knative's work queue is first in, first
 	// out), so once it is placed the resync has reached every source.
 	e.createSource("probe-resync", 3)
-	s := e.waitScale(w, cfg.capacity, "a source created during the restart placed", sourcePlaced("probe-restart"))
+	s := e.waitScale(w, "a source created during the restart placed", sourcePlaced("probe-restart"))
 	rep.add("restart: process start to a source created meanwhile placed", secs(s.at.Sub(start)), "< 30s")
-	s = e.waitScale(w, cfg.capacity, "a source queued behind the resync placed", placedCheck(false, nil))
+	s = e.waitScale(w, "a source queued behind the resync placed", placedCheck(false, nil))
 	rep.add("restart: process start to the resync done (a source queued after it placed)", secs(s.at.Sub(start)), "")
 	e.waitQuiet(w, 10*time.Second, "resync settled (no write for 10s)")
-	after, err := e.scaleSnapshot(w, cfg.capacity)
+	after, err := e.scaleSnapshot(w)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func (e *env) scaleRestart(cfg scaleConfig, w *statusWatch, rep *scaleReport) {
 func (e *env) scaleZoneFailure(cfg scaleConfig, w *statusWatch, rep *scaleReport) {
 	e.t.Helper()
 	nodes := []string{"zone-c-node-0", "zone-c-node-1"}
-	before, err := e.scaleSnapshot(w, cfg.capacity)
+	before, err := e.scaleSnapshot(w)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func (e *env) scaleZoneFailure(cfg scaleConfig, w *statusWatch, rep *scaleReport
 	gen0 := before.sts.Generation
 	e.failNodes(nodes...)
 	down := time.Now()
-	s := e.waitScale(w, cfg.capacity, "every vreplica placed outside zone-c", placedCheck(false, func(s *snapshot) string {
+	s := e.waitScale(w, "every vreplica placed outside zone-c", placedCheck(false, func(s *snapshot) string {
 		if n := s.placedOn(nodes[0]) + s.placedOn(nodes[1]); n > 0 {
 			return fmt.Sprintf("%d vreplicas still in zone-c", n)
 		}

@@ -285,7 +285,7 @@ func setStatus(src *v1alpha1.SampleSource, ps []vsched.Placement) {
 
 // scaleSnapshot is e.snapshot with the sources from the status watch's
 // informer instead of a list of every source per poll.
-func (e *env) scaleSnapshot(w *statusWatch, podCapacity int32) (*snapshot, error) {
+func (e *env) scaleSnapshot(w *statusWatch) (*snapshot, error) {
 	s, err := e.snapshotWith(func() ([]unstructured.Unstructured, error) {
 		objs := w.informer.GetStore().List()
 		out := make([]unstructured.Unstructured, len(objs))
@@ -297,14 +297,14 @@ func (e *env) scaleSnapshot(w *statusWatch, podCapacity int32) (*snapshot, error
 	if err != nil {
 		return nil, err
 	}
-	s.podCapacity = podCapacity
+	s.podCapacity = w.podCapacity
 	return s, nil
 }
 
 // waitScale polls scale snapshots every second (every 2s above 2,000
 // sources: a snapshot decodes every source, CPU the controller would miss)
 // until cond holds, logging progress every 15s.
-func (e *env) waitScale(w *statusWatch, podCapacity int32, what string, cond func(*snapshot) (bool, string)) *snapshot {
+func (e *env) waitScale(w *statusWatch, what string, cond func(*snapshot) (bool, string)) *snapshot {
 	e.t.Helper()
 	var (
 		last   *snapshot
@@ -316,7 +316,7 @@ func (e *env) waitScale(w *statusWatch, podCapacity int32, what string, cond fun
 		every = 2 * time.Second
 	}
 	err := wait.PollUntilContextCancel(e.ctx, every, true, func(context.Context) (bool, error) {
-		s, err := e.scaleSnapshot(w, podCapacity)
+		s, err := e.scaleSnapshot(w)
 		if err != nil {
 			why = err.Error()
 			return false, nil
