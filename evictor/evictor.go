@@ -34,9 +34,9 @@ type RequeueFunc func(ctx context.Context, source types.NamespacedName) error
 // an annotation (and after a pod was recreated without it).
 // *statefulset.Scheduler implements it.
 type Scheduler interface {
-	// Tracks reports whether the ordinal is one of the StatefulSet's pods,
-	// not a stray far above its replicas.
-	Tracks(ord int32) bool
+	// Tracks reports, for each ordinal, whether it is one of the
+	// StatefulSet's pods, not a stray far above its replicas.
+	Tracks(ords []int32) []bool
 	// MarkDraining remembers that the pod is draining; for a stray
 	// ordinal it records nothing and returns false.
 	MarkDraining(ord int32) bool
@@ -213,11 +213,15 @@ func (d *Drainer) Adopt(ctx context.Context, fromAPI bool) ([]int32, error) {
 	// A stray pod far above the StatefulSet's size is not the
 	// StatefulSet's: adopting it would put it in the drain set, and a later
 	// cycle would remove an annotation from a pod vsched does not own.
-	tracked := make(map[int32]bool, len(pods))
+	ords := make([]int32, 0, len(pods))
 	for _, pod := range pods {
 		if ord, ok := d.ordinalOf(pod); ok {
-			tracked[ord] = d.cfg.Scheduler.Tracks(ord)
+			ords = append(ords, ord)
 		}
+	}
+	tracked := make(map[int32]bool, len(ords))
+	for i, ok := range d.cfg.Scheduler.Tracks(ords) {
+		tracked[ords[i]] = ok
 	}
 	d.mu.Lock()
 	for _, pod := range pods {

@@ -63,9 +63,14 @@ func (f *fixture) with(fn func(*state.State)) {
 // The fixture is the Drainer's Scheduler: the scheduler's drain memory on a
 // bare state.
 
-func (f *fixture) Tracks(ord int32) (ok bool) {
-	f.with(func(st *state.State) { ok = st.Tracks(ord) })
-	return ok
+func (f *fixture) Tracks(ords []int32) []bool {
+	out := make([]bool, len(ords))
+	f.with(func(st *state.State) {
+		for i, o := range ords {
+			out[i] = st.Tracks(o)
+		}
+	})
+	return out
 }
 
 func (f *fixture) MarkDraining(ord int32) (ok bool) {

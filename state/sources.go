@@ -444,6 +444,18 @@ func (s *State) ReservationsExpireBy(now time.Time, ttl time.Duration) bool {
 	return false
 }
 
+// ReservationStats counts the reservations and the age, at now, of the
+// oldest, walking the sources without listing or sorting them.
+func (s *State) ReservationStats(now time.Time) (n int64, oldest time.Duration) {
+	for _, src := range s.sources {
+		if r := src.reservation; r != nil {
+			n++
+			oldest = max(oldest, now.Sub(r.At))
+		}
+	}
+	return n, oldest
+}
+
 // ResyncResult says what a resync changed.
 type ResyncResult struct {
 	// Forgotten are sources no longer listed (and without a live
@@ -550,6 +562,15 @@ func (s *State) Pending() (map[types.NamespacedName]int32, int64) {
 		total += int64(n)
 	}
 	return out, total
+}
+
+// PendingTotal is the sum Pending returns, without building its map.
+func (s *State) PendingTotal() int64 {
+	var total int64
+	for k := range s.pendingSet {
+		total += int64(s.sources[k].pending)
+	}
+	return total
 }
 
 // PendingKeys lists, sorted, the sources with pending vreplicas, at the

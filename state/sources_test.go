@@ -720,3 +720,40 @@ func checkProblems(t *testing.T, problems, want []string) {
 		}
 	}
 }
+
+// ReservationStats and PendingTotal give what the metrics gauges composed
+// from Sources, ReservationOf and Pending.
+func TestReservationStatsAndPendingTotal(t *testing.T) {
+	s := newState(t, 3)
+	cluster(s, [][2]string{{"n0", "z"}}, []string{"n0", "n0"})
+	now := t0.Add(time.Minute)
+	if n, oldest := s.ReservationStats(now); n != 0 || oldest != 0 || s.PendingTotal() != 0 {
+		t.Fatalf("empty state: ReservationStats = %d, %v; PendingTotal = %d", n, oldest, s.PendingTotal())
+	}
+	s.Observe(src("a", "1", 1, p(0, 1)), t0)
+	s.Observe(src("b", "1", 2, p(1, 2)), t0)
+	s.Reserve(key("a"), 2, "1", []vsched.Placement{p(0, 2)}, t0.Add(10*time.Second))
+	s.Reserve(key("c"), 1, "", []vsched.Placement{p(1, 1)}, t0.Add(40*time.Second))
+	s.SetPending(key("a"), 3)
+	s.SetPending(key("b"), 4)
+
+	var wantN int64
+	var wantOldest time.Duration
+	for _, k := range s.Sources() {
+		if r, ok := s.ReservationOf(k); ok {
+			wantN++
+			wantOldest = max(wantOldest, now.Sub(r.At))
+		}
+	}
+	_, wantPending := s.Pending()
+	if wantN != 2 || wantOldest != 50*time.Second || wantPending != 7 {
+		t.Fatalf("old composition: %d reservations, oldest %v, pending %d; want 2, 50s, 7", wantN, wantOldest, wantPending)
+	}
+	n, oldest := s.ReservationStats(now)
+	if n != wantN || oldest != wantOldest {
+		t.Errorf("ReservationStats = %d, %v; want %d, %v", n, oldest, wantN, wantOldest)
+	}
+	if got := s.PendingTotal(); got != wantPending {
+		t.Errorf("PendingTotal = %d, want %d", got, wantPending)
+	}
+}

@@ -7,12 +7,17 @@ package statefulset
 // evictor.Scheduler; these methods are the only way other packages change
 // the scheduler's state.
 
-// Tracks reports whether the ordinal is one of the StatefulSet's pods,
-// rather than a stray far above its replicas that vsched does not drain.
-func (s *Scheduler) Tracks(ord int32) bool {
+// Tracks reports, for each ordinal, whether it is one of the StatefulSet's
+// pods, rather than a stray far above its replicas that vsched does not
+// drain. It takes the state lock once for all of them.
+func (s *Scheduler) Tracks(ords []int32) []bool {
+	out := make([]bool, len(ords))
 	s.st.Lock()
 	defer s.st.Unlock()
-	return s.st.Tracks(ord)
+	for i, o := range ords {
+		out[i] = s.st.Tracks(o)
+	}
+	return out
 }
 
 // MarkDraining remembers that the pod is draining, whatever its annotation

@@ -20,7 +20,7 @@ func TestDrainMemoryAndSnapshot(t *testing.T) {
 	if !s.MarkDraining(1) {
 		t.Fatal("MarkDraining(1) refused a pod of the StatefulSet")
 	}
-	if s.MarkDraining(65535) || s.Tracks(65535) {
+	if s.MarkDraining(65535) || s.Tracks([]int32{65535})[0] {
 		t.Fatal("a stray ordinal was tracked or marked")
 	}
 	if before.Draining(1) || !s.Snapshot().Draining(1) {

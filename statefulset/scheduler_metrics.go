@@ -177,14 +177,8 @@ func (s *Scheduler) gauges() (pending, reservations int64, oldest time.Duration)
 	now := s.cfg.Clock.Now()
 	s.st.Lock()
 	defer s.st.Unlock()
-	_, pending = s.st.Pending()
-	for _, k := range s.st.Sources() {
-		if r, ok := s.st.ReservationOf(k); ok {
-			reservations++
-			oldest = max(oldest, now.Sub(r.At))
-		}
-	}
-	return pending, reservations, oldest
+	reservations, oldest = s.st.ReservationStats(now)
+	return s.st.PendingTotal(), reservations, oldest
 }
 
 // record records one Schedule call.
