@@ -79,11 +79,14 @@ func allCandidates(base state.Reader) []rebalanceCandidate {
 	return cands
 }
 
-// rebalanceCandidate is a source as the state records it.
+// rebalanceCandidate is a source as the state records it, and vpod the
+// source as the scan judges it (ListedOr), which scanRebalance fills once
+// for each candidate with placements.
 type rebalanceCandidate struct {
 	key       types.NamespacedName
 	vreplicas int32
 	ps        []vsched.Placement
+	vpod      vsched.VPod
 }
 
 // rebalanceOutcome says what looking at a source found, for RebalanceScan.

@@ -68,7 +68,10 @@ func (w waitFor) due(key types.NamespacedName, base state.Reader, listed map[typ
 	case w.skipped:
 		return !skip[key]
 	}
-	return ListedOr(listed, key, base.VReplicasOf(key), nil).GetVReplicas() != w.vreplicas
+	if v, ok := listed[key]; ok {
+		return v.GetVReplicas() != w.vreplicas
+	}
+	return base.VReplicasOf(key) != w.vreplicas
 }
 
 // Reset makes the next call look at every source.
@@ -113,7 +116,7 @@ func (r *RebalanceScan) Moves(ctx context.Context, place *framework.Profile, bas
 		case rebalanceSkipped:
 			r.waiting[c.key] = waitFor{skipped: true}
 		case rebalanceResized:
-			r.waiting[c.key] = waitFor{vreplicas: ListedOr(listed, c.key, c.vreplicas, c.ps).GetVReplicas()}
+			r.waiting[c.key] = waitFor{vreplicas: c.vpod.GetVReplicas()}
 		case rebalanceStuck:
 			r.stuck[c.key] = true
 		}

@@ -17,23 +17,25 @@ import (
 // it found of each. Most sources keep every Rebalancer's rule, and for a
 // rule about zones alone their vreplicas per zone say so
 // (framework.Profile.ZoneBalanced) at a fraction of a Decision's cost; the
-// others are tried in key order, as the budget requires.
+// others are tried in key order, as the budget requires. It fills the vpod
+// of each candidate with placements, in cands itself.
 func scanRebalance(ctx context.Context, place *framework.Profile, base state.Reader, listed map[types.NamespacedName]vsched.VPod,
 	skip map[types.NamespacedName]bool, budget, perSource int32, cands []rebalanceCandidate) ([]evictor.Move, []rebalanceOutcome) {
 	outcome := make([]rebalanceOutcome, len(cands))
 	zc := newZoneCounter(base)
 	var try []int
-	for i, c := range cands {
+	for i := range cands {
+		c := &cands[i]
 		if len(c.ps) == 0 {
 			continue
 		}
-		v := ListedOr(listed, c.key, c.vreplicas, c.ps)
+		c.vpod = ListedOr(listed, c.key, c.vreplicas, c.ps)
 		if skip[c.key] {
 			outcome[i] = rebalanceSkipped
 			continue
 		}
 		total, counted := zc.count(c.ps)
-		if v.GetVReplicas() != total {
+		if c.vpod.GetVReplicas() != total {
 			// Growing or shrinking: its next Schedule places through
 			// the profile anyway.
 			outcome[i] = rebalanceResized
@@ -45,7 +47,7 @@ func scanRebalance(ctx context.Context, place *framework.Profile, base state.Rea
 		try = append(try, i)
 	}
 	slices.SortFunc(try, func(a, b int) int { return state.CompareKeys(cands[a].key, cands[b].key) })
-	out, cut := tryRebalance(framework.WithoutReason(ctx), place, base, listed, budget, perSource, cands, try, outcome)
+	out, cut := tryRebalance(framework.WithoutReason(ctx), place, base, budget, perSource, cands, try, outcome)
 	if cut >= 0 {
 		// The sources from the one past the budget on are not tried.
 		for i, c := range cands {
@@ -60,14 +62,14 @@ func scanRebalance(ctx context.Context, place *framework.Profile, base state.Rea
 // tryRebalance tries Rebalance on the candidates try names, in order, on a
 // scratch decision, until budget is spent, recording each outcome. cut is
 // the candidate whose moves went past the budget, -1 when none did.
-func tryRebalance(ctx context.Context, place *framework.Profile, base state.Reader, listed map[types.NamespacedName]vsched.VPod,
+func tryRebalance(ctx context.Context, place *framework.Profile, base state.Reader,
 	budget, perSource int32, cands []rebalanceCandidate, try []int, outcome []rebalanceOutcome) (out []evictor.Move, cut int) {
 	// One decision, Reset per source: its maps are the search's main cost.
 	d := &framework.Decision{}
 	for _, i := range try {
 		c := cands[i]
 		outcome[i] = rebalanceAgain
-		if err := d.Reset(framework.Place, base, ListedOr(listed, c.key, c.vreplicas, c.ps), c.ps); err != nil {
+		if err := d.Reset(framework.Place, base, c.vpod, c.ps); err != nil {
 			continue
 		}
 		res, err := place.Rebalance(ctx, d, perSource)

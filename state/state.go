@@ -38,16 +38,19 @@ type Options struct {
 	ZoneLabel string
 }
 
-// podState holds no pointer (the name is in State.names, the reason is
-// worked out when Pod asks): every clone copies the pods, and an array
-// without pointers is copied as plain memory, with no write barrier, and
+// podState holds no pointer (the name is in State.names, the reason's text
+// is made from refusal when Pod asks): every clone copies the pods, and an
+// array without pointers is copied as plain memory, with no write barrier, and
 // never scanned by the garbage collector.
 type podState struct {
 	exists      bool
 	terminating bool
 	draining    bool // from the pod's annotation
-	candidate   bool
-	node        int32
+	// refusal is ensure's judgement of the pod (judge); the pod is a
+	// candidate when it is mayReceive. A pod ensure has not judged yet is
+	// unjudged, no candidate.
+	refusal refusal
+	node    int32
 	// used is an int64 because statuses are input: counts that are each
 	// within bounds can still sum past MaxInt32 over many sources, and a
 	// wrapped count would make a full pod look free.
@@ -58,6 +61,10 @@ type podState struct {
 	ikey  int64
 	islot int32
 }
+
+// candidate reports whether ensure judged that the pod may receive new
+// vreplicas.
+func (p *podState) candidate() bool { return p.refusal == mayReceive }
 
 // free is the room left on the pod; negative when it holds more than the
 // capacity.
@@ -477,9 +484,9 @@ func (s *State) ensure() {
 	}
 	for i := range s.pods {
 		p := &s.pods[i]
-		p.candidate = s.judge(int32(i)) == mayReceive
+		p.refusal = s.judge(int32(i))
 		s.reindex(int32(i))
-		if !p.candidate {
+		if !p.candidate() {
 			continue
 		}
 		s.candidates = append(s.candidates, int32(i))
@@ -523,7 +530,10 @@ func (s *State) ensure() {
 type refusal uint8
 
 const (
-	mayReceive refusal = iota
+	// unjudged is the zero value: a pod ensure has not judged yet, no
+	// candidate. judge never returns it.
+	unjudged refusal = iota
+	mayReceive
 	aboveReplicas
 	podMissing
 	podTerminating
@@ -599,12 +609,12 @@ func (s *State) Pod(ord int32) (framework.PodInfo, bool) {
 		Name:      s.names[ord],
 		NodeIndex: -1,
 		ZoneIndex: -1,
-		Candidate: p.candidate,
+		Candidate: p.candidate(),
 	}
-	if !p.candidate {
+	if !p.candidate() {
 		// As ensure judged it: nothing the judgement reads has changed
 		// since without making the state dirty.
-		info.Reason = s.reason(ord, s.judge(ord))
+		info.Reason = s.reason(ord, p.refusal)
 	}
 	if p.node >= 0 {
 		n := &s.nodes[p.node]
@@ -622,7 +632,7 @@ func (s *State) IsCandidate(ord int32) bool {
 		return false
 	}
 	s.ensure()
-	return s.pods[ord].candidate
+	return s.pods[ord].candidate()
 }
 
 // Free implements framework.Cluster.
@@ -798,7 +808,7 @@ func (s *State) addUsed(ord int32, delta int32) {
 	if !s.dirty && !s.holdIndex {
 		s.reindex(ord)
 	}
-	if !s.dirty && p.candidate {
+	if !s.dirty && p.candidate() {
 		isFree := p.free(s.opts.Capacity) > 0
 		if wasFree && !isFree {
 			s.freeCands--

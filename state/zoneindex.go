@@ -28,7 +28,7 @@ func (s *State) reindex(ord int32) {
 	p := &s.pods[ord]
 	var key int64
 	slot := int32(0)
-	if f := p.free(s.opts.Capacity); p.candidate && f > 0 {
+	if f := p.free(s.opts.Capacity); p.candidate() && f > 0 {
 		key = framework.ClassKey(saturate(f), ord)
 		slot = s.nodes[p.node].zone + 1
 	}
