@@ -108,6 +108,11 @@ func funcName(n ast.Node) (string, bool) {
 	return "", false
 }
 
+// providerForbids is what a signal provider must not import: the source
+// autoscaler that consumes it is not named (its package holds the
+// contract, sourceautoscaler/signal), the levels below are.
+var providerForbids = []string{"autoscaler", "statefulset", "descheduler", "embed", "state", "plugins"}
+
 // TestImportDirection checks the layering: the scheduler knows nothing of
 // what sizes its StatefulSet, and what decides moves knows neither. config
 // parses, validates and stores; the plugins and the default policy come
@@ -119,6 +124,9 @@ func TestImportDirection(t *testing.T) {
 		"statefulset": {"autoscaler"},
 		"descheduler": {"autoscaler", "statefulset"},
 		"config":      {"plugins"},
+		// A signal provider measures demand and knows the contract in
+		// sourceautoscaler/signal, nothing of what decides or places.
+		"adapters/kafka": providerForbids,
 	}
 	for dir, not := range forbidden {
 		_, files := parseDir(t, dir)
