@@ -3,7 +3,6 @@ package kafka
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/vsched/vsched/internal/nettest"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 )
 
@@ -184,14 +184,8 @@ func TestLagBrokerDown(t *testing.T) {
 	gone := broker(t, map[string]int32{"orders": 1})
 	goneAddr := gone.ListenAddrs()
 	gone.Close()
-	silent, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { silent.Close() })
-	go holdConnections(silent)
 
-	for name, addrs := range map[string][]string{"closed": goneAddr, "silent": {silent.Addr().String()}} {
+	for name, addrs := range map[string][]string{"closed": goneAddr, "refused": {nettest.Refused(t)}, "silent": {nettest.Silent(t)}} {
 		t.Run(name, func(t *testing.T) {
 			cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.RetryTimeout(time.Minute))
 			if err != nil {
@@ -216,23 +210,6 @@ func TestLagBrokerDown(t *testing.T) {
 				t.Errorf("samples after a failed round (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-// holdConnections accepts connections and never answers, until l closes.
-func holdConnections(l net.Listener) {
-	var held []net.Conn
-	defer func() {
-		for _, c := range held {
-			c.Close()
-		}
-	}()
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		held = append(held, c)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/vsched/vsched/internal/nettest"
 )
 
 // Options configures a Server.
@@ -61,7 +62,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err := os.WriteFile(config, []byte(scrapeConfig(o.Targets, o.ScrapeInterval)), 0o644); err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := nettest.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -96,16 +97,6 @@ scrape_configs:
     static_configs:
       - targets: [%[2]s]
 `, every.Milliseconds(), strings.Join(quoted, ", "))
-}
-
-// freePort asks the kernel for a free loopback port.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Start starts the stopped server again and waits until it is ready.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -14,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/vsched/vsched/internal/nettest"
 	"github.com/vsched/vsched/internal/promtest"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 )
@@ -123,24 +123,11 @@ func TestFetchErrors(t *testing.T) {
 	e := promtest.NewExporter("vsched_test_lag", "source")
 	defer e.Close()
 	srv := promtest.Run(t, e.Addr())
-	silent, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer silent.Close()
-	go holdConnections(silent)
-	down, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	downURL := "http://" + down.Addr().String()
-	down.Close()
-
 	cases := []struct{ name, address, query, want string }{
 		{"bad query", srv.URL, "sum(", "bad_data"},
 		{"a scalar", srv.URL, "1", "returned a scalar"},
-		{"server down", downURL, "up", "connection refused"},
-		{"server silent", "http://" + silent.Addr().String(), "up", "context deadline exceeded"},
+		{"server down", "http://" + nettest.Refused(t), "up", "connection refused"},
+		{"server silent", "http://" + nettest.Silent(t), "up", "context deadline exceeded"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -160,23 +147,6 @@ func TestFetchErrors(t *testing.T) {
 				t.Errorf("samples after a failed round (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-// holdConnections accepts connections and never answers, until l closes.
-func holdConnections(l net.Listener) {
-	var held []net.Conn
-	defer func() {
-		for _, c := range held {
-			c.Close()
-		}
-	}()
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		held = append(held, c)
 	}
 }
 
