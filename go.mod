@@ -21,6 +21,7 @@ require (
 	k8s.io/apimachinery v0.35.6
 	k8s.io/client-go v0.35.6
 	k8s.io/klog/v2 v2.130.1
+	k8s.io/metrics v0.35.6
 	k8s.io/utils v0.0.0-20251002143259-bc988d571ff4
 	knative.dev/pkg v0.0.0-20260615201544-6300c57a9e78
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730

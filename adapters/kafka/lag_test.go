@@ -13,6 +13,7 @@ import (
 
 	"github.com/vsched/vsched/internal/nettest"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
+	"github.com/vsched/vsched/sourceautoscaler/signal/providertest"
 )
 
 var epoch = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
@@ -33,17 +34,6 @@ func provider(t *testing.T, cfg Config) *LagProvider {
 		t.Fatal(err)
 	}
 	return p
-}
-
-func fetch(t *testing.T, p *LagProvider, targets []signal.Target) []signal.Sample {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	out := make([]signal.Sample, len(targets))
-	if err := p.Fetch(ctx, targets, out); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 func target(group string, topics ...string) signal.Target {
@@ -97,7 +87,7 @@ func TestLagOverRounds(t *testing.T) {
 		if r.before != nil {
 			r.before()
 		}
-		if diff := cmp.Diff(r.want, fetch(t, p, targets)); diff != "" {
+		if diff := cmp.Diff(r.want, providertest.Fetch(t, p, targets)); diff != "" {
 			t.Fatalf("%s: samples (-want +got):\n%s", r.name, diff)
 		}
 	}
@@ -127,7 +117,7 @@ func TestLagInitialOffset(t *testing.T) {
 	}
 	for _, tc := range cases {
 		p := provider(t, Config{Client: client(t, c), InitialOffset: tc.initial, Now: steppingClock()})
-		if diff := cmp.Diff(tc.want, fetch(t, p, targets)); diff != "" {
+		if diff := cmp.Diff(tc.want, providertest.Fetch(t, p, targets)); diff != "" {
 			t.Errorf("InitialOffset %s: samples (-want +got):\n%s", tc.initial, diff)
 		}
 	}
@@ -148,10 +138,10 @@ func TestOneRoundPerFetch(t *testing.T) {
 	}
 	counter := &requestCounter{}
 	p := provider(t, Config{Client: client(t, c, kgo.WithHooks(counter))})
-	fetch(t, p, targets) // finds the coordinators and the brokers once
+	providertest.Fetch(t, p, targets) // finds the coordinators and the brokers once
 	counter.take()
 
-	got := fetch(t, p, targets)
+	got := providertest.Fetch(t, p, targets)
 	batched := counter.take()
 	for i, s := range got {
 		if want := float64(10 - i%10); s.Value != want {
@@ -159,7 +149,7 @@ func TestOneRoundPerFetch(t *testing.T) {
 		}
 	}
 	for i := range targets {
-		fetch(t, p, targets[i:i+1])
+		providertest.Fetch(t, p, targets[i:i+1])
 	}
 	perSource := counter.take()
 
@@ -184,31 +174,23 @@ func TestLagBrokerDown(t *testing.T) {
 	gone := broker(t, map[string]int32{"orders": 1})
 	goneAddr := gone.ListenAddrs()
 	gone.Close()
-
-	for name, addrs := range map[string][]string{"closed": goneAddr, "refused": {nettest.Refused(t)}, "silent": {nettest.Silent(t)}} {
-		t.Run(name, func(t *testing.T) {
-			cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.RetryTimeout(time.Minute))
+	cases := []struct {
+		name  string
+		addrs []string
+		want  string
+	}{
+		{"closed", goneAddr, "connection refused"},
+		{"silent", []string{nettest.Silent(t)}, "context deadline exceeded"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cl, err := kgo.NewClient(kgo.SeedBrokers(tc.addrs...), kgo.RetryTimeout(time.Minute))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer cl.Close()
 			p := provider(t, Config{Client: cl})
-			out := []signal.Sample{{Known: true, Value: 9}}
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-			defer cancel()
-			start := time.Now()
-			err = p.Fetch(ctx, []signal.Target{target("g-orders")}, out)
-			elapsed := time.Since(start)
-			if err == nil {
-				t.Fatal("Fetch returned no error")
-			}
-			t.Logf("Fetch failed after %v: %v", elapsed, err)
-			if elapsed > 5*time.Second {
-				t.Errorf("Fetch returned after %v, long after its 300ms context ended", elapsed)
-			}
-			if diff := cmp.Diff([]signal.Sample{{}}, out); diff != "" {
-				t.Errorf("samples after a failed round (-want +got):\n%s", diff)
-			}
+			providertest.FailedRound(t, p, target("g-orders"), 300*time.Millisecond, 5*time.Second, tc.want)
 		})
 	}
 }

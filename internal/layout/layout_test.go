@@ -126,8 +126,10 @@ func TestImportDirection(t *testing.T) {
 		"config":      {"plugins"},
 		// A signal provider measures demand and knows the contract in
 		// sourceautoscaler/signal, nothing of what decides or places.
-		"adapters/kafka":                     providerForbids,
-		"sourceautoscaler/signal/prometheus": providerForbids,
+		"adapters/kafka":                       providerForbids,
+		"sourceautoscaler/signal/prometheus":   providerForbids,
+		"sourceautoscaler/signal/metricsapi":   providerForbids,
+		"sourceautoscaler/signal/providertest": providerForbids,
 	}
 	for dir, not := range forbidden {
 		_, files := parseDir(t, dir)

@@ -16,6 +16,7 @@ import (
 	"github.com/vsched/vsched/internal/nettest"
 	"github.com/vsched/vsched/internal/promtest"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
+	"github.com/vsched/vsched/sourceautoscaler/signal/providertest"
 )
 
 // queryCounter counts the queries sent to the server.
@@ -39,17 +40,6 @@ func newProvider(t *testing.T, cfg Config) *Provider {
 		t.Fatal(err)
 	}
 	return p
-}
-
-func fetch(t *testing.T, p *Provider, targets []signal.Target) []signal.Sample {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out := make([]signal.Sample, len(targets))
-	if err := p.Fetch(ctx, targets, out); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestFetchFromPrometheus runs a real Prometheus that scrapes two test
@@ -91,7 +81,7 @@ func TestFetchFromPrometheus(t *testing.T) {
 	for _, tc := range cases {
 		p := newProvider(t, Config{Address: srv.URL, Query: tc.query, Label: "source", RoundTripper: counter, Now: func() time.Time { return at }})
 		before := counter.n.Load()
-		if diff := cmp.Diff(tc.want, fetch(t, p, targets)); diff != "" {
+		if diff := cmp.Diff(tc.want, providertest.Fetch(t, p, targets)); diff != "" {
 			t.Errorf("%s: samples (-want +got):\n%s", tc.query, diff)
 		}
 		if n := counter.n.Load() - before; n != 1 {
@@ -108,7 +98,7 @@ func checkOneQueryPerSource(t *testing.T, address string, targets []signal.Targe
 	before := counter.n.Load()
 	for _, tg := range targets {
 		q := fmt.Sprintf(`vsched_test_lag{source=%q}`, tg.Key.String())
-		fetch(t, newProvider(t, Config{Address: address, Query: q, Label: "source", RoundTripper: counter}), []signal.Target{tg})
+		providertest.Fetch(t, newProvider(t, Config{Address: address, Query: q, Label: "source", RoundTripper: counter}), []signal.Target{tg})
 	}
 	if n := counter.n.Load() - before; n != int64(len(targets)) {
 		t.Errorf("one query per source for %d sources made %d queries, want %d", len(targets), n, len(targets))
@@ -132,20 +122,7 @@ func TestFetchErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newProvider(t, Config{Address: tc.address, Query: tc.query, Label: "source"})
-			out := []signal.Sample{{Known: true, Value: 1}}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			start := time.Now()
-			err := p.Fetch(ctx, []signal.Target{target("ns", "a", "")}, out)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Fetch = %v, want an error containing %q", err, tc.want)
-			}
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("Fetch returned after %v, long after its 2s context ended", d)
-			}
-			if diff := cmp.Diff([]signal.Sample{{}}, out); diff != "" {
-				t.Errorf("samples after a failed round (-want +got):\n%s", diff)
-			}
+			providertest.FailedRound(t, p, target("ns", "a", ""), 2*time.Second, 8*time.Second, tc.want)
 		})
 	}
 }
