@@ -1,6 +1,7 @@
 package promtest
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Exporter serves one gauge with a value per source, in the Prometheus
@@ -56,6 +58,24 @@ func (e *Exporter) Scrapes() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.scrape
+}
+
+// WaitScrapes waits until the exporter has served n more scrapes, or ctx
+// ends. A restarted server answers from its TSDB before it scrapes again
+// (its discovery takes up to 5s): a test that changes the exporter after a
+// restart waits for a scrape first.
+func (e *Exporter) WaitScrapes(ctx context.Context, n int) error {
+	want := e.Scrapes() + n
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for e.Scrapes() < want {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("promtest: waiting for %d scrapes of %s: %w", n, e.Addr(), ctx.Err())
+		case <-tick.C:
+		}
+	}
+	return nil
 }
 
 func (e *Exporter) serve(w http.ResponseWriter, r *http.Request) {

@@ -19,7 +19,7 @@ func TestServerScrapesExporter(t *testing.T) {
 	defer e.Close()
 	e.Set("ns/a", 120)
 	e.Set(`ns/"b"`, 0.5)
-	s := Run(t, e.Addr())
+	s := Run(t, Options{Targets: []string{e.Addr()}})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
@@ -42,8 +42,20 @@ func TestServerScrapesExporter(t *testing.T) {
 	if err := s.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if err := e.WaitScrapes(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.WaitSeries(ctx, "vsched_test_lag", 2); err != nil {
 		t.Fatal(err)
+	}
+	e.Set("ns/a", 200)
+	if err := s.WaitValue(ctx, "vsched_test_lag", "source", "ns/a", 200); err != nil {
+		t.Fatal(err)
+	}
+	short, cancelShort := context.WithTimeout(ctx, time.Second)
+	defer cancelShort()
+	if err := s.WaitValue(short, "vsched_test_lag", "source", "ns/a", 7); err == nil {
+		t.Error("WaitValue for a value never exported returned no error")
 	}
 }
 
@@ -69,5 +81,28 @@ func TestExporterFormat(t *testing.T) {
 	}
 	if e.Scrapes() != 1 {
 		t.Errorf("Scrapes() = %d, want 1", e.Scrapes())
+	}
+}
+
+// TestLookbackDelta checks that a series no scrape has refreshed since a
+// restart (its exporter gone, so no staleness marker) leaves the results
+// after LookbackDelta, not Prometheus's default 5m.
+func TestLookbackDelta(t *testing.T) {
+	e := NewExporter("vsched_test_lag", "source")
+	e.Set("ns/a", 1)
+	s := Run(t, Options{Targets: []string{e.Addr()}, LookbackDelta: time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := s.WaitSeries(ctx, "vsched_test_lag", 1); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop()
+	e.Close()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if vec, err := s.Query(ctx, "vsched_test_lag"); err != nil || len(vec) != 0 {
+		t.Errorf("1.5s after a restart with a 1s lookback: %v, %v; want no series", vec, err)
 	}
 }

@@ -29,6 +29,11 @@ type Options struct {
 	// ScrapeInterval is how often the targets are scraped; zero means
 	// 500ms.
 	ScrapeInterval time.Duration
+	// LookbackDelta is how far back a query looks for a series' last
+	// sample (--query.lookback-delta); zero means Prometheus's 5m. A
+	// series whose target stops being scraped without staleness markers
+	// (after a restart, before the first scrape) lingers that long.
+	LookbackDelta time.Duration
 }
 
 // Server is a prometheus process. Stop and Start make an outage: the
@@ -75,6 +80,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 			"--web.listen-address=127.0.0.1:" + strconv.Itoa(port),
 			"--log.level=warn",
 		},
+	}
+	if o.LookbackDelta > 0 {
+		s.args = append(s.args, fmt.Sprintf("--query.lookback-delta=%dms", o.LookbackDelta.Milliseconds()))
 	}
 	if err := s.Start(ctx); err != nil {
 		return nil, err

@@ -54,7 +54,7 @@ func TestFetchFromPrometheus(t *testing.T) {
 		e1.Set(id, v)
 	}
 	e2.Set("ns/dup", 6)
-	srv := promtest.Run(t, e1.Addr(), e2.Addr())
+	srv := promtest.Run(t, promtest.Options{Targets: []string{e1.Addr(), e2.Addr()}})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if _, err := srv.WaitSeries(ctx, "vsched_test_lag", 7); err != nil {
@@ -112,7 +112,7 @@ func checkOneQueryPerSource(t *testing.T, address string, targets []signal.Targe
 func TestFetchErrors(t *testing.T) {
 	e := promtest.NewExporter("vsched_test_lag", "source")
 	defer e.Close()
-	srv := promtest.Run(t, e.Addr())
+	srv := promtest.Run(t, promtest.Options{Targets: []string{e.Addr()}})
 	cases := []struct{ name, address, query, want string }{
 		{"bad query", srv.URL, "sum(", "bad_data"},
 		{"a scalar", srv.URL, "1", "returned a scalar"},
