@@ -33,6 +33,12 @@ type Config struct {
 	// InitialOffset says what a partition the group has never committed on
 	// lags by: Latest (the default when empty) or Earliest.
 	InitialOffset string
+	// UnknownGroupIsNew measures a group the brokers do not know (never
+	// created, or its offsets expired after offsets.retention.minutes
+	// empty) as a group that has committed nothing, so its lag follows
+	// InitialOffset, when its target names its Topics. When false (the
+	// default), or without Topics, such a group is Known false.
+	UnknownGroupIsNew bool
 	// Now is the provider's clock, which stamps Sample.At; nil means
 	// time.Now.
 	Now func() time.Time
@@ -43,9 +49,10 @@ type Config struct {
 // reads (when nil, the topics the group's members are assigned and those
 // it has committed on).
 type LagProvider struct {
-	adm      *kadm.Client
-	earliest bool
-	now      func() time.Time
+	adm          *kadm.Client
+	earliest     bool
+	unknownIsNew bool
+	now          func() time.Time
 
 	// mu guards prev: each partition's state at the previous round.
 	mu   sync.Mutex
@@ -71,7 +78,7 @@ func NewLagProvider(cfg Config) (*LagProvider, error) {
 	if cfg.Client == nil {
 		return nil, errors.New("kafka: Config.Client: required (a *kgo.Client built with the seed brokers)")
 	}
-	p := &LagProvider{adm: kadm.NewClient(cfg.Client), now: cfg.Now}
+	p := &LagProvider{adm: kadm.NewClient(cfg.Client), unknownIsNew: cfg.UnknownGroupIsNew, now: cfg.Now}
 	switch cfg.InitialOffset {
 	case "", Latest:
 	case Earliest:

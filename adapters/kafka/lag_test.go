@@ -94,31 +94,46 @@ func TestLagOverRounds(t *testing.T) {
 }
 
 // TestLagInitialOffset checks what a partition the group never committed
-// on lags by: nothing with Latest, every record with Earliest; and that
-// named topics replace the group's own.
+// on lags by: nothing with Latest, every record with Earliest; that named
+// topics replace the group's own; and that a group the broker does not
+// know is unknown, or with UnknownGroupIsNew and named topics, measured as
+// a group that committed nothing.
 func TestLagInitialOffset(t *testing.T) {
 	c := broker(t, map[string]int32{"payments": 2, "refunds": 1})
 	produce(t, c, "payments", map[int32]int{0: 5, 1: 5})
 	produce(t, c, "refunds", map[int32]int{0: 4})
 	commitAsAdmin(t, c, "g-pay", "payments", map[int32]int64{0: 2})
-	targets := []signal.Target{target("g-pay"), target("g-pay", "payments", "refunds")}
+	targets := []signal.Target{target("g-pay"), target("g-pay", "payments", "refunds"), target("new", "refunds"), target("new")}
 	cases := []struct {
-		initial string
-		want    []signal.Sample
+		initial      string
+		unknownIsNew bool
+		want         []signal.Sample
 	}{
-		{Latest, []signal.Sample{
+		{Latest, false, []signal.Sample{
 			{Known: true, Value: 3, At: epoch, Partitions: 2, PartitionsWithLag: 1},
 			{Known: true, Value: 3, At: epoch, Partitions: 3, PartitionsWithLag: 1},
+			{}, {},
 		}},
-		{Earliest, []signal.Sample{
+		{Earliest, false, []signal.Sample{
 			{Known: true, Value: 8, At: epoch, Partitions: 2, PartitionsWithLag: 2},
 			{Known: true, Value: 12, At: epoch, Partitions: 3, PartitionsWithLag: 3},
+			{}, {},
+		}},
+		{Latest, true, []signal.Sample{
+			{Known: true, Value: 3, At: epoch, Partitions: 2, PartitionsWithLag: 1},
+			{Known: true, Value: 3, At: epoch, Partitions: 3, PartitionsWithLag: 1},
+			{Known: true, Value: 0, At: epoch, Partitions: 1}, {},
+		}},
+		{Earliest, true, []signal.Sample{
+			{Known: true, Value: 8, At: epoch, Partitions: 2, PartitionsWithLag: 2},
+			{Known: true, Value: 12, At: epoch, Partitions: 3, PartitionsWithLag: 3},
+			{Known: true, Value: 4, At: epoch, Partitions: 1, PartitionsWithLag: 1}, {},
 		}},
 	}
 	for _, tc := range cases {
-		p := provider(t, Config{Client: client(t, c), InitialOffset: tc.initial, Now: steppingClock()})
+		p := provider(t, Config{Client: client(t, c), InitialOffset: tc.initial, UnknownGroupIsNew: tc.unknownIsNew, Now: steppingClock()})
 		if diff := cmp.Diff(tc.want, providertest.Fetch(t, p, targets)); diff != "" {
-			t.Errorf("InitialOffset %s: samples (-want +got):\n%s", tc.initial, diff)
+			t.Errorf("InitialOffset %s, UnknownGroupIsNew %t: samples (-want +got):\n%s", tc.initial, tc.unknownIsNew, diff)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 // zero) commits nothing, and its lag is demand, not a stuck message.
 // At is left to the caller.
 func (r *lagRound) measure(group string, named []string, prev, next map[partKey]partState) signal.Sample {
-	if !r.known(group) {
+	if !r.known(group) && (!r.unknownIsNew || len(named) == 0 || r.fetchFailed(group)) {
 		return signal.Sample{}
 	}
 	topics := r.groupTopics(group, named)

@@ -20,6 +20,9 @@ type lagRound struct {
 	start     kadm.ListedOffsets // nil unless InitialOffset is Earliest
 	end       kadm.ListedOffsets
 	earliest  bool
+	// unknownIsNew measures a group the brokers do not know as one that
+	// has committed nothing (Config.UnknownGroupIsNew).
+	unknownIsNew bool
 }
 
 // round asks the brokers about every target's group at once: one
@@ -34,7 +37,7 @@ func (p *LagProvider) round(ctx context.Context, targets []signal.Target) (*lagR
 	slices.Sort(groups)
 	groups = slices.Compact(groups)
 
-	r := &lagRound{earliest: p.earliest}
+	r := &lagRound{earliest: p.earliest, unknownIsNew: p.unknownIsNew}
 	var err error
 	if r.described, err = p.adm.DescribeGroups(ctx, groups...); roundFailed(err) {
 		return nil, fmt.Errorf("kafka: describing %d groups: %w", len(groups), err)
@@ -124,6 +127,13 @@ func (r *lagRound) known(group string) bool {
 	}
 	d, ok := r.described[group]
 	return ok && d.Err == nil && d.State != "Dead" && d.State != ""
+}
+
+// fetchFailed says whether the group's offsets could not be fetched for a
+// reason other than the group being unknown.
+func (r *lagRound) fetchFailed(group string) bool {
+	f, ok := r.fetched[group]
+	return !ok || f.Err != nil && !errors.Is(f.Err, kerr.GroupIDNotFound)
 }
 
 // addSat adds two non-negative lags, saturating at math.MaxInt64.
