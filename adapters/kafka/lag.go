@@ -97,8 +97,9 @@ func (p *LagProvider) Name() string { return "kafka" }
 
 // Fetch implements signal.Provider: one round for every target's group.
 // Value is the total lag in records; a group the brokers do not know (no
-// members and no commits), or a topic or partition that cannot be listed,
-// gives Known false and an otherwise zero sample.
+// members and no commits; unless UnknownGroupIsNew and its target names
+// its topics), or a topic or partition that cannot be listed, gives Known
+// false and an otherwise zero sample.
 func (p *LagProvider) Fetch(ctx context.Context, targets []signal.Target, out []signal.Sample) error {
 	if len(out) != len(targets) {
 		return fmt.Errorf("kafka: Fetch: %d samples for %d targets", len(out), len(targets))
