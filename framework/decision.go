@@ -54,6 +54,7 @@ type Decision struct {
 	state               map[StateKey]any
 	changes             int32
 	room                room
+	feasible            feasibleZones
 	// quiet is set while the runtime filters candidates only to pick a
 	// winner: the reasons of a rejection are then dropped unread.
 	quiet bool
@@ -89,6 +90,7 @@ func NewDecision(mode Mode, cluster Cluster, vpod vsched.VPod, base []vsched.Pla
 // until the next successful Reset.
 func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vsched.Placement) error {
 	onPod, podNames, delta, state, places := d.onPod, d.podNames, d.delta, d.state, d.room.places
+	feasibleMark := d.feasible.mark
 	deltaAt := d.deltaAt
 	if deltaAt == nil {
 		deltaAt = make([]int32, 0, cluster.Replicas())
@@ -112,6 +114,7 @@ func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vs
 		gen:     1,
 	}
 	d.room.places = places
+	d.feasible.mark = feasibleMark
 	if d.onPod == nil {
 		d.onPod = make(map[int32]int32, len(base)+4)
 		d.podNames = make(map[int32]vsched.Placement, len(base)+4)

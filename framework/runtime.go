@@ -434,6 +434,8 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 	if len(feasible) == 0 {
 		return -1, nil
 	}
+	d.setFeasible(feasible)
+	defer d.endStep()
 	if cap(r.totals) < len(feasible) {
 		r.totals = make([]int64, len(feasible))
 	}
