@@ -108,12 +108,12 @@ func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vs
 	*d = Decision{
 		mode: mode, cluster: cluster, vpod: vpod,
 		onPod: onPod, podNames: podNames, delta: delta, deltaAt: deltaAt, state: state,
-		onNode:  zeroed(d.onNode, cluster.NumNodes()),
-		onZone:  zeroed(d.onZone, cluster.NumZones()),
+		onNode:      zeroed(d.onNode, cluster.NumNodes()),
+		onZone:      zeroed(d.onZone, cluster.NumZones()),
 		holders:     d.holders[:0],
 		roomHolders: d.roomHolders[:0],
 		podCounts:   d.podCounts[:0],
-		gen:     1,
+		gen:         1,
 	}
 	d.room.places = places
 	d.feasible.mark = feasibleMark

@@ -111,3 +111,14 @@ func (d *Decision) noteHolder(ord int32, p podPlace, before, after, freeBefore i
 // have free capacity. Callers must not modify the slice, and it is only
 // valid until the decision changes.
 func (d *Decision) RoomHolders() []int32 { return d.roomHolders }
+
+// HolderPodStats summarises the source's vreplicas over the candidate pods
+// holding it (PodStats without the eligible pods that hold none): what a
+// pod spread ranks against once the source may use no further pod.
+func (d *Decision) HolderPodStats() DomainStats {
+	var acc statsAcc
+	for _, c := range d.podCounts {
+		acc.addN(c.v, c.n)
+	}
+	return acc.done()
+}
