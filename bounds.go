@@ -5,15 +5,16 @@ package vsched
 // constructor for the capacity, the autoscaler's configuration for its
 // replicas), and repaired with a reported problem where it is read from a
 // status someone else wrote. Within them every count vsched keeps fits its
-// integer type, and no single Schedule call holds the scheduler's lock for
-// more than a few milliseconds (BenchmarkScheduleAtBounds in package
-// statefulset measures it).
+// integer type, and a single Schedule call holds the scheduler's lock for a
+// bounded time (BenchmarkScheduleAtBounds in package statefulset measures
+// it; docs/embedding.md gives the figures).
 const (
-	// MaxVReplicas is the most vreplicas one source may ask for. A
-	// Schedule call costs time in proportion to the vreplicas it places
-	// or removes, all of it under the lock every other call and informer
-	// event waits for.
-	MaxVReplicas = 100
+	// MaxVReplicas is the most vreplicas one source may ask for: a Kafka
+	// topic's partitions, with room to spare. A Schedule call runs under
+	// the lock every other call and informer event waits for; placing
+	// costs time in proportion to the vreplicas placed, removing in
+	// proportion to the vreplicas removed times the pods the source holds.
+	MaxVReplicas = 1_000
 	// MaxCapacity is the highest capacity a pod may have.
 	MaxCapacity = 10_000
 	// MaxReplicas is the most pods a StatefulSet may have: ordinals run

@@ -2,7 +2,6 @@ package framework
 
 import (
 	"fmt"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -49,11 +48,13 @@ type Decision struct {
 	podStats, nodeStats DomainStats
 	zoneStats           DomainStats
 	zoneSpreadStats     DomainStats
-	holdersGen          uint64
-	holders             []int32
+	holders             []int32 // holders.go keeps these current
+	roomHolders         []int32
+	podCounts           []countN
 	state               map[StateKey]any
 	changes             int32
 	room                room
+	feasible            feasibleZones
 	// quiet is set while the runtime filters candidates only to pick a
 	// winner: the reasons of a rejection are then dropped unread.
 	quiet bool
@@ -89,6 +90,7 @@ func NewDecision(mode Mode, cluster Cluster, vpod vsched.VPod, base []vsched.Pla
 // until the next successful Reset.
 func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vsched.Placement) error {
 	onPod, podNames, delta, state, places := d.onPod, d.podNames, d.delta, d.state, d.room.places
+	feasibleMark := d.feasible.mark
 	deltaAt := d.deltaAt
 	if deltaAt == nil {
 		deltaAt = make([]int32, 0, cluster.Replicas())
@@ -106,12 +108,15 @@ func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vs
 	*d = Decision{
 		mode: mode, cluster: cluster, vpod: vpod,
 		onPod: onPod, podNames: podNames, delta: delta, deltaAt: deltaAt, state: state,
-		onNode:  zeroed(d.onNode, cluster.NumNodes()),
-		onZone:  zeroed(d.onZone, cluster.NumZones()),
-		holders: d.holders[:0],
-		gen:     1,
+		onNode:      zeroed(d.onNode, cluster.NumNodes()),
+		onZone:      zeroed(d.onZone, cluster.NumZones()),
+		holders:     d.holders[:0],
+		roomHolders: d.roomHolders[:0],
+		podCounts:   d.podCounts[:0],
+		gen:         1,
 	}
 	d.room.places = places
+	d.feasible.mark = feasibleMark
 	if d.onPod == nil {
 		d.onPod = make(map[int32]int32, len(base)+4)
 		d.podNames = make(map[int32]vsched.Placement, len(base)+4)
@@ -168,6 +173,7 @@ func (d *Decision) fill(base []vsched.Placement) error {
 			}
 		}
 	}
+	d.indexHolders()
 	return nil
 }
 
@@ -216,17 +222,7 @@ func (d *Decision) PodsHeld() int { return len(d.onPod) }
 
 // Holders lists, ascending, the ordinals of the pods holding the source.
 // Callers must not modify the slice.
-func (d *Decision) Holders() []int32 {
-	if d.holdersGen != d.gen {
-		d.holders = d.holders[:0]
-		for ord := range d.onPod {
-			d.holders = append(d.holders, ord)
-		}
-		slices.Sort(d.holders)
-		d.holdersGen = d.gen
-	}
-	return d.holders
-}
+func (d *Decision) Holders() []int32 { return d.holders }
 
 // Free is the pod's free capacity with this decision's changes applied.
 func (d *Decision) Free(ordinal int32) int32 {
@@ -369,10 +365,8 @@ func (d *Decision) PodStats() DomainStats {
 	if d.podGen != d.gen {
 		var acc statsAcc
 		acc.addN(0, d.nonHolderFree)
-		for _, ord := range d.Holders() {
-			if d.cluster.IsCandidate(ord) {
-				acc.addN(d.onPod[ord], 1)
-			}
+		for _, c := range d.podCounts {
+			acc.addN(c.v, c.n)
 		}
 		d.podStats = acc.done()
 		d.podGen = d.gen
@@ -477,6 +471,7 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 		}
 		d.deltaAt[ordinal] = d.delta[ordinal]
 	}
+	d.noteHolder(ordinal, d.place(ordinal), before, after, freeBefore)
 	d.total += delta
 	d.changes++
 	// Keep nonHolderFree exact: a candidate counts there while it has free

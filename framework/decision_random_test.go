@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/vsched/vsched/framework"
 	ft "github.com/vsched/vsched/framework/frameworktest"
@@ -88,12 +89,43 @@ func checkIncremental(t *testing.T, what string, d *framework.Decision) {
 	if diff := cmp.Diff(d.ZoneSpreadStats(), framework.CountedZoneStats(d.Cluster(), onZone)); diff != "" {
 		t.Fatalf("%s: CountedZoneStats of %v (-ZoneSpreadStats +CountedZoneStats):\n%s", what, onZone, diff)
 	}
+	checkHolderIndexes(t, what, d)
 	var total int32
 	for _, ord := range d.Holders() {
 		total += d.OnPod(ord)
 	}
 	if total != d.Total() || len(d.Holders()) != d.PodsHeld() {
 		t.Fatalf("%s: Total %d PodsHeld %d, holders sum to %d over %d", what, d.Total(), d.PodsHeld(), total, len(d.Holders()))
+	}
+}
+
+// checkHolderIndexes compares the holder indexes the Decision keeps change
+// by change (Holders, RoomHolders, HolderPodStats) with a scan of every
+// ordinal the scenarios use.
+func checkHolderIndexes(t *testing.T, what string, d *framework.Decision) {
+	t.Helper()
+	c := d.Cluster()
+	var holders, room, counts []int32
+	for ord := int32(0); ord < c.Replicas()+16; ord++ {
+		if d.OnPod(ord) <= 0 {
+			continue
+		}
+		holders = append(holders, ord)
+		if c.IsCandidate(ord) {
+			counts = append(counts, d.OnPod(ord))
+			if d.Free(ord) > 0 {
+				room = append(room, ord)
+			}
+		}
+	}
+	if diff := cmp.Diff(holders, slices.Clone(d.Holders()), cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("%s: Holders (-scan +decision):\n%s", what, diff)
+	}
+	if diff := cmp.Diff(room, slices.Clone(d.RoomHolders()), cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("%s: RoomHolders (-scan +decision):\n%s", what, diff)
+	}
+	if diff := cmp.Diff(ft.StatsOf(counts), d.HolderPodStats()); diff != "" {
+		t.Fatalf("%s: HolderPodStats of %v (-scan +decision):\n%s", what, counts, diff)
 	}
 }
 
@@ -134,6 +166,11 @@ func TestDecisionIncremental(t *testing.T) {
 				}
 				checkIncremental(t, fmt.Sprintf("%s, step %d", what, step), d)
 			}
+			// A reused decision starts its indexes afresh.
+			if err := d.Reset(mode, sc.Cluster, nil, sc.Base); err != nil {
+				t.Fatal(err)
+			}
+			checkIncremental(t, what+", reset", d)
 		}
 	}
 }

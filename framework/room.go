@@ -226,8 +226,8 @@ func (d *Decision) PodRoomStatsOnNode(node int32) DomainStats {
 		}
 	}
 	var acc statsAcc
-	for _, ord := range d.Holders() {
-		if d.CandidateNode(ord) == node && d.Free(ord) > 0 {
+	for _, ord := range d.RoomHolders() {
+		if d.CandidateNode(ord) == node {
 			acc.addN(d.onPod[ord], 1)
 		}
 	}

@@ -1,7 +1,5 @@
 package framework
 
-import "slices"
-
 // The spread summaries on a RoomIndex cluster: the nodes the decision
 // touches (those of its holders and of the pods it changed) are summarised
 // one by one; every other node holds none of the source, and has room under
@@ -88,27 +86,8 @@ func (d *Decision) nodeZoneOf(node int32) int32 {
 }
 
 // touchedNodes lists, ascending, the nodes of the decision's holders and of
-// the pods it changed; kept per generation.
-func (d *Decision) touchedNodes() []int32 {
-	r := &d.room
-	if r.touchedGen == d.gen && r.touchedOK {
-		return r.touched
-	}
-	out := r.touched[:0]
-	for _, ord := range d.Holders() {
-		if n := d.place(ord).node; n >= 0 {
-			out = append(out, n)
-		}
-	}
-	for ord := range d.delta {
-		if n := d.place(ord).node; n >= 0 {
-			out = append(out, n)
-		}
-	}
-	slices.Sort(out)
-	r.touched, r.touchedGen, r.touchedOK = slices.Compact(out), d.gen, true
-	return r.touched
-}
+// the pods it changed (kept current by the holder indexes, holders.go).
+func (d *Decision) touchedNodes() []int32 { return d.room.touched }
 
 // nodeStatsFromIndex is NodeStats on a RoomIndex cluster: the touched nodes
 // that host a candidate, and a 0 for each other node that does.

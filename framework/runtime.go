@@ -378,15 +378,7 @@ func (r *run) fastCandidates() []int32 {
 // holderCandidates appends to out every candidate holder with free
 // capacity: each is a class of its own.
 func (r *run) holderCandidates(out []int32) []int32 {
-	for _, ord := range r.d.Holders() {
-		if r.d.Free(ord) <= 0 {
-			continue
-		}
-		if r.d.cluster.IsCandidate(ord) {
-			out = append(out, ord)
-		}
-	}
-	return out
+	return append(out, r.d.RoomHolders()...)
 }
 
 // better reports whether candidate a (total ta) beats b (total tb). Placing,
@@ -434,6 +426,8 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 	if len(feasible) == 0 {
 		return -1, nil
 	}
+	d.setFeasible(feasible)
+	defer d.endStep()
 	if cap(r.totals) < len(feasible) {
 		r.totals = make([]int64, len(feasible))
 	}
@@ -586,24 +580,33 @@ func (r *run) whyNone(ctx context.Context) string {
 	// the rule that left vreplicas pending while pods had room.
 	roomy := map[string]int{}
 	binding := ""
+	// The filters run quiet (no reasons built, so no allocation per pod
+	// on a cluster of thousands); a filter runs again with its reasons
+	// only for the pods whose message is quoted.
+	r.d.quiet = true
+	defer func() { r.d.quiet = false }()
 	for _, ord := range cands {
 		for _, f := range r.filters {
-			st := f.Filter(ctx, r.d, ord)
-			if st.IsRejected() {
-				if counts[f.Name()] == 0 {
-					order = append(order, f.Name())
-					first[f.Name()] = st.Message()
-				}
-				counts[f.Name()]++
-				if r.p.mode == Place && r.d.Free(ord) > 0 {
-					if roomy[f.Name()] == 0 && binding == "" {
-						binding = f.Name()
-						first[f.Name()] = st.Message()
-					}
-					roomy[f.Name()]++
-				}
-				break
+			if !f.Filter(ctx, r.d, ord).IsRejected() {
+				continue
 			}
+			name := f.Name()
+			hasRoom := r.p.mode == Place && r.d.Free(ord) > 0
+			binds := hasRoom && roomy[name] == 0 && binding == ""
+			if counts[name] == 0 || binds {
+				first[name] = r.reasonOf(ctx, f, ord)
+			}
+			if counts[name] == 0 {
+				order = append(order, name)
+			}
+			counts[name]++
+			if binds {
+				binding = name
+			}
+			if hasRoom {
+				roomy[name]++
+			}
+			break
 		}
 	}
 	parts := make([]string, 0, len(order))
@@ -615,6 +618,14 @@ func (r *run) whyNone(ctx context.Context) string {
 		return msg
 	}
 	return fmt.Sprintf("bound by %s, which rejected %d pod(s) that have room; %s", binding, roomy[binding], msg)
+}
+
+// reasonOf is the message of f's rejection of the pod, with its reasons.
+func (r *run) reasonOf(ctx context.Context, f FilterPlugin, ord int32) string {
+	quiet := r.d.quiet
+	r.d.quiet = false
+	defer func() { r.d.quiet = quiet }()
+	return f.Filter(ctx, r.d, ord).Message()
 }
 
 func podName(d *Decision, ord int32) string {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/state"
 )
@@ -38,11 +39,16 @@ import (
 //
 //	uneven-%        share of the calls, among those where the zones' free
 //	                room allowed a zone skew within MaxSkew over the healthy
-//	                zones, that ended above MaxSkew (goal 0)
+//	                zones, that ended above MaxSkew (goal 0); for the
+//	                example profile, among those after which every healthy
+//	                zone can still take a vreplica
 //	skew-room-max   the largest zone skew over the zones with room after the
 //	                call, among the calls where those zones were within
 //	                MaxSkew of each other before it: a zone filling up or
-//	                full must not unbalance the rest (goal <= MaxSkew)
+//	                full must not unbalance the rest (goal <= MaxSkew). For
+//	                the example profile, whose pod spread is a hard rule,
+//	                a zone has room when one of its pods passes every
+//	                filter for one more vreplica of the source
 //	skew-healthy-max the largest zone skew over the healthy zones after any
 //	                call (no goal: full and recovered zones make it large)
 //	pods-over-bound pods holding vreplicas minus ceil(vreplicas / capacity)
@@ -62,11 +68,24 @@ type qualityProfile struct {
 	name    string
 	data    map[string]string
 	maxSkew int32
+	// hard: a filter other than capacity can close a zone with free
+	// room to the source (a hard pod spread); a zone then has room when
+	// one of its pods passes every filter for one more vreplica.
+	hard bool
 }
 
 var qualityProfiles = []qualityProfile{
-	{"default", nil, 1},
-	{"kafkaHA", haScheduler, 2},
+	{"default", nil, 1, false},
+	{"kafkaHA", haScheduler, 2, false},
+	{"example", exampleScheduler, 2, true},
+}
+
+// exampleScheduler is the design document's example config-scheduler
+// (/work/shared/seeds/004): pod spread as a hard rule with MaxSkew 2, zone
+// spread as a priority with MaxSkew 2, then the lowest ordinal.
+var exampleScheduler = map[string]string{
+	"predicates": `[{"Name":"PodFitsResources"},{"Name":"NoMaxResourceCount","Args":"{\"NumPartitions\": 100}"},{"Name":"EvenPodSpread","Args":"{\"MaxSkew\": 2}"}]`,
+	"priorities": `[{"Name":"AvailabilityZonePriority","Weight":10,"Args":"{\"MaxSkew\": 2}"},{"Name":"LowestOrdinalPriority","Weight":2}]`,
 }
 
 const qualityZones = 3
@@ -135,6 +154,38 @@ func viewZones(st *state.State, ps []vsched.Placement) zoneView {
 	return v
 }
 
+// zonesTaking reports per zone whether one of its pods passes every filter
+// of place for one more vreplica of v, which holds ps: an explained run of
+// one vreplica on a decision of its own evaluates every candidate.
+func zonesTaking(b *testing.B, st *state.State, place *framework.Profile, v vsched.VPod, ps []vsched.Placement) []bool {
+	d, err := framework.NewDecision(framework.Place, st, v, ps)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ex framework.Explanation
+	if _, err := place.Run(benchCtx(), d, 1, &ex); err != nil {
+		b.Fatal(err)
+	}
+	takes := make([]bool, qualityZones)
+	for _, c := range ex.Steps[0].Candidates {
+		if info, ok := st.Pod(c.Ordinal); ok && c.Feasible && info.ZoneIndex >= 0 && int(info.ZoneIndex) < qualityZones {
+			takes[info.ZoneIndex] = true
+		}
+	}
+	return takes
+}
+
+// takesAll reports whether every zone in can take a vreplica (takes nil:
+// every zone with free room can).
+func takesAll(takes, in []bool) bool {
+	for z := range takes {
+		if in[z] && !takes[z] {
+			return false
+		}
+	}
+	return true
+}
+
 // skewOver is max - min of counts over the zones in.
 func skewOver(counts []int32, in []bool) int32 {
 	lo, hi, any := int32(0), int32(0), false
@@ -198,8 +249,8 @@ type qualityStats struct {
 
 // judge scores one committed call: before and after are the source's zone
 // views around it.
-func (q *qualityStats) judge(before, after zoneView, delta, maxSkew int32) {
-	if bestSkew(before, before.healthy, delta) <= maxSkew {
+func (q *qualityStats) judge(before, after zoneView, delta, maxSkew int32, takes []bool) {
+	if bestSkew(before, before.healthy, delta) <= maxSkew && takesAll(takes, after.healthy) {
 		q.evenPossible++
 		if skewOver(after.on, after.healthy) > maxSkew {
 			if os.Getenv("QDEBUG") != "" {
@@ -210,7 +261,7 @@ func (q *qualityStats) judge(before, after zoneView, delta, maxSkew int32) {
 	}
 	room := make([]bool, qualityZones)
 	for z := range room {
-		room[z] = after.healthy[z] && after.free[z] > 0
+		room[z] = after.healthy[z] && after.free[z] > 0 && (takes == nil || takes[z])
 	}
 	if skewOver(before.on, room) <= maxSkew {
 		if sk := skewOver(after.on, room); sk > maxSkew && os.Getenv("QDEBUG") != "" {
@@ -249,7 +300,9 @@ func qualityRun(b *testing.B, c *memcluster.Cluster, prof qualityProfile) qualit
 	for i := range vpods {
 		vpods[i] = &benchVPod{key: types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("src-%04d", i)}, vreplicas: qualitySize(rng), rv: 1}
 	}
-	s := startBenchScheduler(b, c, workload{pods: 600}, benchProfiles(b, prof.data), &vpods)
+	profiles := benchProfiles(b, prof.data)
+	place := profiles().Place
+	s := startBenchScheduler(b, c, workload{pods: 600}, profiles, &vpods)
 	defer s.Close()
 	var q qualityStats
 	call := func(v *benchVPod, size int32, timer, cpu *time.Duration) {
@@ -271,8 +324,14 @@ func qualityRun(b *testing.B, c *memcluster.Cluster, prof qualityProfile) qualit
 		}
 		commit(s, v, ps)
 		var after zoneView
-		s.withState(func(st *state.State) { after = viewZones(st, ps) })
-		q.judge(before, after, delta, prof.maxSkew)
+		var takes []bool
+		s.withState(func(st *state.State) {
+			after = viewZones(st, ps)
+			if prof.hard {
+				takes = zonesTaking(b, st, place, v, ps)
+			}
+		})
+		q.judge(before, after, delta, prof.maxSkew, takes)
 		q.moves += movedBy(old, ps)
 	}
 	for _, v := range vpods {

@@ -21,13 +21,16 @@
 // less than 9.1 (with MaxSkew 1; 4.1 otherwise), whatever the counts: the
 // zone spread decides first.
 //
-// Past the bound: when the least-loaded zone that still has room (a candidate
-// pod with free capacity, this decision's placements included) cannot take a
-// vreplica within MaxSkew over all counted zones (a zone that holds the fewest
-// is full), Min and Max are taken over the zones with room only
-// (spread.Counted over Decision.ZoneStats and Decision.ZoneRoomStats): the
-// zones that can still grow stay within MaxSkew of each other instead of all
-// scoring alike. A failed or cordoned zone is not counted in the first place.
+// Past the bound: when the least-loaded zone that still has room (a pod that
+// passed every filter of the profile for this vreplica, this decision's
+// placements included) cannot take a vreplica within MaxSkew over all
+// counted zones (a zone that holds the fewest is full, or closed by a hard
+// rule such as EvenPodSpread as a predicate), Min and Max are taken over the
+// zones with room only (spread.Counted over Decision.ZoneStats and
+// Decision.FeasibleZoneStats): the zones that can still grow stay within
+// MaxSkew of each other instead of all scoring alike. A failed or cordoned
+// zone is not counted in the first place. Outside the runtime's scoring (a
+// direct call of Score), room is free capacity (Decision.ZoneRoomStats).
 //
 // Two cases are settled without arithmetic:
 //   - No counted zones (no node carries a zone label, or none hosting a

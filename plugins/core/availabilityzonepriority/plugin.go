@@ -60,7 +60,7 @@ func (*Plugin) SpreadsOverZones() bool { return true }
 
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	stats := spread.Counted(d.ZoneStats(), d.ZoneRoomStats(), pl.maxSkew)
+	stats := spread.Counted(d.ZoneStats(), d.FeasibleZoneStats(), pl.maxSkew)
 	if stats.Domains == 0 {
 		return framework.MaxScore, nil
 	}

@@ -125,13 +125,5 @@ func podStatsFor(d *framework.Decision, capped bool) framework.DomainStats {
 	if !capped {
 		return d.PodStats()
 	}
-	c := d.Cluster()
-	holders := d.Holders()
-	counts := make([]int32, 0, len(holders))
-	for _, ord := range holders {
-		if c.IsCandidate(ord) {
-			counts = append(counts, d.OnPod(ord))
-		}
-	}
-	return spread.Stats(counts)
+	return d.HolderPodStats()
 }

@@ -54,15 +54,10 @@ type holders struct {
 	stats   framework.DomainStats
 }
 
-// count summarises the source's vreplicas over its available holders.
+// count summarises the source's vreplicas over its available holders, which
+// the decision keeps current change by change.
 func count(d *framework.Decision) framework.DomainStats {
-	var acc removal.Stats
-	for _, ord := range d.Holders() {
-		if d.Cluster().IsCandidate(ord) {
-			acc.Add(d.OnPod(ord))
-		}
-	}
-	return acc.Result()
+	return d.HolderPodStats()
 }
 
 // Prepare implements framework.PreparePlugin: it counts the holders once.

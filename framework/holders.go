@@ -1,0 +1,124 @@
+package framework
+
+import "slices"
+
+// What a decision keeps current about the pods holding its source, change by
+// change, so that a step reads it without walking every holder: a source of
+// thousands of vreplicas holds hundreds of pods, and a walk per step made a
+// decision cost the square of the vreplicas it changed (issue 21).
+//
+//   - holders: every pod holding the source, ascending;
+//   - roomHolders: the candidate holders with free capacity, ascending (the
+//     only holders a placing step can choose, and few while pods fill up
+//     before others open);
+//   - podCounts: how many candidate holders hold each count, ascending by
+//     count (a count per distinct value, so few), which PodStats reads;
+//   - room.touched: the nodes of the holders and of the pods changed, which
+//     only grows during a decision.
+
+// countN is how many candidate holders hold v vreplicas.
+type countN struct {
+	v int32
+	n int
+}
+
+// insertSorted adds v to the ascending s unless it is there.
+func insertSorted(s []int32, v int32) []int32 {
+	i, found := slices.BinarySearch(s, v)
+	if found {
+		return s
+	}
+	return slices.Insert(s, i, v)
+}
+
+// deleteSorted removes v from the ascending s if it is there.
+func deleteSorted(s []int32, v int32) []int32 {
+	if i, found := slices.BinarySearch(s, v); found {
+		return slices.Delete(s, i, i+1)
+	}
+	return s
+}
+
+// addCount changes by delta how many candidate holders hold v (v > 0).
+func (d *Decision) addCount(v int32, delta int) {
+	i, found := slices.BinarySearchFunc(d.podCounts, v, func(c countN, v int32) int { return int(c.v) - int(v) })
+	switch {
+	case found:
+		d.podCounts[i].n += delta
+		if d.podCounts[i].n <= 0 {
+			d.podCounts = slices.Delete(d.podCounts, i, i+1)
+		}
+	case delta > 0:
+		d.podCounts = slices.Insert(d.podCounts, i, countN{v: v, n: delta})
+	}
+}
+
+// indexHolders builds the holder indexes from onPod, once the base
+// placements are in.
+func (d *Decision) indexHolders() {
+	d.holders = d.holders[:0]
+	for ord := range d.onPod {
+		d.holders = append(d.holders, ord)
+	}
+	slices.Sort(d.holders)
+	d.roomHolders, d.podCounts = d.roomHolders[:0], d.podCounts[:0]
+	d.room.touched = d.room.touched[:0]
+	for _, ord := range d.holders {
+		if !d.cluster.IsCandidate(ord) {
+			continue
+		}
+		d.addCount(d.onPod[ord], 1)
+		if d.Free(ord) > 0 {
+			d.roomHolders = append(d.roomHolders, ord)
+		}
+	}
+	for _, ord := range d.holders {
+		if n := d.place(ord).node; n >= 0 {
+			d.room.touched = insertSorted(d.room.touched, n)
+		}
+	}
+}
+
+// noteHolder updates the holder indexes after the pod's count went from
+// before to after and its free capacity from freeBefore.
+func (d *Decision) noteHolder(ord int32, p podPlace, before, after, freeBefore int32) {
+	if before <= 0 && after > 0 {
+		d.holders = insertSorted(d.holders, ord)
+	} else if before > 0 && after <= 0 {
+		d.holders = deleteSorted(d.holders, ord)
+	}
+	if p.node >= 0 {
+		d.room.touched = insertSorted(d.room.touched, p.node)
+	}
+	if !d.cluster.IsCandidate(ord) {
+		return
+	}
+	if before > 0 {
+		d.addCount(before, -1)
+	}
+	if after > 0 {
+		d.addCount(after, 1)
+	}
+	wasRoom, isRoom := before > 0 && freeBefore > 0, after > 0 && d.Free(ord) > 0
+	if !wasRoom && isRoom {
+		d.roomHolders = insertSorted(d.roomHolders, ord)
+	} else if wasRoom && !isRoom {
+		d.roomHolders = deleteSorted(d.roomHolders, ord)
+	}
+}
+
+// RoomHolders lists, ascending, the candidate pods holding the source that
+// have free capacity. Callers must not modify the slice, and it is only
+// valid until the decision changes.
+func (d *Decision) RoomHolders() []int32 { return d.roomHolders }
+
+// HolderPodStats summarises the source's vreplicas over the candidate pods
+// holding it (PodStats without the eligible pods that hold none): what a
+// pod spread ranks against once the source may use no further pod.
+func (d *Decision) HolderPodStats() DomainStats {
+	var acc statsAcc
+	for _, c := range d.podCounts {
+		acc.addN(c.v, c.n)
+	}
+	return acc.done()
+}
