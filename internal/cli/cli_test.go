@@ -90,7 +90,7 @@ func TestUsage(t *testing.T) {
 		out, inErr string
 	}{
 		{nil, ExitUsage, "", "Usage:"},
-		{[]string{"frobnicate"}, ExitUsage, "", `vsched: unknown command "frobnicate"; the commands are completion, explain, simulate, snapshot, validate, version and help`},
+		{[]string{"frobnicate"}, ExitUsage, "", `vsched: unknown command "frobnicate"; the commands are completion, explain, get, simulate, snapshot, validate, version and help`},
 		{[]string{"simulat"}, ExitUsage, "", `vsched: unknown command "simulat" (did you mean "simulate"?)`},
 		{[]string{"help"}, ExitOK, "Available Commands:", ""},
 		{[]string{"--help"}, ExitOK, "Exit codes:", ""},
