@@ -5,7 +5,7 @@ GO ?= go
 PKGS ?= ./...
 # Example modules of their own (their dependencies stay out of vsched's
 # go.mod); the root module's ./... does not descend into them.
-EXAMPLE_MODULES ?= examples/controllerruntime examples/knative adapters/knative adapters/kafka
+EXAMPLE_MODULES ?= examples/controllerruntime examples/knative adapters/knative adapters/kafka deploy/kustomizetest
 
 .PHONY: test check fmt-check vet unit cover bench fuzz soak
 

@@ -41,6 +41,9 @@ func NewCommand(cfg Config, env *Env) *cobra.Command {
 		Args:          cobra.ArbitraryArgs,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// A name of two words ("kubectl vsched", as a kubectl plugin)
+		// shows whole in the usage lines, not only its first word.
+		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: name},
 		// Runnable, so that an unknown command is an error (exit 2)
 		// rather than help.
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -66,6 +69,7 @@ func NewCommand(cfg Config, env *Env) *cobra.Command {
 		newExplainCommand(cfg, env),
 		newValidateCommand(cfg, env),
 		newSnapshotCommand(cfg, env),
+		newGetCommand(cfg, env),
 		newVersionCommand(cfg, env),
 		newCompletionCommand(env),
 	)

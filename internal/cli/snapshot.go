@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	yamlv3 "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -71,17 +72,9 @@ func newSnapshotCommand(cfg Config, env *Env) *cobra.Command {
 		RunE:    func(*cobra.Command, []string) error { return snapshot(&f, cfg, env) },
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)")
-	fs.StringVar(&f.context, "context", "", "the kubeconfig context (default: its current one)")
-	fs.StringVarP(&f.namespace, "namespace", "n", "", "the StatefulSet's and the ConfigMaps' namespace (required)")
-	fs.StringVar(&f.statefulSet, "statefulset", "", "the StatefulSet whose pods hold the vreplicas (required)")
+	clusterFlags(fs, &f, "the StatefulSet's and the ConfigMaps' namespace (required)")
 	fs.Int32Var(&f.capacity, "capacity", 0, "the most vreplicas a pod holds, as the scheduler is configured (required)")
-	fs.StringVar(&f.sources, "sources", "", "the sources' resource, as GROUP/VERSION/RESOURCE (required)")
-	fs.StringVar(&f.sourcesNamespace, "sources-namespace", "", "read the sources of this namespace only (default: every namespace)")
-	fs.StringVar(&f.vreplicasPath, "vreplicas-path", "spec.vreplicas", "where a source keeps how many vreplicas it wants")
-	fs.StringVar(&f.placementsPath, "placements-path", "status.placements", "where a source keeps its placements ([{podName, vreplicas}])")
 	fs.StringVar(&f.partitionsPath, "partitions-path", "spec.partitions", "where a source keeps its partition count, when it has one")
-	fs.StringVar(&f.zoneLabel, "zone-label", state.DefaultZoneLabel, "the node label naming its zone")
 	fs.StringSliceVar(&f.configMaps, "configmaps", []string{config.DefaultSchedulerConfigMapName, config.DefaultDeschedulerConfigMapName, config.DefaultAutoscalerConfigMapName},
 		"the names of the scheduler, descheduler and autoscaler ConfigMaps, in this order")
 	fs.StringVar(&f.out, "out", "", "write to this file instead of stdout")
@@ -89,13 +82,33 @@ func newSnapshotCommand(cfg Config, env *Env) *cobra.Command {
 	return cmd
 }
 
-func snapshot(f *snapshotFlags, cfg Config, env *Env) error {
+// clusterFlags adds the flags that say where the StatefulSet and its
+// sources are, which snapshot and get share.
+func clusterFlags(fs *pflag.FlagSet, f *snapshotFlags, namespaceHelp string) {
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)")
+	fs.StringVar(&f.context, "context", "", "the kubeconfig context (default: its current one)")
+	fs.StringVarP(&f.namespace, "namespace", "n", "", namespaceHelp)
+	fs.StringVar(&f.statefulSet, "statefulset", "", "the StatefulSet whose pods hold the vreplicas (required)")
+	fs.StringVar(&f.sources, "sources", "", "the sources' resource, as GROUP/VERSION/RESOURCE (required)")
+	fs.StringVar(&f.sourcesNamespace, "sources-namespace", "", "read the sources of this namespace only (default: every namespace)")
+	fs.StringVar(&f.vreplicasPath, "vreplicas-path", "spec.vreplicas", "where a source keeps how many vreplicas it wants")
+	fs.StringVar(&f.placementsPath, "placements-path", "status.placements", "where a source keeps its placements ([{podName, vreplicas}])")
+	fs.StringVar(&f.zoneLabel, "zone-label", state.DefaultZoneLabel, "the node label naming its zone")
+}
+
+// missing names the required cluster flags not given.
+func (f *snapshotFlags) missing() []string {
 	var missing []string
 	for _, m := range []struct{ flag, v string }{{"--namespace", f.namespace}, {"--statefulset", f.statefulSet}, {"--sources", f.sources}} {
 		if m.v == "" {
 			missing = append(missing, m.flag)
 		}
 	}
+	return missing
+}
+
+func snapshot(f *snapshotFlags, cfg Config, env *Env) error {
+	missing := f.missing()
 	if f.capacity < 1 {
 		missing = append(missing, "--capacity (at least 1)")
 	}

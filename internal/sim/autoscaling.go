@@ -38,14 +38,14 @@ type autoscaling struct {
 	evicted []types.NamespacedName
 }
 
-func newAutoscaling(ctx context.Context, sim *simulation, cfg *config.AutoscalerConfig) (*autoscaling, error) {
+func newAutoscaling(ctx context.Context, sim *simulation, cfg config.AutoscalerSource) (*autoscaling, error) {
 	a := &autoscaling{sim: sim, recorder: record.NewFakeRecorder(1000)}
 	var err error
 	a.auto, err = autoscaler.New(ctx, autoscaler.Options{
 		Scheduler:     sim.sched,
 		Client:        sim.cluster.Client(),
 		Recorder:      a.recorder,
-		Config:        func() *config.AutoscalerConfig { return cfg },
+		Config:        cfg,
 		Cache:         autoscaler.CacheFromFactory(sim.cluster.InformerFactory()),
 		Requeue:       a.evict,
 		Clock:         sim.cluster.Clock(),

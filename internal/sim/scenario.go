@@ -101,11 +101,13 @@ const (
 	StepAutoscale StepKind = "autoscale"
 	StepCompact   StepKind = "compact"
 	StepAdvance   StepKind = "advance"
+	// StepConfigMap applies a ConfigMap mid-run, as kubectl apply would.
+	StepConfigMap StepKind = "configmap"
 )
 
 // StepKinds lists every step kind, in the order the documentation gives
 // them.
-var StepKinds = []StepKind{StepSchedule, StepDelete, StepCordon, StepUncordon, StepFail, StepRecover, StepAutoscale, StepCompact, StepAdvance}
+var StepKinds = []StepKind{StepSchedule, StepDelete, StepCordon, StepUncordon, StepFail, StepRecover, StepAutoscale, StepCompact, StepAdvance, StepConfigMap}
 
 // Step is one thing that happens to the cluster or its sources.
 type Step struct {
@@ -122,6 +124,8 @@ type Step struct {
 	Zone string
 	// Duration is how far to move the clock (advance).
 	Duration time.Duration
+	// ConfigMap is the ConfigMap to apply (configmap).
+	ConfigMap *ConfigMapStep
 
 	// listed is true when schedule or delete was written as a list.
 	listed bool
@@ -249,6 +253,8 @@ func (s *Step) decodeAction(d *decoder, a member, ap path) {
 		if !isNull(v) && !bytes.Equal(v, []byte("{}")) && !bytes.Equal(v, []byte("true")) {
 			d.problem(ap, "takes no settings (write %q), not %s", a.key+": {}", describeValue(a.value))
 		}
+	case StepConfigMap:
+		s.ConfigMap = decodeConfigMapStep(d, a.value, ap)
 	case StepAdvance:
 		var str string
 		if json.Unmarshal(a.value, &str) != nil {
@@ -329,6 +335,10 @@ func (s *Step) Describe() string {
 		return string(s.Kind) + " node " + s.Node
 	case StepAdvance:
 		return "advance " + s.Duration.String()
+	case StepConfigMap:
+		if s.ConfigMap != nil {
+			return "configmap " + s.ConfigMap.Name
+		}
 	}
 	return string(s.Kind)
 }

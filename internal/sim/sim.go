@@ -98,6 +98,7 @@ type simulation struct {
 	sources *memcluster.Sources
 	sched   *statefulset.Scheduler
 	auto    *autoscaling
+	live    *liveConfig
 	start   time.Time
 	nodes   []Node
 
@@ -140,6 +141,7 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	ac, origins := cfg.autoscaler, cfg.origins
 
 	sim := &simulation{s: s, opts: opts, sources: memcluster.NewSources(), nodes: s.Cluster.nodeList(), total: Operations(s), byStep: map[int]map[string]*Explained{}}
+	sim.live = newLiveConfig(cfg, registryOrInTree(opts.Registry))
 	ss := s.Cluster.StatefulSet
 	ns, name := s.statefulSetName()
 	if sim.cluster, err = newCluster(ctx, s, sim.nodes, ns, name); err != nil {
@@ -148,10 +150,10 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	defer sim.cluster.Shutdown()
 	defer cancel() // informers stop before Shutdown waits for them
 	sim.start = sim.cluster.Clock().Now()
-	if sim.sched, err = sim.newScheduler(ctx, cfg, ns, name); err != nil {
+	if sim.sched, err = sim.newScheduler(ctx, ns, name); err != nil {
 		return nil, nil, err
 	}
-	if sim.auto, err = newAutoscaling(ctx, sim, ac); err != nil {
+	if sim.auto, err = newAutoscaling(ctx, sim, sim.live.currentAutoscaler); err != nil {
 		return nil, nil, err
 	}
 	if err := sim.cluster.Start(ctx); err != nil {
@@ -174,10 +176,9 @@ func RunExplained(ctx context.Context, s *Scenario, opts Options) (*Result, []*E
 	return res, sim.explained, nil
 }
 
-// newScheduler builds the scheduler on the simulation's cluster, with cfg's
-// profiles and move limit.
-func (sim *simulation) newScheduler(ctx context.Context, cfg *simConfig, ns, name string) (*statefulset.Scheduler, error) {
-	ac := cfg.autoscaler
+// newScheduler builds the scheduler on the simulation's cluster, with the
+// profiles and move limit in force.
+func (sim *simulation) newScheduler(ctx context.Context, ns, name string) (*statefulset.Scheduler, error) {
 	return statefulset.New(ctx, statefulset.Config{
 		Namespace:    ns,
 		Name:         name,
@@ -185,11 +186,11 @@ func (sim *simulation) newScheduler(ctx context.Context, cfg *simConfig, ns, nam
 		Lister:       sim.sources.List,
 		ListerSynced: sim.sources.HasSynced,
 		Informers:    statefulset.InformersFromFactory(sim.cluster.InformerFactory()),
-		Profiles:     statefulset.ProfilesFrom(cfg.profiles),
+		Profiles:     sim.live.currentProfiles,
 		AlwaysLeader: true,
 		Clock:        sim.cluster.Clock(),
 		// The autoscaler's move limit, as embed wires it.
-		DrainMoveLimit: config.AutoscalerSource(func() *config.AutoscalerConfig { return ac }).DrainMoveLimit,
+		DrainMoveLimit: config.AutoscalerSource(sim.live.currentAutoscaler).DrainMoveLimit,
 	})
 }
 
@@ -245,6 +246,7 @@ func (sim *simulation) run(ctx context.Context, res *Result) error {
 
 // simConfig is the configuration a run uses, and where it came from.
 type simConfig struct {
+	cms        [numConfigKinds]*corev1.ConfigMap
 	profiles   *config.Profiles
 	autoscaler *config.AutoscalerConfig
 	origins    []ConfigOrigin
@@ -262,16 +264,9 @@ func buildConfig(ctx context.Context, s *Scenario, opts Options) (*simConfig, er
 	for _, f := range opts.ConfigMaps {
 		cms[f.Kind] = f.ConfigMap
 	}
-	reg := registryOrInTree(opts.Registry)
-	sc, err := config.ParseSchedulerConfigMap(cms[SchedulerConfig], reg)
-	if err != nil {
-		return nil, err
-	}
-	dc, err := config.ParseDeschedulerConfigMap(cms[DeschedulerConfig], reg)
-	if err != nil {
-		return nil, err
-	}
-	if out.profiles, err = config.BuildProfiles(ctx, reg, sc, dc); err != nil {
+	out.cms = cms
+	var err error
+	if out.profiles, err = buildProfiles(ctx, registryOrInTree(opts.Registry), cms); err != nil {
 		return nil, err
 	}
 	if out.autoscaler, err = config.ParseAutoscalerConfigMap(cms[AutoscalerConfig]); err != nil {
@@ -475,6 +470,8 @@ func (sim *simulation) apply(ctx context.Context, st *Step) (notes []string, cyc
 		notes, err = sim.auto.autoscale(ctx)
 	case StepCompact:
 		notes, cycles, err = sim.auto.compact(ctx)
+	case StepConfigMap:
+		notes = sim.live.apply(ctx, st.ConfigMap)
 	default:
 		err = fmt.Errorf("unknown step %q", st.Kind)
 	}

@@ -19,7 +19,8 @@ const maxGridSources = 10
 // WriteTable writes the result for people: per step, a grid of pods
 // (grouped by zone and node) by sources, then each source's pending
 // vreplicas, skews and moves, then the step's metrics. A step that leaves
-// the cluster as the previous one did gets its header only.
+// the cluster as the previous one did gets its header only. A legend of the
+// columns ends it.
 func WriteTable(w io.Writer, s *Scenario, res *Result) error {
 	var b strings.Builder
 	title := res.Scenario
@@ -45,6 +46,7 @@ func WriteTable(w io.Writer, s *Scenario, res *Result) error {
 		writeStep(&b, i, len(res.Steps), &res.Steps[i], prev, same, zoneOrder(s))
 		prev = res.Steps[i].Replicas
 	}
+	b.WriteString(tableLegend)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
