@@ -116,9 +116,18 @@ func funcName(n ast.Node) (string, bool) {
 // package named here is forbidden with every package below it.
 func TestImportDirection(t *testing.T) {
 	forbidden := map[string][]string{
-		"statefulset": {"autoscaler"},
-		"descheduler": {"autoscaler", "statefulset"},
+		"statefulset": {"autoscaler", "sourceautoscaler"},
+		"descheduler": {"autoscaler", "statefulset", "sourceautoscaler"},
 		"config":      {"plugins"},
+		// The source autoscaler decides vreplicas; the pod autoscaler and
+		// the scheduler place and size for them. Neither knows the other:
+		// embed wires the two levels.
+		"autoscaler":       {"sourceautoscaler"},
+		"sourceautoscaler": {"statefulset", "autoscaler", "descheduler", "embed"},
+		// The decision is pure: no client, no configuration parsing.
+		"sourceautoscaler/decision": {"config", "statefulset", "autoscaler", "descheduler", "embed", "memcluster"},
+		"sourceautoscaler/window":   {"sourceautoscaler/decision", "sourceautoscaler/signal", "config"},
+		"sourceautoscaler/signal":   {"sourceautoscaler/decision", "sourceautoscaler/window", "config"},
 	}
 	for dir, not := range forbidden {
 		_, files := parseDir(t, dir)
