@@ -7,11 +7,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 
 	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/internal/vlog"
 	"github.com/vsched/vsched/sourceautoscaler/decision"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 )
@@ -46,8 +49,11 @@ type Options struct {
 	// Clock defaults to the real clock; Tick to DefaultTick.
 	Clock clock.Clock
 	Tick  time.Duration
-	// Logger defaults to a no-op logger.
-	Logger *zap.SugaredLogger
+	// Logger receives the logs; it defaults to the context's.
+	Logger logr.Logger
+	// MeterProvider receives the per-source metrics (metrics.go); it
+	// defaults to OpenTelemetry's global provider.
+	MeterProvider metric.MeterProvider
 }
 
 // Autoscaler decides and writes the vreplicas of the sources it is told
@@ -56,6 +62,7 @@ type Options struct {
 type Autoscaler struct {
 	o         Options
 	providers []signal.Provider
+	log       *zap.SugaredLogger // nil: the context's
 
 	mu    sync.Mutex // guards slots, index, free
 	slots []slot
@@ -87,14 +94,14 @@ func New(o Options) (*Autoscaler, error) {
 	if o.Tick <= 0 {
 		o.Tick = DefaultTick
 	}
-	if o.Logger == nil {
-		o.Logger = zap.NewNop().Sugar()
-	}
 	if o.IsLeader == nil {
 		o.IsLeader = func() bool { return true }
 	}
-	a := &Autoscaler{o: o, providers: o.Providers, index: map[types.NamespacedName]int32{}}
+	a := &Autoscaler{o: o, providers: o.Providers, index: map[types.NamespacedName]int32{}, log: vlog.Explicit(o.Logger)}
 	a.rounds = make([]round, len(o.Providers))
+	if err := a.registerMetrics(o.MeterProvider); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

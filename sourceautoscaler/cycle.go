@@ -5,10 +5,12 @@ import (
 	"errors"
 	"time"
 
+	"go.uber.org/zap"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/internal/vlog"
 	"github.com/vsched/vsched/sourceautoscaler/decision"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 )
@@ -80,9 +82,10 @@ func (a *Autoscaler) Cycle(ctx context.Context) Stats {
 			a.o.OnProblem(p.key, p.err)
 		}
 	}
-	a.fetch(ctx, cfg.FetchTimeout, &st)
+	log := vlog.Pick(ctx, a.log)
+	a.fetch(ctx, cfg.FetchTimeout, &st, log)
 	a.decide(now, &st)
-	a.write(ctx, &st)
+	a.write(ctx, &st, log)
 	for i := range a.decided {
 		if a.o.OnDecision != nil {
 			a.o.OnDecision(a.decided[i].key, a.decided[i].d, a.decided[i].err)
@@ -140,7 +143,7 @@ func (a *Autoscaler) gather(now time.Time, cfg *config.SourceAutoscalerConfig) [
 
 // fetch asks every provider with due sources once, all at once, each
 // bounded by timeout.
-func (a *Autoscaler) fetch(ctx context.Context, timeout time.Duration, st *Stats) {
+func (a *Autoscaler) fetch(ctx context.Context, timeout time.Duration, st *Stats, log *zap.SugaredLogger) {
 	type result struct {
 		err  error
 		done chan struct{}
@@ -177,7 +180,7 @@ func (a *Autoscaler) fetch(ctx context.Context, timeout time.Duration, st *Stats
 		}
 		if a.rounds[i].err != nil {
 			st.Failed++
-			a.o.Logger.Warnw("signal round failed", "provider", a.providers[i].Name(), "sources", len(a.rounds[i].targets), "error", a.rounds[i].err)
+			log.Warnw("signal round failed", "provider", a.providers[i].Name(), "sources", len(a.rounds[i].targets), "error", a.rounds[i].err)
 		}
 	}
 }
@@ -228,7 +231,7 @@ func (a *Autoscaler) decide(now time.Time, st *Stats) {
 
 // write writes the counts that changed, while leading, skipping sources
 // deleted meanwhile.
-func (a *Autoscaler) write(ctx context.Context, st *Stats) {
+func (a *Autoscaler) write(ctx context.Context, st *Stats, log *zap.SugaredLogger) {
 	defer func() { a.writes = a.writes[:0] }()
 	for _, w := range a.writes {
 		if !a.o.IsLeader() {
@@ -245,7 +248,7 @@ func (a *Autoscaler) write(ctx context.Context, st *Stats) {
 		case err != nil:
 			st.WriteErrors++
 			a.decided[w.decided].err = err
-			a.o.Logger.Warnw("writing vreplicas failed", "source", w.key.String(), "vreplicas", w.to, "error", err)
+			log.Warnw("writing vreplicas failed", "source", w.key.String(), "vreplicas", w.to, "error", err)
 			continue
 		}
 		st.Written++
