@@ -336,3 +336,23 @@ func TestStateSize(t *testing.T) {
 		t.Errorf("a State is %d bytes, more than 1 KiB", s)
 	}
 }
+
+func TestExplain(t *testing.T) {
+	for _, c := range []struct {
+		d    Decision
+		want string
+	}{
+		{Decision{Current: 2, Desired: 10, Mode: Panic, Known: true, Signal: 1000, StableAverage: 466.66666, StableDesired: 5, PanicAverage: 1000, PanicDesired: 10},
+			"2 -> 10 vreplicas (panic): signal 1000, stable average 466.7 asks 5, panic average 1000 asks 10"},
+		{Decision{Current: 4, Desired: 4, Mode: Capped, Known: true, Signal: 1000, StableAverage: 1000, StableDesired: 10, PanicAverage: 1000, PanicDesired: 10, Cap: 4},
+			"4 -> 4 vreplicas (capped): signal 1000, stable average 1000 asks 10, panic average 1000 asks 10; capped at 4 partition(s)"},
+		{Decision{Current: 8, Desired: 8, Known: true, Signal: 0, StableAverage: 480, StableDesired: 5, PanicAverage: 0, Held: HeldByDelay},
+			"8 -> 8 vreplicas (stable): signal 0, stable average 480 asks 5, panic average 0 asks 0; decrease held by the scale-down delay"},
+		{Decision{Current: 5, Desired: 2, Mode: Fallback, Missing: 3}, "5 -> 2 vreplicas (fallback): no signal for 3 cycle(s)"},
+		{Decision{Current: 5, Desired: 7, Mode: Paused}, "5 -> 7 vreplicas (paused): paused by annotation"},
+	} {
+		if got := c.d.Explain(); got != c.want {
+			t.Errorf("Explain() =\n  %s\nwant\n  %s", got, c.want)
+		}
+	}
+}
