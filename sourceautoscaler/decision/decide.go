@@ -97,11 +97,18 @@ func (s *State) decideKnown(t int64, p *Policy, smp signal.Sample, d *Decision) 
 	want := s.windows(t, p, d)
 	want = rateLimited(p, d.Current, want)
 	want = s.holdDecrease(t, p, d, want)
+	want = s.holdIncrease(t, p, d, want)
 	want = s.zero(t, p, d, want)
 	want = capped(p, smp, d, want)
 	want = min(max(want, p.Min), p.Max)
-	if s.panicking && want > d.Current {
-		s.panicSince = t
+	switch {
+	case want > d.Current:
+		s.lastUp, s.lastDown = t, 0
+		if s.panicking {
+			s.panicSince = t
+		}
+	case want < d.Current:
+		s.lastDown, s.lastUp = t, 0
 	}
 	d.Desired = want
 	switch {
@@ -155,6 +162,9 @@ func (s *State) holdDecrease(t int64, p *Policy, d *Decision, want int32) int32 
 	case since(t, s.warmSince) < p.StableWindow:
 		d.Held = HeldByWarmUp
 		return d.Current
+	case s.lastUp != 0 && since(t, s.lastUp) < p.StableWindow:
+		d.Held = HeldByRecentChange
+		return d.Current
 	}
 	if !s.down {
 		s.down, s.downSince, s.downMax = true, t, want
@@ -165,6 +175,17 @@ func (s *State) holdDecrease(t int64, p *Policy, d *Decision, want int32) int32 
 		return d.Current
 	}
 	want, s.down = s.downMax, false
+	return want
+}
+
+// holdIncrease keeps the count for a stable window after a decrease,
+// unless panicking: a noisy signal does not make the count go down and up
+// again. A source at zero is not held (activation decides).
+func (s *State) holdIncrease(t int64, p *Policy, d *Decision, want int32) int32 {
+	if want > d.Current && d.Current > 0 && !s.panicking && s.lastDown != 0 && since(t, s.lastDown) < p.StableWindow {
+		d.Held = HeldByRecentChange
+		return d.Current
+	}
 	return want
 }
 

@@ -356,3 +356,29 @@ func TestExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestNoTurningBackWithinAStableWindow: after a decrease an increase waits
+// a stable window (unless panicking), and after an increase a decrease
+// does too. The panic threshold is out of reach here.
+func TestNoTurningBackWithinAStableWindow(t *testing.T) {
+	p := DefaultPolicy()
+	p.PanicThreshold = 100
+	steps := []step{}
+	for s := 0; s <= 50; s += 10 {
+		steps = append(steps, step{At: s, Value: 500, Want: 5})
+	}
+	steps = append(steps,
+		step{At: 60, Value: 100, Want: 5}, // (5 x 500 + 100) / 6 = 433: 5
+		step{At: 70, Value: 100, Want: 4}, // 2200 / 6 = 366.7: 4, a decrease
+		// 3700 / 6 = 616.7 asks 7, 10 s after the decrease: held.
+		step{At: 80, Value: 2000, Want: 4, Held: HeldByRecentChange},
+		step{At: 90, Value: 2000, Want: 4, Held: HeldByRecentChange},  // 866.7: 9
+		step{At: 100, Value: 2000, Want: 4, Held: HeldByRecentChange}, // 1116.7: 12
+		step{At: 110, Value: 2000, Want: 4, Held: HeldByRecentChange}, // 1366.7: 14
+		step{At: 120, Value: 2000, Want: 4, Held: HeldByRecentChange}, // 1683.3: 17
+		step{At: 130, Value: 2000, Want: 20},                          // a stable window after the decrease
+		// 10,100 / 6 = 1683.3 asks 17, 10 s after the increase: held.
+		step{At: 140, Value: 100, Want: 20, Held: HeldByRecentChange},
+	)
+	run(t, p, &State{}, 5, steps)
+}

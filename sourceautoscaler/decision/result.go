@@ -45,9 +45,13 @@ const (
 	// HeldByActivation: a source at zero stays there, the signal being at
 	// or below the activation threshold.
 	HeldByActivation
+	// HeldByRecentChange: the count changed the other way less than a
+	// stable window ago (no flapping on a noisy signal); panic overrides
+	// it for increases.
+	HeldByRecentChange
 )
 
-var heldNames = [...]string{"", "panic", "warm-up", "scale-down delay", "scale-to-zero grace", "activation threshold"}
+var heldNames = [...]string{"", "panic", "warm-up", "scale-down delay", "scale-to-zero grace", "activation threshold", "recent change the other way"}
 
 func (h Held) String() string {
 	if int(h) < len(heldNames) {

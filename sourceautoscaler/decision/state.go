@@ -29,6 +29,9 @@ type State struct {
 	down      bool
 	downSince int64
 	downMax   int32
+	// lastUp and lastDown are when the count last rose and fell: the
+	// opposite direction waits a stable window.
+	lastUp, lastDown int64
 	// missing counts the cycles in a row without a value.
 	missing int32
 	// lastNow is the previous cycle's time, to notice a clock going back.
@@ -54,6 +57,8 @@ func (s *State) fit(now int64, p *Policy) {
 		s.warmSince = min(s.warmSince, now)
 		s.lastActive = min(s.lastActive, now)
 		s.downSince = min(s.downSince, now)
+		s.lastUp = min(s.lastUp, now)
+		s.lastDown = min(s.lastDown, now)
 	}
 	s.lastNow = now
 }
