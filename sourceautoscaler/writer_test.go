@@ -7,9 +7,11 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	scalefake "k8s.io/client-go/scale/fake"
 	core "k8s.io/client-go/testing"
 )
@@ -57,5 +59,39 @@ func TestScaleWriterGivesUpOnPersistentConflicts(t *testing.T) {
 	err := w.WriteVReplicas(context.Background(), types.NamespacedName{Namespace: "ns", Name: "s"}, 7)
 	if !apierrors.IsConflict(err) || *current != 2 {
 		t.Errorf("error %v, vreplicas %d; want a conflict and 2", err, *current)
+	}
+}
+
+// TestDynamicScaleWriter: the dynamic client's scale subresource, with a
+// conflict retried.
+func TestDynamicScaleWriter(t *testing.T) {
+	gvr := schema.GroupVersionResource{Group: "samples.vsched.dev", Version: "v1alpha1", Resource: "samplesources"}
+	c := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "SampleSourceList"})
+	replicas, updates := int64(2), 0
+	c.PrependReactor("get", "samplesources", func(a core.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "scale" {
+			return false, nil, nil
+		}
+		return true, &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "autoscaling/v1", "kind": "Scale",
+			"metadata": map[string]any{"name": "s", "namespace": "ns", "resourceVersion": "1"},
+			"spec":     map[string]any{"replicas": replicas},
+		}}, nil
+	})
+	c.PrependReactor("update", "samplesources", func(a core.Action) (bool, runtime.Object, error) {
+		updates++
+		if updates == 1 {
+			return true, nil, apierrors.NewConflict(sampleGR, "s", nil)
+		}
+		obj := a.(core.UpdateAction).GetObject().(*unstructured.Unstructured)
+		replicas, _, _ = unstructured.NestedInt64(obj.Object, "spec", "replicas")
+		return true, obj, nil
+	})
+	w := DynamicScaleWriter{Client: c, Resource: gvr}
+	if err := w.WriteVReplicas(context.Background(), types.NamespacedName{Namespace: "ns", Name: "s"}, 9); err != nil {
+		t.Fatal(err)
+	}
+	if replicas != 9 || updates != 2 {
+		t.Errorf("vreplicas %d after %d updates; want 9 after 2 (one conflict)", replicas, updates)
 	}
 }
