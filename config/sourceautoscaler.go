@@ -195,7 +195,12 @@ func (c *policyCheck) durations() {
 		}
 	}
 	if !c.p.malformed[KeyPanicWindow] && !c.p.malformed[KeyStableWindow] && pol.PanicWindow > pol.StableWindow {
-		c.invalid(KeyPanicWindow, pol.PanicWindow.String(), fmt.Sprintf("must not be longer than %s (%v)", KeyStableWindow, pol.StableWindow))
+		// Reported on the key that was set: a default is never the problem.
+		if c.p.given[KeyPanicWindow] {
+			c.invalid(KeyPanicWindow, pol.PanicWindow.String(), fmt.Sprintf("must not be longer than %s (%v)", KeyStableWindow, pol.StableWindow))
+		} else {
+			c.invalid(KeyStableWindow, pol.StableWindow.String(), fmt.Sprintf("must not be shorter than %s (%v, the default)", KeyPanicWindow, pol.PanicWindow))
+		}
 	}
 }
 

@@ -72,6 +72,7 @@ func TestSourceAutoscalerConfigMapErrors(t *testing.T) {
 		{map[string]string{"max-scale": "101"}, []string{cm + "data.max-scale: Invalid value: 101: must be at most 100"}},
 		{map[string]string{"polling-interval": "ten"}, []string{cm + `data.polling-interval: Invalid value: "ten": must be a whole number of seconds`}},
 		{map[string]string{"panic-window": "2m"}, []string{cm + `data.panic-window: Invalid value: "2m0s": must not be longer than stable-window (1m0s)`}},
+		{map[string]string{"stable-window": "1s"}, []string{cm + `data.stable-window: Invalid value: "1s": must not be shorter than panic-window (6s, the default)`}},
 		{map[string]string{"max-scale-down-rate": "1", "fallback-replicas": "51"}, []string{
 			cm + "data.max-scale-down-rate: Invalid value: 1: must be a finite number greater than 1",
 			cm + "data.fallback-replicas: Invalid value: 51: must not be greater than max-scale (50)",
