@@ -140,6 +140,17 @@ type valueParser struct {
 	// given are the keys whose value was read; malformed are those whose
 	// value could not be (the field keeps its default).
 	given, malformed map[string]bool
+	// base is the path of the keys: nil means data (a ConfigMap's);
+	// annotations give metadata.annotations.
+	base *field.Path
+}
+
+// path is where key is reported.
+func (p *valueParser) path(key string) *field.Path {
+	if p.base == nil {
+		return dataPath.Child(key)
+	}
+	return p.base.Key(key)
 }
 
 // value returns the trimmed value of key, and whether there is one.
@@ -150,7 +161,7 @@ func (p *valueParser) value(key string) (string, bool) {
 
 func (p *valueParser) fail(key, value, detail string) {
 	p.malformed[key] = true
-	p.errs = append(p.errs, field.Invalid(dataPath.Child(key), value, detail))
+	p.errs = append(p.errs, field.Invalid(p.path(key), value, detail))
 }
 
 // int32 reads an integer; least is the smallest the key allows, for the
@@ -238,7 +249,7 @@ func (p *valueParser) oneOf(key string, dst *string, options []string) {
 	}
 	if !slices.Contains(options, v) {
 		p.malformed[key] = true
-		p.errs = append(p.errs, notSupported(dataPath.Child(key), v, options))
+		p.errs = append(p.errs, notSupported(p.path(key), v, options))
 		return
 	}
 	*dst = v

@@ -14,6 +14,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/sourceautoscaler"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -71,6 +72,10 @@ type Options struct {
 	// MeterProvider receives the scheduler's and the autoscaler's metrics;
 	// it defaults to OpenTelemetry's global provider.
 	MeterProvider metric.MeterProvider
+	// SourceAutoscaler, when set, turns on the source autoscaler, which
+	// decides each source's vreplicas from a demand signal
+	// (docs/source-autoscaler.md); feed it with SourceAutoscalerHandler.
+	SourceAutoscaler *SourceAutoscalerOptions
 }
 
 // Scheduler is a statefulset.Scheduler with its autoscaler.
@@ -78,6 +83,8 @@ type Scheduler struct {
 	*statefulset.Scheduler
 	// Autoscaler is nil when Options.Client was.
 	Autoscaler *autoscaler.Autoscaler
+	// SourceAutoscaler is nil without Options.SourceAutoscaler.
+	SourceAutoscaler *sourceautoscaler.Autoscaler
 }
 
 // New builds the scheduler, registers its informer handlers, and builds its
@@ -106,6 +113,12 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 		return nil, err
 	}
 	s := &Scheduler{Scheduler: sched}
+	if o.SourceAutoscaler != nil {
+		if err := s.newSourceAutoscaler(o); err != nil {
+			sched.Close()
+			return nil, err
+		}
+	}
 	if o.Client == nil {
 		return s, nil
 	}
@@ -130,6 +143,9 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 func (s *Scheduler) Run(ctx context.Context) {
 	if s.Autoscaler != nil {
 		go s.Autoscaler.Run(ctx)
+	}
+	if s.SourceAutoscaler != nil {
+		go s.SourceAutoscaler.Run(ctx)
 	}
 	s.Scheduler.Run(ctx)
 }

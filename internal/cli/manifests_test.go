@@ -27,7 +27,7 @@ func TestValidateSampleDeployment(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, stdout\n%s", code, errOut, out)
 	}
 	cfg := filepath.Join(sample, "400-config.yaml")
-	want := cfg + ": valid (config-scheduler, config-descheduler, config-autoscaler); skipped ConfigMap config-leader-election, which vsched does not read\n"
+	want := cfg + ": valid (config-scheduler, config-descheduler, config-autoscaler, config-source-autoscaler); skipped ConfigMap config-leader-election, which vsched does not read\n"
 	if !strings.Contains(out, want) {
 		t.Errorf("stdout lacks\n%s\n%s", want, out)
 	}

@@ -11,8 +11,9 @@ import (
 	"github.com/vsched/vsched/internal/sim"
 )
 
-const validateLong = `Checks ConfigMap manifests (config-scheduler, config-descheduler and
-config-autoscaler; several per file separated by ---) and scenarios. Files
+const validateLong = `Checks ConfigMap manifests (config-scheduler, config-descheduler,
+config-autoscaler and config-source-autoscaler; several per file separated
+by ---) and scenarios. Files
 are given as arguments or with -f (files, directories or - for stdin).
 Every problem is printed on one line with its file, line and field; -o json
 gives the same for CI.

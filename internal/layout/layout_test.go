@@ -121,8 +121,8 @@ var providerForbids = []string{"autoscaler", "statefulset", "descheduler", "embe
 // package named here is forbidden with every package below it.
 func TestImportDirection(t *testing.T) {
 	forbidden := map[string][]string{
-		"statefulset": {"autoscaler"},
-		"descheduler": {"autoscaler", "statefulset"},
+		"statefulset": {"autoscaler", "sourceautoscaler"},
+		"descheduler": {"autoscaler", "statefulset", "sourceautoscaler"},
 		"config":      {"plugins"},
 		// A signal provider measures demand and knows the contract in
 		// sourceautoscaler/signal, nothing of what decides or places.
@@ -133,6 +133,15 @@ func TestImportDirection(t *testing.T) {
 		// The alerts and the dashboard are checked against what the
 		// library exports, not against one controller's wiring.
 		"internal/monitoring": {"internal/sample", "cmd"},
+		// The source autoscaler decides vreplicas; the pod autoscaler and
+		// the scheduler place and size for them. Neither knows the other:
+		// embed wires the two levels.
+		"autoscaler":       {"sourceautoscaler"},
+		"sourceautoscaler": {"statefulset", "autoscaler", "descheduler", "embed"},
+		// The decision is pure: no client, no configuration parsing.
+		"sourceautoscaler/decision": {"config", "statefulset", "autoscaler", "descheduler", "embed", "memcluster"},
+		"sourceautoscaler/window":   {"sourceautoscaler/decision", "sourceautoscaler/signal", "config"},
+		"sourceautoscaler/signal":   {"sourceautoscaler/decision", "sourceautoscaler/window", "config"},
 	}
 	for dir, not := range forbidden {
 		_, files := parseDir(t, dir)

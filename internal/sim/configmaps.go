@@ -26,6 +26,10 @@ const (
 	numConfigKinds
 )
 
+// SourceAutoscalerConfig is config-source-autoscaler: validate checks it;
+// scenarios do not carry it (it is past the kinds a scenario holds).
+const SourceAutoscalerConfig = numConfigKinds
+
 var configNames = [numConfigKinds]string{
 	config.DefaultSchedulerConfigMapName,
 	config.DefaultDeschedulerConfigMapName,
@@ -35,12 +39,20 @@ var configNames = [numConfigKinds]string{
 // scenarioKeys are the scenario fields holding each ConfigMap's data.
 var scenarioKeys = [numConfigKinds]string{"scheduler", "descheduler", "autoscaler"}
 
-func (k ConfigKind) String() string { return configNames[k] }
+func (k ConfigKind) String() string {
+	if k == SourceAutoscalerConfig {
+		return config.DefaultSourceAutoscalerConfigMapName
+	}
+	return configNames[k]
+}
 
 // configKindOf tells a ConfigMap's kind by its name: the default names, or
-// a name ending in "-scheduler", "-descheduler" or "-autoscaler" (as a
-// deployment with its own names would have).
+// a name ending in "-scheduler", "-descheduler", "-source-autoscaler" or
+// "-autoscaler" (as a deployment with its own names would have).
 func configKindOf(name string) (ConfigKind, bool) {
+	if name == config.DefaultSourceAutoscalerConfigMapName || strings.HasSuffix(name, "-source-autoscaler") {
+		return SourceAutoscalerConfig, true
+	}
 	for k, n := range configNames {
 		if name == n {
 			return ConfigKind(k), true
@@ -120,9 +132,9 @@ func decodeConfigMap(doc *document) (*ConfigMapFile, Problems) {
 	if !ok {
 		what := "is missing"
 		if cm.Name != "" {
-			what = fmt.Sprintf("%q is not a ConfigMap vsched reads%s", cm.Name, didYouMean(cm.Name, configNames[:]))
+			what = fmt.Sprintf("%q is not a ConfigMap vsched reads%s", cm.Name, didYouMean(cm.Name, append(configNames[:], config.DefaultSourceAutoscalerConfigMapName)))
 		}
-		d.problem(path{"metadata", "name"}, "%s; vsched reads %s, %s and %s", what, configNames[0], configNames[1], configNames[2])
+		d.problem(path{"metadata", "name"}, "%s; vsched reads %s, %s, %s and %s", what, configNames[0], configNames[1], configNames[2], config.DefaultSourceAutoscalerConfigMapName)
 	}
 	if len(d.probs) > 0 {
 		return nil, d.probs
@@ -159,6 +171,8 @@ func checkConfig(kind ConfigKind, cm *corev1.ConfigMap, doc *document, inScenari
 		}
 	case AutoscalerConfig:
 		_, err = config.ParseAutoscalerConfigMap(cm)
+	case SourceAutoscalerConfig:
+		_, err = config.ParseSourceAutoscalerConfigMap(cm)
 	}
 	if err == nil {
 		return nil

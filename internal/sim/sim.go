@@ -262,7 +262,9 @@ func buildConfig(ctx context.Context, s *Scenario, opts Options) (*simConfig, er
 	}
 	out := &simConfig{origins: configOrigins(cms, opts.ConfigMaps)}
 	for _, f := range opts.ConfigMaps {
-		cms[f.Kind] = f.ConfigMap
+		if f.Kind < numConfigKinds { // the simulator does not run the source autoscaler's
+			cms[f.Kind] = f.ConfigMap
+		}
 	}
 	out.cms = cms
 	var err error
@@ -286,7 +288,9 @@ func configOrigins(inline [numConfigKinds]*corev1.ConfigMap, files []*ConfigMapF
 		}
 	}
 	for _, f := range files {
-		out[f.Kind] = ConfigOrigin{ConfigMap: f.ConfigMap.Name, From: f.doc.file}
+		if f.Kind < numConfigKinds {
+			out[f.Kind] = ConfigOrigin{ConfigMap: f.ConfigMap.Name, From: f.doc.file}
+		}
 	}
 	return out
 }

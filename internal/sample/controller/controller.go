@@ -30,9 +30,11 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/autoscaler"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/embed"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 
+	"github.com/vsched/vsched/sourceautoscaler/signal"
 	"github.com/vsched/vsched/statefulset"
 )
 
@@ -73,6 +75,12 @@ type Options struct {
 	// MetricsAddr is where the Prometheus endpoint (/metrics) and the
 	// probes (/healthz, /readyz) listen; "" means nowhere.
 	MetricsAddr string
+	// SignalProviders, when given, turn on the source autoscaler: each
+	// source's vreplicas follow its demand as the first provider measures
+	// it (by the source's namespace/name), tuned by
+	// config-source-autoscaler and the source's annotations, written
+	// through the scale subresource (docs/source-autoscaler.md).
+	SignalProviders []signal.Provider
 
 	Kube    kubernetes.Interface
 	Dynamic dynamic.Interface
@@ -165,6 +173,8 @@ type wiring struct {
 	r           *Reconciler
 	impl        *kcontroller.Impl
 	sched       *embed.Scheduler
+	// sourceConfig is config-source-autoscaler, with SignalProviders.
+	sourceConfig config.SourceAutoscalerSource
 }
 
 // observability starts the metrics listener and watches the live
@@ -182,6 +192,7 @@ func (w *wiring) observability(ctx context.Context, o Options) error {
 	}
 	w.cmw = informer.NewInformedWatcher(o.Kube, o.Namespace)
 	w.live, err = embed.WatchConfigMaps(ctx, w.cmw, o.Namespace, nil, w.recorder)
+	w.watchSourceAutoscalerConfig(ctx, o)
 	return err
 }
 
@@ -233,6 +244,7 @@ func (w *wiring) scheduler(ctx context.Context, o Options) error {
 		Recorder:         w.recorder,
 		ResyncPeriod:     o.ResyncPeriod,
 		MeterProvider:    w.metrics.meterProvider(),
+		SourceAutoscaler: w.sourceAutoscaler(o),
 	})
 	if err != nil {
 		return err
@@ -248,6 +260,10 @@ func (w *wiring) scheduler(ctx context.Context, o Options) error {
 		return slices.ContainsFunc(sched.Pods(), func(p statefulset.PodView) bool { return !p.Exists || p.Node == "" })
 	}
 	if _, err := w.srcInformer.Informer().AddEventHandler(sched.SourceHandler(toVPod, w.impl.Enqueue)); err != nil {
+		sched.Close()
+		return err
+	}
+	if _, err := w.srcInformer.Informer().AddEventHandler(sched.SourceAutoscalerHandler(toAutoscaledSource)); err != nil {
 		sched.Close()
 		return err
 	}

@@ -58,7 +58,9 @@ type SampleSource struct {
 
 // SampleSourceSpec is what the user asks for.
 type SampleSourceSpec struct {
-	// VReplicas is how many vreplicas to place (>= 0).
+	// VReplicas is how many vreplicas to place (>= 0). The CRD's scale
+	// subresource points at it (specReplicasPath), so that the source
+	// autoscaler, an HPA or KEDA can set it.
 	VReplicas int32 `json:"vreplicas"`
 	// Partitions, when set (>= 1), caps the pods the source spreads over
 	// (vsched.ResourceCounter; the NoMaxResourceCount plugin reads it).
