@@ -119,6 +119,9 @@ type source struct {
 	// seen is the State's seq when the source was last observed or
 	// reserved, so a resync can tell what is newer than its list.
 	seen uint64
+	// doubted is the listedAt of the resync that last kept the source
+	// although its list lacked it (Unconfirmed); 0: none.
+	doubted uint64
 	// beyond is true while some placement of the source names an ordinal
 	// above the pods the state holds, left out of effective.
 	beyond bool

@@ -520,7 +520,7 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 		}
 	}
 	now := s.cfg.Clock.Now()
-	vpods, mark, err := s.resyncList(ts, now)
+	vpods, mark, fresh, err := s.resyncList(ts, now)
 	if err != nil {
 		if ts != nil {
 			s.endTermRead(nil) // unused: the next call reads afresh
@@ -545,11 +545,16 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 		// term's first load (ensureLoaded) is still to come.
 		s.st.DropReservations()
 		fallthrough
+	case fresh:
+		res = s.st.ResyncFresh(vpods, mark, now, s.cfg.ReservationTTL)
 	default:
 		res = s.st.Resync(vpods, mark, now, s.cfg.ReservationTTL)
 	}
 	expired := s.st.ExpireReservations(now, s.cfg.ReservationTTL)
 	s.st.Unlock()
+	if len(res.Unconfirmed) > 0 && s.cfg.FreshLister != nil {
+		res = s.confirmUnlisted(ctx, res, now)
+	}
 	log := s.logger(ctx)
 	for _, k := range res.Overridden {
 		log.Infow("vsched resync: source's status differs from the reservation; the status wins", "source", k.String())
@@ -566,24 +571,24 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 // resyncList lists the sources for a resync, outside the state lock, with
 // the state's Seq when it did: the term's fresh list when ts has one, else
 // Lister, or FreshLister when a reservation is due to expire at now.
-func (s *Scheduler) resyncList(ts *termStart, now time.Time) ([]vsched.VPod, uint64, error) {
+func (s *Scheduler) resyncList(ts *termStart, now time.Time) (vpods []vsched.VPod, mark uint64, fresh bool, err error) {
 	if ts != nil && ts.listed {
-		return ts.vpods, ts.mark, nil
+		return ts.vpods, ts.mark, true, nil
 	}
 	// What is observed after this point is newer than the list: the
 	// resync must not forget it (State.Resync).
 	s.st.Lock()
-	mark := s.st.Seq()
+	mark = s.st.Seq()
 	lister := s.cfg.Lister
 	if s.cfg.FreshLister != nil && s.st.ReservationsExpireBy(now, s.cfg.ReservationTTL) {
 		// Expiring a reservation frees its room: only a list at least
 		// as new as its status write, if there was one, may say there
 		// was none. A lagging Lister may not show that write yet.
-		lister = s.cfg.FreshLister
+		lister, fresh = s.cfg.FreshLister, true
 	}
 	s.st.Unlock()
-	vpods, err := lister()
-	return vpods, mark, err
+	vpods, err = lister()
+	return vpods, mark, fresh, err
 }
 
 // Run resyncs every ResyncPeriod until ctx is done.
