@@ -167,6 +167,10 @@ type Report struct {
 	ScaleDownSince, LastScaleUp time.Time
 	// Simulations is how many simulated sizes the cycle tried.
 	Simulations int
+	// UnboundPods are the pods below the size that have waited for a node
+	// longer than the unavailable-pod grace, by ordinal: not counted as
+	// room, so the vreplicas that would wait for them are in Unplaced.
+	UnboundPods []UnboundPod
 }
 
 type scaleTimers struct {
@@ -209,6 +213,9 @@ type Autoscaler struct {
 	overReported    string
 	lastCycle       time.Time
 	lastRecommended int32
+	// unboundReported are the pods waiting for a node last reported, so
+	// that each is evented once.
+	unboundReported map[UnboundPod]bool
 }
 
 // New builds the autoscaler of cfg.Scheduler and hooks it to the

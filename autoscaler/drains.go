@@ -25,8 +25,12 @@ func (a *Autoscaler) applyDrains(c *cycle) {
 		c.keep(a.drainer.Mark(c.ctx, ord, w.Reason))
 		switch w.Reason {
 		case evictor.ReasonUnavailable:
-			a.event(c.set, corev1.EventTypeWarning, ReasonPodDraining, "pod %s: its node has been unavailable since %s, longer than the grace of %v; moving its vreplicas",
-				vsched.PodName(a.key.Name, ord), c.base.NodeUnavailableSince(ord).Format(time.RFC3339), c.cfg.UnavailablePodGrace)
+			what := "its node has been unavailable"
+			if c.base.NodeUnavailableSince(ord).IsZero() {
+				what = "it has waited for a node"
+			}
+			a.event(c.set, corev1.EventTypeWarning, ReasonPodDraining, "pod %s: %s since %s, longer than the grace of %v; moving its vreplicas",
+				vsched.PodName(a.key.Name, ord), what, c.base.PodUnavailableSince(ord).Format(time.RFC3339), c.cfg.UnavailablePodGrace)
 		case evictor.ReasonOverCapacity:
 			a.event(c.set, corev1.EventTypeNormal, ReasonPodDraining, "pod %s holds %d vreplica(s) over its capacity of %d; moving the excess",
 				vsched.PodName(a.key.Name, ord), w.Excess, c.base.Capacity())

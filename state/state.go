@@ -51,6 +51,9 @@ type podState struct {
 	// unjudged, no candidate.
 	refusal refusal
 	node    int32
+	// unboundSince is when the pod was first seen existing without a
+	// node (UpsertPodAt); zero otherwise.
+	unboundSince time.Time
 	// used is an int64 because statuses are input: counts that are each
 	// within bounds can still sum past MaxInt32 over many sources, and a
 	// wrapped count would make a full pod look free.

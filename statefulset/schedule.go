@@ -87,6 +87,9 @@ func (s *Scheduler) schedule(ctx context.Context, vpod vsched.VPod, moves *moveC
 	out := make([]vsched.Placement, len(placements))
 	copy(out, placements)
 	if pending > 0 {
+		if note := s.unboundNote(now); note != "" {
+			reason = joinReason(reason, note)
+		}
 		s.logger(ctx).Debugw("vsched: vreplicas pending", "source", key.String(), "pending", pending, "reason", reason)
 		return out, &vsched.PendingError{Key: key, Pending: pending, Reason: reason}
 	}

@@ -321,7 +321,7 @@ func (s *Scheduler) podChanged(obj any) {
 	}
 	s.drains.observe(pod, s.st.Options().DrainingAnnotation)
 	s.st.Lock()
-	grew := s.st.UpsertPod(pod)
+	grew := s.st.UpsertPodAt(pod, s.cfg.Clock.Now())
 	s.st.Unlock()
 	if grew {
 		s.requeuePending()
