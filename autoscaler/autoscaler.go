@@ -144,6 +144,10 @@ type Report struct {
 	Pending, Unplaced, Unplaceable int64
 	// FreeCapacity is the free capacity of the pods the spec pays for.
 	FreeCapacity int64
+	// Unavailable is the vreplicas placed on pods that run nothing now
+	// (missing, unbound, or on a lost node), as the cycle began: not
+	// pending, but not running either (state.UnavailableVReplicas).
+	Unavailable int64
 	// Draining maps the ordinals the evictor has marked to the reason.
 	Draining map[int32]string
 	// Requeued are the sources handed to Requeue.

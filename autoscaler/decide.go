@@ -161,6 +161,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Report, cfg *config.Autosca
 	c.compacting = a.drainer.CanRequeue() && cfg.Compaction
 	c.wants = descheduler.Drains(base, marks, dec.Time, cfg.UnavailablePodGrace)
 	dec.UnboundPods = a.unboundPods(c)
+	dec.Unavailable = base.UnavailableVReplicas()
 	extra := simulationBase(base, marks, c.wants, dec.Time, cfg.UnavailablePodGrace)
 	dec.FreeCapacity = base.FreeCapacity()
 	low := descheduler.LowestSize(base, marks, c.compacting, cfg.MaxMovesPerCycle)

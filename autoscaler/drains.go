@@ -45,8 +45,8 @@ func (a *Autoscaler) applyDrains(c *cycle) {
 	c.dec.Requeued, c.dec.Rebalancing = a.requeue(c)
 }
 
-// requeue hands the drainer the sources to requeue this cycle, within the
-// budget (descheduler.PlanDrainMoves); then, with what the budget leaves,
+// requeue hands the drainer the sources to requeue this cycle: those to
+// evacuate, and the others within the budget (descheduler.PlanDrains); then, with what the budget leaves,
 // the sources whose placements break a Rebalancer's rule and could be
 // repaired now (descheduler.RebalanceMoves).
 func (a *Autoscaler) requeue(c *cycle) (requeued, rebalancing []types.NamespacedName) {
@@ -54,11 +54,15 @@ func (a *Autoscaler) requeue(c *cycle) (requeued, rebalancing []types.Namespaced
 		return nil, nil
 	}
 	cfg := c.cfg
-	moves := descheduler.PlanDrainMoves(c.base, a.drainer.Marks(), c.wants, cfg.MaxMovesPerCycle, cfg.MaxMovesPerSource)
+	plan := descheduler.PlanDrains(c.base, a.drainer.Marks(), c.wants, cfg.MaxMovesPerCycle, cfg.MaxMovesPerSource)
+	moves := plan.Moves()
+	// Evacuation has a budget of its own; the rest share the limits.
 	var used int32
 	planned := make(map[types.NamespacedName]bool, len(moves))
-	for _, m := range moves {
+	for _, m := range plan.Limited {
 		used += m.VReplicas
+	}
+	for _, m := range moves {
 		planned[m.Source] = true
 	}
 	rb := a.rebalance(c, planned, max(cfg.MaxMovesPerCycle, 1)-used)
