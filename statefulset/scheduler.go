@@ -540,13 +540,16 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 			s.st.Unlock()
 			return err
 		}
+	case fresh:
+		if !s.loaded.Load() {
+			s.st.DropReservations() // as below
+		}
+		res = s.st.ResyncFresh(vpods, mark, now, s.cfg.ReservationTTL)
 	case !s.loaded.Load():
 		// Informers not synced yet: the sources are loaded, but the
 		// term's first load (ensureLoaded) is still to come.
 		s.st.DropReservations()
 		fallthrough
-	case fresh:
-		res = s.st.ResyncFresh(vpods, mark, now, s.cfg.ReservationTTL)
 	default:
 		res = s.st.Resync(vpods, mark, now, s.cfg.ReservationTTL)
 	}
