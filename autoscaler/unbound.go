@@ -15,6 +15,11 @@ import (
 // grace, and stops counting as room.
 const ReasonPodUnbound = "PodUnbound"
 
+// LogPodUnbound is the message of the autoscaler's log line (Warn, with the
+// fields pod, since and grace) for a pod that has waited for a node longer
+// than the unavailable-pod grace, once per pod.
+const LogPodUnbound = "vsched autoscaler: a pod has waited for a node longer than the grace; not counted as room"
+
 // UnboundPod is a pod below the StatefulSet's size that has waited for a
 // node longer than the unavailable-pod grace. It is no longer counted as
 // a starting pod with room: what would wait for it is in Report.Unplaced,
@@ -43,8 +48,7 @@ func (a *Autoscaler) unboundPods(c *cycle) []UnboundPod {
 		if a.unboundReported[u] {
 			continue
 		}
-		c.log.Warnw("vsched autoscaler: a pod has waited for a node longer than the grace; not counted as room",
-			"pod", u.Pod, "since", u.Since, "grace", c.cfg.UnavailablePodGrace)
+		c.log.Warnw(LogPodUnbound, "pod", u.Pod, "since", u.Since, "grace", c.cfg.UnavailablePodGrace)
 		a.event(c.set, corev1.EventTypeWarning, ReasonPodUnbound, "pod %s has waited for a node since %s, longer than the grace of %v; its room is not counted",
 			u.Pod, u.Since.Format(time.RFC3339), c.cfg.UnavailablePodGrace)
 	}
