@@ -144,6 +144,10 @@ type Report struct {
 	Pending, Unplaced, Unplaceable int64
 	// FreeCapacity is the free capacity of the pods the spec pays for.
 	FreeCapacity int64
+	// Unavailable is the vreplicas placed on pods that run nothing now
+	// (missing, unbound, or on a lost node), as the cycle began: not
+	// pending, but not running either (state.UnavailableVReplicas).
+	Unavailable int64
 	// Draining maps the ordinals the evictor has marked to the reason.
 	Draining map[int32]string
 	// Requeued are the sources handed to Requeue.
@@ -167,6 +171,10 @@ type Report struct {
 	ScaleDownSince, LastScaleUp time.Time
 	// Simulations is how many simulated sizes the cycle tried.
 	Simulations int
+	// UnboundPods are the pods below the size that have waited for a node
+	// longer than the unavailable-pod grace, by ordinal: not counted as
+	// room, so the vreplicas that would wait for them are in Unplaced.
+	UnboundPods []UnboundPod
 }
 
 type scaleTimers struct {
@@ -209,6 +217,9 @@ type Autoscaler struct {
 	overReported    string
 	lastCycle       time.Time
 	lastRecommended int32
+	// unboundReported are the pods waiting for a node last reported, so
+	// that each is evented once.
+	unboundReported map[UnboundPod]bool
 }
 
 // New builds the autoscaler of cfg.Scheduler and hooks it to the

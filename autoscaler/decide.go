@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"go.uber.org/zap"
 	appsv1 "k8s.io/api/apps/v1"
@@ -159,7 +160,9 @@ func (a *Autoscaler) decide(ctx context.Context, dec Report, cfg *config.Autosca
 	marks := a.drainer.Marks()
 	c.compacting = a.drainer.CanRequeue() && cfg.Compaction
 	c.wants = descheduler.Drains(base, marks, dec.Time, cfg.UnavailablePodGrace)
-	extra := simulationBase(base, marks, c.wants)
+	dec.UnboundPods = a.unboundPods(c)
+	dec.Unavailable = base.UnavailableVReplicas()
+	extra := simulationBase(base, marks, c.wants, dec.Time, cfg.UnavailablePodGrace)
 	dec.FreeCapacity = base.FreeCapacity()
 	low := descheduler.LowestSize(base, marks, c.compacting, cfg.MaxMovesPerCycle)
 	m, held := a.simulator(c, low, extra)
@@ -183,6 +186,9 @@ func (a *Autoscaler) decide(ctx context.Context, dec Report, cfg *config.Autosca
 		dec.Action, dec.Reason = ActionNone, rec.Reason
 		a.clearScaleDownSince(c)
 		a.cancelCompaction(c, math.MaxInt32)
+	}
+	if note := unboundNote(dec.UnboundPods); note != "" {
+		dec.Reason += "; " + note
 	}
 	if over.exceeded {
 		dec.Reason = over.reason(c.limit) + "; " + dec.Reason
@@ -218,9 +224,9 @@ func listedByKey(vpods []vsched.VPod) map[types.NamespacedName]vsched.VPod {
 
 // simulationBase makes base the simulations' base: compaction drains lifted
 // (the cycle decides them again), other drains as wanted now, starting pods
-// bound. It returns the vreplicas pods hold over capacity, which need a pod
+// bound (not those unbound for grace or longer: no node takes them). It returns the vreplicas pods hold over capacity, which need a pod
 // on top of the sources'.
-func simulationBase(base *state.State, marks map[int32]string, wants map[int32]descheduler.Drain) (extra int32) {
+func simulationBase(base *state.State, marks map[int32]string, wants map[int32]descheduler.Drain, now time.Time, grace time.Duration) (extra int32) {
 	for ord, reason := range marks {
 		if _, ok := wants[ord]; !ok && evictor.Owned(reason) {
 			base.ClearDraining(ord)
@@ -235,6 +241,6 @@ func simulationBase(base *state.State, marks map[int32]string, wants map[int32]d
 			extra += w.Excess
 		}
 	}
-	base.BindStartingPods()
+	base.BindStartingPods(now, grace)
 	return extra
 }

@@ -25,8 +25,12 @@ func (a *Autoscaler) applyDrains(c *cycle) {
 		c.keep(a.drainer.Mark(c.ctx, ord, w.Reason))
 		switch w.Reason {
 		case evictor.ReasonUnavailable:
-			a.event(c.set, corev1.EventTypeWarning, ReasonPodDraining, "pod %s: its node has been unavailable since %s, longer than the grace of %v; moving its vreplicas",
-				vsched.PodName(a.key.Name, ord), c.base.NodeUnavailableSince(ord).Format(time.RFC3339), c.cfg.UnavailablePodGrace)
+			what := "its node has been unavailable"
+			if c.base.NodeUnavailableSince(ord).IsZero() {
+				what = "it has waited for a node"
+			}
+			a.event(c.set, corev1.EventTypeWarning, ReasonPodDraining, "pod %s: %s since %s, longer than the grace of %v; moving its vreplicas",
+				vsched.PodName(a.key.Name, ord), what, c.base.PodUnavailableSince(ord).Format(time.RFC3339), c.cfg.UnavailablePodGrace)
 		case evictor.ReasonOverCapacity:
 			a.event(c.set, corev1.EventTypeNormal, ReasonPodDraining, "pod %s holds %d vreplica(s) over its capacity of %d; moving the excess",
 				vsched.PodName(a.key.Name, ord), w.Excess, c.base.Capacity())
@@ -41,8 +45,8 @@ func (a *Autoscaler) applyDrains(c *cycle) {
 	c.dec.Requeued, c.dec.Rebalancing = a.requeue(c)
 }
 
-// requeue hands the drainer the sources to requeue this cycle, within the
-// budget (descheduler.PlanDrainMoves); then, with what the budget leaves,
+// requeue hands the drainer the sources to requeue this cycle: those to
+// evacuate, and the others within the budget (descheduler.PlanDrains); then, with what the budget leaves,
 // the sources whose placements break a Rebalancer's rule and could be
 // repaired now (descheduler.RebalanceMoves).
 func (a *Autoscaler) requeue(c *cycle) (requeued, rebalancing []types.NamespacedName) {
@@ -50,11 +54,15 @@ func (a *Autoscaler) requeue(c *cycle) (requeued, rebalancing []types.Namespaced
 		return nil, nil
 	}
 	cfg := c.cfg
-	moves := descheduler.PlanDrainMoves(c.base, a.drainer.Marks(), c.wants, cfg.MaxMovesPerCycle, cfg.MaxMovesPerSource)
+	plan := descheduler.PlanDrains(c.base, a.drainer.Marks(), c.wants, cfg.MaxMovesPerCycle, cfg.MaxMovesPerSource)
+	moves := plan.Moves()
+	// Evacuation has a budget of its own; the rest share the limits.
 	var used int32
 	planned := make(map[types.NamespacedName]bool, len(moves))
-	for _, m := range moves {
+	for _, m := range plan.Limited {
 		used += m.VReplicas
+	}
+	for _, m := range moves {
 		planned[m.Source] = true
 	}
 	rb := a.rebalance(c, planned, max(cfg.MaxMovesPerCycle, 1)-used)

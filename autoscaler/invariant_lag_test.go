@@ -347,7 +347,7 @@ func (w *lagWorld) randomOp() {
 	case r < 97:
 		w.reload()
 	default:
-		w.deleteSource()
+		w.sourceOrPodFault()
 	}
 }
 

@@ -16,7 +16,8 @@ type Drain struct {
 }
 
 // Drains are the drains wanted for other reasons than compaction, by
-// ordinal: pods whose node has been lost for grace or longer, and pods over
+// ordinal: pods whose node has been lost, or that no node has taken, for
+// grace or longer (state.Reader.PodUnavailableSince), and pods over
 // capacity. marks are the drains the evictor holds (ordinal to reason); a
 // pod someone else drained is drained already.
 func Drains(base state.Reader, marks map[int32]string, now time.Time, grace time.Duration) map[int32]Drain {
@@ -29,7 +30,7 @@ func Drains(base state.Reader, marks map[int32]string, now time.Time, grace time
 		}
 		// A pod on a lost node stays marked until the node is back,
 		// emptied or not, so its mark is not written again and again.
-		if since := base.NodeUnavailableSince(ord); !since.IsZero() && now.Sub(since) >= grace &&
+		if since := base.PodUnavailableSince(ord); !since.IsZero() && now.Sub(since) >= grace &&
 			(used > 0 || marks[ord] == evictor.ReasonUnavailable) {
 			wants[ord] = Drain{Reason: evictor.ReasonUnavailable}
 		} else if used > capacity {

@@ -3,12 +3,17 @@ package descheduler_test
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/descheduler"
+	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/framework/frameworktest"
 	"github.com/vsched/vsched/plugins"
+	"github.com/vsched/vsched/state"
 )
 
 // A source on three pods shrinks by one. The default descheduler profile
@@ -34,4 +39,31 @@ func ExampleShrink() {
 	// Output:
 	// adapter-0 zone-a 1
 	// adapter-1 zone-b 1
+}
+
+// Pod 2's node is lost (drained as unavailable) and pod 1 is drained for
+// compaction, with at most 2 moves per cycle and 1 per source. Everything
+// on pod 2 is evacuated at once, outside those limits; compaction gets its
+// limited share, without b, which moves already.
+func ExamplePlanDrains() {
+	st, err := state.New(state.Options{StatefulSetName: "adapter", Capacity: 10})
+	if err != nil {
+		panic(err)
+	}
+	st.SetReplicas(3)
+	now := time.Now()
+	for _, s := range []*vsched.PlainVPod{
+		{Key: types.NamespacedName{Namespace: "ns", Name: "a"}, VReplicas: 4, Placements: []vsched.Placement{frameworktest.P(2, 4)}},
+		{Key: types.NamespacedName{Namespace: "ns", Name: "b"}, VReplicas: 8, Placements: []vsched.Placement{frameworktest.P(1, 5), frameworktest.P(2, 3)}},
+		{Key: types.NamespacedName{Namespace: "ns", Name: "c"}, VReplicas: 6, Placements: []vsched.Placement{frameworktest.P(1, 6)}},
+	} {
+		st.Observe(s, now)
+	}
+	marks := map[int32]string{2: evictor.ReasonUnavailable, 1: evictor.ReasonCompaction}
+	plan := descheduler.PlanDrains(st, marks, nil, 2, 1)
+	fmt.Println("evacuate:", plan.Evacuate)
+	fmt.Println("limited:", plan.Limited)
+	// Output:
+	// evacuate: [{ns/a 4} {ns/b 3}]
+	// limited: [{ns/c 1}]
 }

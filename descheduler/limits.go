@@ -24,8 +24,9 @@ type target struct {
 // vreplicas per Schedule call, over all its draining pods, and is counted
 // once; the plan stops before the total would exceed maxPerCycle. On a pod
 // with an Excess, sources are taken smallest first until the excess is
-// covered. maxPerSource and maxPerCycle below 1 count as 1.
-func planMoves(holdings []state.Holding, targets []target, maxPerCycle, maxPerSource int32) []evictor.Move {
+// covered. maxPerSource and maxPerCycle below 1 count as 1. Sources in
+// skip are planned already and are not planned again.
+func planMoves(holdings []state.Holding, targets []target, maxPerCycle, maxPerSource int32, skip map[types.NamespacedName]bool) []evictor.Move {
 	maxPerCycle = max(maxPerCycle, 1)
 	maxPerSource = min(max(maxPerSource, 1), maxPerCycle)
 	onTarget := make(map[int32]bool, len(targets))
@@ -42,7 +43,9 @@ func planMoves(holdings []state.Holding, targets []target, maxPerCycle, maxPerSo
 	}
 	var out []evictor.Move
 	planned := map[types.NamespacedName]bool{}
-	var used int32
+	// used is an int64: an evacuation's budget is MaxInt32, and the sum of
+	// what the sources hold on the targets may pass it.
+	var used int64
 	for _, t := range targets {
 		hs := byOrd[t.ordinal]
 		need := int64(t.Excess)
@@ -56,16 +59,16 @@ func planMoves(holdings []state.Holding, targets []target, maxPerCycle, maxPerSo
 			if need <= 0 {
 				break
 			}
-			if planned[h.Source] {
+			if planned[h.Source] || skip[h.Source] {
 				need -= int64(min(h.VReplicas, maxPerSource))
 				continue
 			}
 			cost := min(total[h.Source], maxPerSource)
-			if used+cost > maxPerCycle {
+			if used+int64(cost) > int64(maxPerCycle) {
 				return out
 			}
 			planned[h.Source] = true
-			used += cost
+			used += int64(cost)
 			need -= int64(min(h.VReplicas, maxPerSource))
 			out = append(out, evictor.Move{Source: h.Source, VReplicas: cost})
 		}

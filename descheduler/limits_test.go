@@ -68,7 +68,7 @@ func TestPlanMoves(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := planMoves(holdings, tc.targets, tc.perCycle, tc.perSrc)
+			got := planMoves(holdings, tc.targets, tc.perCycle, tc.perSrc, nil)
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}

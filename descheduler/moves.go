@@ -2,6 +2,7 @@ package descheduler
 
 import (
 	"context"
+	"math"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -17,12 +18,38 @@ import (
 // saves pods.
 var drainRank = map[string]int{evictor.ReasonUnavailable: 0, evictor.ReasonOverCapacity: 1, evictor.ReasonCompaction: 2}
 
-// PlanDrainMoves plans the sources to requeue so that they move off the
-// pods the evictor drains (marks, ordinal to reason), within the limits:
-// pods on lost nodes first, then pods over capacity (only their excess,
-// from wants), then compaction, highest ordinals first within each.
-// Drained pods beyond the replicas, or holding nothing, need no move.
+// DrainPlan is the sources to requeue so that they move off the pods the
+// evictor drains, by budget.
+type DrainPlan struct {
+	// Evacuate are the sources on pods drained because they stopped
+	// running work (evictor.ReasonUnavailable: a lost node, or no node
+	// at all), each with all it holds there. Their budget is their own:
+	// those vreplicas run nowhere, so moving them disturbs nothing, and
+	// the limits do not apply.
+	Evacuate []evictor.Move
+	// Limited are the other drains' sources, within the per-cycle and
+	// per-source limits: pods over capacity (only their excess) before
+	// compaction, highest ordinals first within each. A source already
+	// evacuating is not planned again.
+	Limited []evictor.Move
+}
+
+// Moves is every move of the plan, evacuation first.
+func (p DrainPlan) Moves() []evictor.Move {
+	return append(append([]evictor.Move(nil), p.Evacuate...), p.Limited...)
+}
+
+// PlanDrainMoves is PlanDrains' moves, evacuation first.
 func PlanDrainMoves(base state.Reader, marks map[int32]string, wants map[int32]Drain, maxPerCycle, maxPerSource int32) []evictor.Move {
+	return PlanDrains(base, marks, wants, maxPerCycle, maxPerSource).Moves()
+}
+
+// PlanDrains plans the sources to requeue so that they move off the pods
+// the evictor drains (marks, ordinal to reason): evacuation on its own
+// budget, the other drains within maxPerCycle and maxPerSource (see
+// DrainPlan). Drained pods beyond the replicas, or holding nothing, need
+// no move.
+func PlanDrains(base state.Reader, marks map[int32]string, wants map[int32]Drain, maxPerCycle, maxPerSource int32) DrainPlan {
 	targets := make([]target, 0, len(marks))
 	for ord, reason := range marks {
 		if ord >= base.Replicas() || base.Used(ord) <= 0 {
@@ -35,7 +62,7 @@ func PlanDrainMoves(base state.Reader, marks map[int32]string, wants map[int32]D
 		targets = append(targets, t)
 	}
 	if len(targets) == 0 {
-		return nil
+		return DrainPlan{}
 	}
 	sort.Slice(targets, func(i, j int) bool {
 		ri, rj := drainRank[targets[i].Reason], drainRank[targets[j].Reason]
@@ -49,7 +76,15 @@ func PlanDrainMoves(base state.Reader, marks map[int32]string, wants map[int32]D
 		on[t.ordinal] = true
 	}
 	holdings := base.HoldingsOn(func(ord int32) bool { return on[ord] })
-	return planMoves(holdings, targets, maxPerCycle, maxPerSource)
+	n := sort.Search(len(targets), func(i int) bool { return targets[i].Reason != evictor.ReasonUnavailable })
+	var plan DrainPlan
+	plan.Evacuate = planMoves(holdings, targets[:n], math.MaxInt32, math.MaxInt32, nil)
+	planned := make(map[types.NamespacedName]bool, len(plan.Evacuate))
+	for _, m := range plan.Evacuate {
+		planned[m.Source] = true
+	}
+	plan.Limited = planMoves(holdings, targets[n:], maxPerCycle, maxPerSource, planned)
+	return plan
 }
 
 // RebalanceMoves finds the sources whose placements break the rule of one

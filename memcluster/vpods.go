@@ -294,6 +294,13 @@ func (s *Sources) FreezeList() {
 	s.frozen = s.snapshotLocked()
 }
 
+// Frozen reports whether List lags (FreezeList until ThawList).
+func (s *Sources) Frozen() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.frozen != nil
+}
+
 // SetSynced(false) makes the lister behave as one whose informer has not
 // synced yet: List returns an empty list without an error (a real lister
 // cannot tell "no sources" from "not synced yet"), and HasSynced reports

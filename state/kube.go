@@ -81,6 +81,7 @@ func (s *State) DeletePod(name string) {
 	}
 	s.pods[ord].exists = false
 	s.pods[ord].node = -1
+	s.pods[ord].unboundSince = time.Time{}
 	s.invalidate()
 }
 

@@ -25,6 +25,10 @@ type Reader interface {
 	Draining(ord int32) bool
 	DrainingOrdinals() []int32
 	NodeUnavailableSince(ord int32) time.Time
+	PodUnboundSince(ord int32) time.Time
+	PodUnavailableSince(ord int32) time.Time
+	UnboundPast(now time.Time, grace time.Duration) []int32
+	UnavailableVReplicas() int64
 	Used(ord int32) int32
 	TotalUsed() int64
 	HighestUsedOrdinal() int32

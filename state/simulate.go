@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -196,13 +197,18 @@ func (s *State) AddVirtualPods(n int32) {
 // node chosen as AddVirtualPods chooses. The StatefulSet's spec already
 // pays for these pods; counting them as capacity keeps a simulation from
 // asking for them a second time. It returns how many pods it bound.
-// Draining pods stay draining.
-func (s *State) BindStartingPods() int32 {
+// Draining pods stay draining. A pod unbound for grace or longer at now
+// (UnboundPast) is not starting but waiting for a node none may give: it
+// stays unbound, so that what would wait for it needs another pod.
+func (s *State) BindStartingPods(now time.Time, grace time.Duration) int32 {
 	zones, counts := s.zoneLoad()
 	var n int32
 	for ord := int32(0); ord < s.replicas && int(ord) < len(s.pods); ord++ {
 		p := &s.pods[ord]
 		if p.exists && p.node >= 0 && !p.terminating {
+			continue
+		}
+		if since := p.unboundSince; !since.IsZero() && now.Sub(since) >= grace {
 			continue
 		}
 		s.bindVirtual(ord, zones, counts)
@@ -269,7 +275,7 @@ func (s *State) bindVirtual(ord int32, zones []int32, counts []int32) {
 	node := &s.nodes[ni]
 	node.exists, node.schedulable, node.reason, node.zone = true, true, "", zone
 	p := &s.pods[ord]
-	p.exists, p.terminating, p.node = true, false, ni
+	p.exists, p.terminating, p.node, p.unboundSince = true, false, ni, time.Time{}
 }
 
 // ClearDraining makes the pod not draining in this state, whatever its

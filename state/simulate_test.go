@@ -3,6 +3,7 @@ package state
 import (
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -246,7 +247,7 @@ func TestBindStartingPods(t *testing.T) {
 	s.UpsertPod(mkPod(2, "b0", terminating))
 	s.UpsertPod(mkPod(5, "b0")) // beyond replicas: untouched
 	s.SetReplicas(4)            // pod 3 never seen
-	if n := s.BindStartingPods(); n != 3 {
+	if n := s.BindStartingPods(t0, time.Minute); n != 3 {
 		t.Errorf("BindStartingPods() = %d, want 3", n)
 	}
 	type pod struct {
@@ -266,7 +267,7 @@ func TestBindStartingPods(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("pods (-want +got):\n%s", d)
 	}
-	if n := s.BindStartingPods(); n != 0 {
+	if n := s.BindStartingPods(t0, time.Minute); n != 0 {
 		t.Errorf("second BindStartingPods() = %d, want 0", n)
 	}
 }

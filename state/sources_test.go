@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
@@ -755,5 +756,61 @@ func TestReservationStatsAndPendingTotal(t *testing.T) {
 	}
 	if got := s.PendingTotal(); got != wantPending {
 		t.Errorf("PendingTotal = %d, want %d", got, wantPending)
+	}
+}
+
+// Issue 20, item 2: a source the list lacks is kept once when the state
+// knows it at a newer version than the list (an empty list is older than
+// every version), and forgotten by the next resync that still lacks it
+// unless it was observed in between; a fresh list forgets it at once.
+func TestResyncForgetsUnlistedSourcesByTheNextResync(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		list          []vsched.VPod
+		observeAgain  bool // "gone" is observed between the two resyncs
+		fresh         bool
+		first, second ResyncResult
+	}{
+		{
+			name:   "empty list",
+			first:  ResyncResult{Unconfirmed: []types.NamespacedName{key("gone"), key("kept")}},
+			second: ResyncResult{Forgotten: []types.NamespacedName{key("gone"), key("kept")}},
+		},
+		{
+			name:   "list with an older source",
+			list:   []vsched.VPod{src("kept", "3", 1, p(0, 1))},
+			first:  ResyncResult{Unconfirmed: []types.NamespacedName{key("gone")}},
+			second: ResyncResult{Forgotten: []types.NamespacedName{key("gone")}},
+		},
+		{
+			name:         "observed in between",
+			list:         []vsched.VPod{src("kept", "3", 1, p(0, 1))},
+			observeAgain: true,
+			first:        ResyncResult{Unconfirmed: []types.NamespacedName{key("gone")}},
+			second:       ResyncResult{Unconfirmed: []types.NamespacedName{key("gone")}},
+		},
+		{
+			name:  "fresh list",
+			fresh: true,
+			first: ResyncResult{Forgotten: []types.NamespacedName{key("gone"), key("kept")}},
+		},
+	} {
+		s := newState(t, 10)
+		cluster(s, [][2]string{{"n0", "z"}}, []string{"n0", "n0"})
+		s.Observe(src("kept", "3", 1, p(0, 1)), t0)
+		s.Observe(src("gone", "7", 2, p(1, 2)), t0)
+		resync := s.Resync
+		if tt.fresh {
+			resync = s.ResyncFresh
+		}
+		if d := cmp.Diff(tt.first, resync(tt.list, s.Seq(), t0, time.Minute), cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("%s: first resync (-want +got):\n%s", tt.name, d)
+		}
+		if tt.observeAgain {
+			s.Observe(src("gone", "7", 2, p(1, 2)), t0)
+		}
+		if d := cmp.Diff(tt.second, resync(tt.list, s.Seq(), t0, time.Minute), cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("%s: second resync (-want +got):\n%s", tt.name, d)
+		}
 	}
 }

@@ -51,6 +51,9 @@ type podState struct {
 	// unjudged, no candidate.
 	refusal refusal
 	node    int32
+	// unboundSince is when the pod was first seen existing without a
+	// node (UpsertPodAt); zero otherwise.
+	unboundSince time.Time
 	// used is an int64 because statuses are input: counts that are each
 	// within bounds can still sum past MaxInt32 over many sources, and a
 	// wrapped count would make a full pod look free.
@@ -119,6 +122,9 @@ type source struct {
 	// seen is the State's seq when the source was last observed or
 	// reserved, so a resync can tell what is newer than its list.
 	seen uint64
+	// doubted is the listedAt of the resync that last kept the source
+	// although its list lacked it (Unconfirmed); 0: none.
+	doubted uint64
 	// beyond is true while some placement of the source names an ordinal
 	// above the pods the state holds, left out of effective.
 	beyond bool

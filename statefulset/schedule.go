@@ -87,6 +87,9 @@ func (s *Scheduler) schedule(ctx context.Context, vpod vsched.VPod, moves *moveC
 	out := make([]vsched.Placement, len(placements))
 	copy(out, placements)
 	if pending > 0 {
+		if note := s.unboundNote(now); note != "" {
+			reason = joinReason(reason, note)
+		}
 		s.logger(ctx).Debugw("vsched: vreplicas pending", "source", key.String(), "pending", pending, "reason", reason)
 		return out, &vsched.PendingError{Key: key, Pending: pending, Reason: reason}
 	}
@@ -159,7 +162,7 @@ func (s *Scheduler) observeForDecision(ctx context.Context, vpod vsched.VPod, no
 // decide makes the source's new placements from base, its placements as
 // they count now: what stays and what moves off draining pods and pods
 // beyond the replicas (descheduler.SplitPlacements), within the drain move
-// limit (descheduler.LimitDrainMoves); new vreplicas through the scheduler
+// limit except off pods that run nothing (limitDrainMoves); new vreplicas through the scheduler
 // profile, surplus ones through the descheduler profile
 // (descheduler.Shrink); and the moves a Rebalancer wants
 // (descheduler.Rebalance). Called with the state locked.
@@ -171,7 +174,7 @@ func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles confi
 	// source may cost an allocation, and most calls drain nothing.
 	if desired > keptTotal && len(split.Draining) > 0 {
 		if limit := s.drainMoveLimit(); limit > 0 {
-			split.Kept, split.Draining = descheduler.LimitDrainMoves(split.Kept, split.Draining, desired-keptTotal, limit)
+			split.Kept, split.Draining = s.limitDrainMoves(split, desired-keptTotal, limit)
 			keptTotal = vsched.TotalVReplicas(split.Kept)
 		}
 	}

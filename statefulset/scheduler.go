@@ -321,7 +321,7 @@ func (s *Scheduler) podChanged(obj any) {
 	}
 	s.drains.observe(pod, s.st.Options().DrainingAnnotation)
 	s.st.Lock()
-	grew := s.st.UpsertPod(pod)
+	grew := s.st.UpsertPodAt(pod, s.cfg.Clock.Now())
 	s.st.Unlock()
 	if grew {
 		s.requeuePending()
@@ -520,7 +520,7 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 		}
 	}
 	now := s.cfg.Clock.Now()
-	vpods, mark, err := s.resyncList(ts, now)
+	vpods, mark, fresh, err := s.resyncList(ts, now)
 	if err != nil {
 		if ts != nil {
 			s.endTermRead(nil) // unused: the next call reads afresh
@@ -540,6 +540,11 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 			s.st.Unlock()
 			return err
 		}
+	case fresh:
+		if !s.loaded.Load() {
+			s.st.DropReservations() // as below
+		}
+		res = s.st.ResyncFresh(vpods, mark, now, s.cfg.ReservationTTL)
 	case !s.loaded.Load():
 		// Informers not synced yet: the sources are loaded, but the
 		// term's first load (ensureLoaded) is still to come.
@@ -550,6 +555,9 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	}
 	expired := s.st.ExpireReservations(now, s.cfg.ReservationTTL)
 	s.st.Unlock()
+	if len(res.Unconfirmed) > 0 && s.cfg.FreshLister != nil {
+		res = s.confirmUnlisted(ctx, res, now)
+	}
 	log := s.logger(ctx)
 	for _, k := range res.Overridden {
 		log.Infow("vsched resync: source's status differs from the reservation; the status wins", "source", k.String())
@@ -566,24 +574,24 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 // resyncList lists the sources for a resync, outside the state lock, with
 // the state's Seq when it did: the term's fresh list when ts has one, else
 // Lister, or FreshLister when a reservation is due to expire at now.
-func (s *Scheduler) resyncList(ts *termStart, now time.Time) ([]vsched.VPod, uint64, error) {
+func (s *Scheduler) resyncList(ts *termStart, now time.Time) (vpods []vsched.VPod, mark uint64, fresh bool, err error) {
 	if ts != nil && ts.listed {
-		return ts.vpods, ts.mark, nil
+		return ts.vpods, ts.mark, true, nil
 	}
 	// What is observed after this point is newer than the list: the
 	// resync must not forget it (State.Resync).
 	s.st.Lock()
-	mark := s.st.Seq()
+	mark = s.st.Seq()
 	lister := s.cfg.Lister
 	if s.cfg.FreshLister != nil && s.st.ReservationsExpireBy(now, s.cfg.ReservationTTL) {
 		// Expiring a reservation frees its room: only a list at least
 		// as new as its status write, if there was one, may say there
 		// was none. A lagging Lister may not show that write yet.
-		lister = s.cfg.FreshLister
+		lister, fresh = s.cfg.FreshLister, true
 	}
 	s.st.Unlock()
-	vpods, err := lister()
-	return vpods, mark, err
+	vpods, err = lister()
+	return vpods, mark, fresh, err
 }
 
 // Run resyncs every ResyncPeriod until ctx is done.

@@ -35,6 +35,10 @@ const (
 	// MetricMovedVReplicas counts vreplicas moved from one pod to another,
 	// with the reason attribute.
 	MetricMovedVReplicas = "vsched.scheduler.moved_vreplicas"
+	// MetricUnavailableVReplicas is the vreplicas held on pods that run
+	// nothing now (missing, unbound, or on a lost node): placed, so not
+	// pending, but not running either.
+	MetricUnavailableVReplicas = "vsched.scheduler.unavailable_vreplicas"
 	// MetricReservations is the decisions not yet seen written.
 	MetricReservations = "vsched.scheduler.reservations"
 	// MetricOldestReservationAge is the age in seconds of the oldest of
@@ -157,28 +161,38 @@ func newSchedulerMetrics(s *Scheduler, mp metric.MeterProvider) (*schedulerMetri
 		metric.WithDescription("Decisions not yet seen in their source's status."))
 	age, err3 := meter.Float64ObservableGauge(MetricOldestReservationAge, metric.WithUnit("s"),
 		metric.WithDescription("Age of the oldest decision not yet seen in its source's status."))
-	if err := errors.Join(err1, err2, err3); err != nil {
+	unavailable, err4 := meter.Int64ObservableGauge(MetricUnavailableVReplicas, metric.WithUnit("{vreplica}"),
+		metric.WithDescription("Vreplicas placed on pods that run nothing now (missing, unbound, or on a lost node)."))
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return nil, err
 	}
 	m.reg, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		total, n, oldest := s.gauges()
+		g := s.gauges()
 		attrs := metric.WithAttributeSet(m.attrs)
-		o.ObserveInt64(pending, total, attrs)
-		o.ObserveInt64(reservations, n, attrs)
-		o.ObserveFloat64(age, oldest.Seconds(), attrs)
+		o.ObserveInt64(pending, g.pending, attrs)
+		o.ObserveInt64(unavailable, g.unavailable, attrs)
+		o.ObserveInt64(reservations, g.reservations, attrs)
+		o.ObserveFloat64(age, g.oldest.Seconds(), attrs)
 		return nil
-	}, pending, reservations, age)
+	}, pending, unavailable, reservations, age)
 	return m, err
 }
 
-// gauges reads the pending vreplicas, the reservations and the oldest
-// one's age under the state lock, at collection time only.
-func (s *Scheduler) gauges() (pending, reservations int64, oldest time.Duration) {
+// gaugeValues are the scheduler's gauges at one collection.
+type gaugeValues struct {
+	pending, unavailable, reservations int64
+	oldest                             time.Duration
+}
+
+// gauges reads the pending and unavailable vreplicas, the reservations and
+// the oldest one's age under the state lock, at collection time only.
+func (s *Scheduler) gauges() gaugeValues {
 	now := s.cfg.Clock.Now()
 	s.st.Lock()
 	defer s.st.Unlock()
-	reservations, oldest = s.st.ReservationStats(now)
-	return s.st.PendingTotal(), reservations, oldest
+	g := gaugeValues{pending: s.st.PendingTotal(), unavailable: s.st.UnavailableVReplicas()}
+	g.reservations, g.oldest = s.st.ReservationStats(now)
+	return g
 }
 
 // record records one Schedule call.

@@ -129,6 +129,7 @@ func TestSchedulerMetrics(t *testing.T) {
 		"vsched.scheduler.schedule.duration{outcome=partial}": 1,
 		"vsched.scheduler.moved_vreplicas{reason=lost_node}":  2,
 		"vsched.scheduler.pending_vreplicas{}":                2,
+		"vsched.scheduler.unavailable_vreplicas{}":            0,
 		"vsched.scheduler.reservations{}":                     0, // every decision was written and seen
 		"vsched.scheduler.reservation.oldest_age{}":           0,
 	}
@@ -161,5 +162,20 @@ func TestSchedulerMetrics(t *testing.T) {
 		if got[name] != want {
 			t.Errorf("%s = %v; want %v", name, got[name], want)
 		}
+	}
+
+	// Pod 1's node is lost: its 2 vreplicas are placed but run nothing.
+	pod, err := c.Pod(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FailNode(pod.Spec.NodeName); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := collect(t, reader)["vsched.scheduler.unavailable_vreplicas{}"]; got != 2 {
+		t.Errorf("unavailable_vreplicas = %v after pod 1's node was lost; want its 2", got)
 	}
 }

@@ -160,7 +160,13 @@ func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncRe
 	// an earlier term of this replica may stand for a write that failed,
 	// while another leader has since given its room away.
 	dropped := s.st.DropReservations()
-	res := s.st.Resync(t.vpods, t.mark, s.cfg.Clock.Now(), s.cfg.ReservationTTL)
+	resync := s.st.Resync
+	if t.listed {
+		// FreshLister's list: what it lacks is gone, whatever version
+		// the state knew it at (a delete missed before this term).
+		resync = s.st.ResyncFresh
+	}
+	res := resync(t.vpods, t.mark, s.cfg.Clock.Now(), s.cfg.ReservationTTL)
 	s.loaded.Store(true)
 	s.logger(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(t.vpods),
 		"fresh", t.listed, "replicas", s.st.Replicas(), "forgotten", len(res.Forgotten), "droppedReservations", dropped)

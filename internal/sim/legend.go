@@ -18,5 +18,6 @@ Columns
             with more than 10 sources.
   Metrics:  podsUsed pods holding a vreplica; lowerBound ceil(vreplicas /
             capacity), the fewest pods that could hold them; vreplicas
-            wanted; pending; moved in the step.
+            wanted; pending; unavailable on pods that run
+            nothing (a lost node, a pod without a node); moved in the step.
 `

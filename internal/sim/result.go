@@ -111,6 +111,10 @@ type Metrics struct {
 	// them have no pod.
 	VReplicas int64 `json:"vreplicas"`
 	Pending   int64 `json:"pending"`
+	// Unavailable is how many vreplicas are placed on pods below the
+	// replicas that run nothing: gone, unbound, or on a NotReady node.
+	// They are not pending, and not running either.
+	Unavailable int64 `json:"unavailable"`
 	// Sources are the per-source metrics, by "namespace/name".
 	Sources map[string]SourceMetrics `json:"sources"`
 }

@@ -750,6 +750,9 @@ func (sim *simulation) recordPods(sr *StepResult, used map[int32]int32, nodeStat
 		if used[ord] > 0 {
 			sr.Metrics.PodsUsed++
 		}
+		if !p.beyond && (!p.exists || p.node == "" || nodeStatus[p.node] == NodeNotReady) {
+			sr.Metrics.Unavailable += int64(used[ord])
+		}
 	}
 	return podAt, dom
 }

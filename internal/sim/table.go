@@ -233,8 +233,8 @@ func writeStep(b *strings.Builder, i, n int, st *StepResult, prev int32, same bo
 	writePods(b, st, keys, grid, order)
 	writeSources(b, st, keys, grid)
 	m := st.Metrics
-	fmt.Fprintf(b, "  podsUsed %d, lowerBound %d, vreplicas %d, pending %d, moved %d\n",
-		m.PodsUsed, m.LowerBound, m.VReplicas, m.Pending, m.Moved)
+	fmt.Fprintf(b, "  podsUsed %d, lowerBound %d, vreplicas %d, pending %d, unavailable %d, moved %d\n",
+		m.PodsUsed, m.LowerBound, m.VReplicas, m.Pending, m.Unavailable, m.Moved)
 }
 
 // writePods writes the pods, grouped by zone and node, by sources when
