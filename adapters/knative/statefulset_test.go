@@ -60,6 +60,10 @@ func newKafkaScheduler(t *testing.T, srcs *sources, ev *evictions, as config.Aut
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); c.Shutdown() })
+	var evictor scheduler.Evictor
+	if ev != nil {
+		evictor = ev.evict
+	}
 	var prof statefulset.ProfileSource
 	if profiles != nil {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config-scheduler"}, Data: profiles}
@@ -69,7 +73,7 @@ func newKafkaScheduler(t *testing.T, srcs *sources, ev *evictions, as config.Aut
 	}
 	s, err := knative.NewStatefulSet(ctx, knative.StatefulSetConfig{
 		StatefulSetNamespace: c.Namespace(), StatefulSetName: c.StatefulSetName(), PodCapacity: c.Capacity(),
-		Evictor: ev.evict, VPodLister: srcs.list,
+		Evictor: evictor, VPodLister: srcs.list,
 		PodLister:    c.InformerFactory().Core().V1().Pods().Lister().Pods(c.Namespace()),
 		ListerSynced: func() bool { return true }, Informers: statefulset.InformersFromFactory(c.InformerFactory()),
 		Client: c.Client(), Profiles: prof, Autoscaler: as, AlwaysLeader: true, Clock: c.Clock(),
@@ -175,5 +179,36 @@ func TestStatefulSetEvictorOnCompaction(t *testing.T) {
 	}
 	if n := scheduler.GetTotalVReplicas(got); n != 10 {
 		t.Errorf("s3 placed %d of 10: %v", n, got)
+	}
+}
+
+// TestStatefulSetRequeueWithoutEvictor: with no Evictor the autoscaler's
+// requeue goes to the work queue SetEnqueue gave, and fails (so the report
+// does not count it) until one is given.
+func TestStatefulSetRequeueWithoutEvictor(t *testing.T) {
+	srcs := newSources()
+	cfg := config.DefaultAutoscalerConfig()
+	cfg.StabilizationWindow, cfg.ScaleDownCooldown = 0, 0
+	s, _, ctx := newKafkaScheduler(t, srcs, nil, func() *config.AutoscalerConfig { return cfg }, packing)
+	for i := 0; i < 4; i++ {
+		run(t, ctx, srcs, s, fmt.Sprintf("s%d", i), 10)
+	}
+	run(t, ctx, srcs, s, "s0", 5)
+	run(t, ctx, srcs, s, "s1", 5)
+	rep, err := s.Autoscaler.Reconcile(ctx)
+	if err == nil || !strings.Contains(err.Error(), "SetEnqueue was not called") || len(rep.Requeued) != 0 {
+		t.Fatalf("without a work queue: requeued %v, error %v; want none and the error", rep.Requeued, err)
+	}
+	var mu sync.Mutex
+	var queued []types.NamespacedName
+	s.SetEnqueue(func(k types.NamespacedName) { mu.Lock(); queued = append(queued, k); mu.Unlock() })
+	if rep, err = s.Autoscaler.Reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []types.NamespacedName{key("s3")}
+	if diff := cmp.Diff(want, queued); diff != "" || cmp.Diff(want, rep.Requeued) != "" {
+		t.Errorf("enqueued (-want +got):\n%s; report requeued %v", diff, rep.Requeued)
 	}
 }
