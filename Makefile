@@ -7,7 +7,7 @@ PKGS ?= ./...
 # go.mod); the root module's ./... does not descend into them.
 EXAMPLE_MODULES ?= examples/controllerruntime examples/knative adapters/knative adapters/kafka deploy/kustomizetest
 
-.PHONY: test check fmt-check vet unit cover bench fuzz soak
+.PHONY: test check fmt-check vet unit cover bench fuzz soak test-ekb
 
 test: fmt-check vet unit e2e
 
@@ -24,6 +24,12 @@ vet:
 unit:
 	$(GO) test -race -count=1 $(PKGS)
 	for m in $(EXAMPLE_MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
+
+# test-ekb compiles and runs the adapter's wiring against
+# eventing-kafka-broker's packages (adapters/knative/ekbtest, a module of its
+# own); not in EXAMPLE_MODULES because its cold build takes minutes.
+test-ekb:
+	cd adapters/knative/ekbtest && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 cover:
 	$(GO) test -cover ./framework/... ./plugins/... ./config/...
