@@ -37,7 +37,12 @@ type Decision struct {
 	// pays for the slice once, while a decision made for a single Schedule
 	// call would allocate it, up to the highest ordinal, every time.
 	deltaAt []int32
-	total   int32
+	// held and changed are filters over onPod's and delta's keys (no false
+	// negatives): OnPod and Free, called for most candidates at every
+	// step, hash no key for a pod the source does not hold or the decision
+	// has not changed, most pods for a source of a few vreplicas.
+	held, changed ordMask
+	total         int32
 	// nonHolderFree counts candidates with free capacity holding none of
 	// the source; they all count 0 towards the pod spread.
 	nonHolderFree int
@@ -75,6 +80,7 @@ func NewDecision(mode Mode, cluster Cluster, vpod vsched.VPod, base []vsched.Pla
 		onZone:   make([]int32, cluster.NumZones()),
 		gen:      1,
 	}
+	d.room.placer, _ = cluster.(PodPlacer)
 	if err := d.fill(base); err != nil {
 		return nil, err
 	}
@@ -112,6 +118,7 @@ func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vs
 		gen:     1,
 	}
 	d.room.places = places
+	d.room.placer, _ = cluster.(PodPlacer)
 	if d.onPod == nil {
 		d.onPod = make(map[int32]int32, len(base)+4)
 		d.podNames = make(map[int32]vsched.Placement, len(base)+4)
@@ -152,6 +159,7 @@ func (d *Decision) fill(base []vsched.Placement) error {
 			return fmt.Errorf("%s: placements[%d]: pod %q is listed twice", d.key, i, p.PodName)
 		}
 		d.onPod[ord] = p.VReplicas
+		d.held.add(ord)
 		d.podNames[ord] = vsched.Placement{PodName: p.PodName, NodeName: p.NodeName, ZoneName: p.ZoneName}
 		d.total += p.VReplicas
 		if info, ok := cluster.Pod(ord); ok {
@@ -189,7 +197,12 @@ func (d *Decision) ResourceCount() int32 { return d.resourceCount }
 
 // OnPod is the source's vreplicas on the pod, this decision's changes
 // included.
-func (d *Decision) OnPod(ordinal int32) int32 { return d.onPod[ordinal] }
+func (d *Decision) OnPod(ordinal int32) int32 {
+	if !d.held.has(ordinal) {
+		return 0
+	}
+	return d.onPod[ordinal]
+}
 
 // OnNode is the source's vreplicas on the node with the index.
 func (d *Decision) OnNode(index int32) int32 {
@@ -230,10 +243,14 @@ func (d *Decision) Holders() []int32 {
 
 // Free is the pod's free capacity with this decision's changes applied.
 func (d *Decision) Free(ordinal int32) int32 {
-	if ordinal >= 0 && int(ordinal) < len(d.deltaAt) {
-		return d.cluster.Free(ordinal) - d.deltaAt[ordinal]
+	free := d.cluster.Free(ordinal)
+	if !d.changed.has(ordinal) {
+		return free
 	}
-	return d.cluster.Free(ordinal) - d.delta[ordinal]
+	if ordinal >= 0 && int(ordinal) < len(d.deltaAt) {
+		return free - d.deltaAt[ordinal]
+	}
+	return free - d.delta[ordinal]
 }
 
 // ReasonsWanted reports whether a Filter's rejection reasons will be read.
@@ -371,7 +388,7 @@ func (d *Decision) PodStats() DomainStats {
 		acc.addN(0, d.nonHolderFree)
 		for _, ord := range d.Holders() {
 			if d.cluster.IsCandidate(ord) {
-				acc.addN(d.onPod[ord], 1)
+				acc.addN(d.OnPod(ord), 1)
 			}
 		}
 		d.podStats = acc.done()
@@ -448,11 +465,12 @@ func statsOver(counts []int32, lists ...[]int32) DomainStats {
 // apply records one change of delta (+1 or -1) on the pod.
 func (d *Decision) apply(ordinal int32, delta int32) {
 	info, known := d.cluster.Pod(ordinal)
-	before := d.onPod[ordinal]
+	before := d.OnPod(ordinal)
 	freeBefore := d.Free(ordinal)
 	after := before + delta
 	if after > 0 {
 		d.onPod[ordinal] = after
+		d.held.add(ordinal)
 	} else {
 		delete(d.onPod, ordinal)
 	}
@@ -471,6 +489,7 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 		d.delta = make(map[int32]int32, 8)
 	}
 	d.delta[ordinal] += delta
+	d.changed.add(ordinal)
 	if ordinal >= 0 && d.deltaAt != nil {
 		if n := int(ordinal) + 1; n > len(d.deltaAt) {
 			d.deltaAt = append(d.deltaAt, make([]int32, n-len(d.deltaAt))...)
@@ -494,6 +513,20 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 		}
 	}
 	d.gen++
+}
+
+// ordMask is a set of ordinals that may answer yes for one it does not hold
+// (ordinals 256 apart share a bit), never no for one it holds.
+type ordMask [4]uint64
+
+func (m *ordMask) add(ord int32) {
+	u := uint32(ord) & 255
+	m[u>>6] |= 1 << (u & 63)
+}
+
+func (m *ordMask) has(ord int32) bool {
+	u := uint32(ord) & 255
+	return m[u>>6]&(1<<(u&63)) != 0
 }
 
 // Placements returns the source's placements as the decision leaves them,

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
@@ -70,27 +69,6 @@ var qualityProfiles = []qualityProfile{
 }
 
 const qualityZones = 3
-
-func qualityCluster(b testing.TB) *memcluster.Cluster {
-	b.Helper()
-	var nodes []memcluster.NodeSpec
-	for z, n := range []int{6, 4, 2} {
-		zone := fmt.Sprintf("zone-%c", 'a'+z)
-		for i := 0; i < n; i++ {
-			nodes = append(nodes, memcluster.NodeSpec{Name: fmt.Sprintf("node-%c-%d", 'a'+z, i), Zone: zone})
-		}
-	}
-	c, err := memcluster.New(benchCtx(), memcluster.Options{
-		Namespace: "ns", StatefulSetName: "adapter", Nodes: nodes, Replicas: 600, Capacity: benchCapacity,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := c.Start(benchCtx()); err != nil {
-		b.Fatal(err)
-	}
-	return c
-}
 
 func qualitySize(rng *rand.Rand) int32 {
 	if rng.Intn(5) < 4 {
@@ -381,13 +359,4 @@ func BenchmarkPlacementQuality(b *testing.B) {
 			b.ReportMetric(float64(q.rescaleCPU.Nanoseconds())/float64(q.rescaleCalls), "rescale-cpu-ns/call")
 		})
 	}
-}
-
-// cpuTime is the CPU time the process has used so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
