@@ -29,7 +29,7 @@ type Decision struct {
 	podNames map[int32]vsched.Placement // where each pod was, as base or the cluster first said
 	onNode   []int32
 	onZone   []int32
-	delta    map[int32]int32 // changes made by this decision, per ordinal
+	delta    ordCounts // changes made by this decision, per ordinal
 	// deltaAt holds delta again, indexed by ordinal (from 0 to the highest
 	// ordinal changed): Free, called for every candidate at every step,
 	// reads it without hashing. Only apply writes either. Only a decision
@@ -99,14 +99,14 @@ func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vs
 	if deltaAt == nil {
 		deltaAt = make([]int32, 0, cluster.Replicas())
 	}
-	for ord := range delta {
+	for ord := range delta.all() {
 		if ord >= 0 && int(ord) < len(deltaAt) {
 			deltaAt[ord] = 0
 		}
 	}
 	clear(onPod)
 	clear(podNames)
-	clear(delta)
+	delta.clear()
 	clear(state)
 	clear(places)
 	*d = Decision{
@@ -250,7 +250,7 @@ func (d *Decision) Free(ordinal int32) int32 {
 	if ordinal >= 0 && int(ordinal) < len(d.deltaAt) {
 		return free - d.deltaAt[ordinal]
 	}
-	return free - d.delta[ordinal]
+	return free - d.delta.get(ordinal)
 }
 
 // ReasonsWanted reports whether a Filter's rejection reasons will be read.
@@ -485,16 +485,13 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 			d.onZone[info.ZoneIndex] += delta
 		}
 	}
-	if d.delta == nil {
-		d.delta = make(map[int32]int32, 8)
-	}
-	d.delta[ordinal] += delta
+	d.delta.add(ordinal, delta)
 	d.changed.add(ordinal)
 	if ordinal >= 0 && d.deltaAt != nil {
 		if n := int(ordinal) + 1; n > len(d.deltaAt) {
 			d.deltaAt = append(d.deltaAt, make([]int32, n-len(d.deltaAt))...)
 		}
-		d.deltaAt[ordinal] = d.delta[ordinal]
+		d.deltaAt[ordinal] = d.delta.get(ordinal)
 	}
 	d.total += delta
 	d.changes++
@@ -513,20 +510,6 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 		}
 	}
 	d.gen++
-}
-
-// ordMask is a set of ordinals that may answer yes for one it does not hold
-// (ordinals 256 apart share a bit), never no for one it holds.
-type ordMask [4]uint64
-
-func (m *ordMask) add(ord int32) {
-	u := uint32(ord) & 255
-	m[u>>6] |= 1 << (u & 63)
-}
-
-func (m *ordMask) has(ord int32) bool {
-	u := uint32(ord) & 255
-	return m[u>>6]&(1<<(u&63)) != 0
 }
 
 // Placements returns the source's placements as the decision leaves them,

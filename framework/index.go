@@ -76,7 +76,7 @@ func (d *Decision) ZoneFree(zone int32) (free int64, ok bool) {
 		return 0, false
 	}
 	free = zi.ZoneFreeCapacity(zone)
-	for ord, delta := range d.delta {
+	for ord, delta := range d.delta.all() {
 		if p := d.place(ord); delta != 0 && p.candidate && p.zone == zone {
 			free += int64(max(0, d.Free(ord)) - max(0, d.cluster.Free(ord)))
 		}

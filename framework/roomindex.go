@@ -100,7 +100,7 @@ func (d *Decision) touchedNodes() []int32 {
 			out = append(out, n)
 		}
 	}
-	for ord := range d.delta {
+	for ord := range d.delta.all() {
 		if n := d.place(ord).node; n >= 0 {
 			out = append(out, n)
 		}

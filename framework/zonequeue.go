@@ -94,7 +94,7 @@ func (r *run) zoneCandidates() []int32 {
 	// A pod the decision took vreplicas off (a rebalancing move) has more
 	// room than the index says: it is evaluated on its own, and the zone
 	// walks skip it.
-	for ord, delta := range d.delta {
+	for ord, delta := range d.delta.all() {
 		if delta != 0 && d.OnPod(ord) == 0 && d.Free(ord) > 0 {
 			if d.cluster.IsCandidate(ord) {
 				out = append(out, ord)
@@ -135,7 +135,7 @@ func (r *run) zoneRep(zone int32) int32 {
 		if !ok {
 			break
 		}
-		if d.OnPod(ord) == 0 && d.OnNode(node) == 0 && d.delta[ord] == 0 {
+		if d.OnPod(ord) == 0 && d.OnNode(node) == 0 && d.delta.get(ord) == 0 {
 			r.zoneFrom[zone], r.zoneRepOrd[zone] = key, ord
 			return ord
 		}
