@@ -392,18 +392,36 @@ func (r *run) holderCandidates(out []int32) []int32 {
 // better reports whether candidate a (total ta) beats b (total tb). Placing,
 // a tie goes to the fuller pod (best fit: partly filled pods fill up before
 // another is opened), then to the lowest ordinal; removing, to the highest
-// ordinal.
-func (r *run) better(a int32, ta int64, b int32, tb int64) bool {
+// ordinal. freeB is b's Free once read: better reads it at most once and
+// leaves a's there when a wins, so that choosing among n pods reads each
+// pod's Free once rather than twice per comparison.
+func (r *run) better(a int32, ta int64, b int32, tb int64, freeB *lazyFree) bool {
 	if ta != tb {
+		if ta > tb {
+			freeB.ok = false
+		}
 		return ta > tb
 	}
 	if r.p.mode == Remove {
 		return a > b
 	}
-	if fa, fb := r.d.Free(a), r.d.Free(b); fa != fb {
-		return fa < fb
+	if !freeB.ok {
+		*freeB = lazyFree{r.d.Free(b), true}
 	}
-	return a < b
+	if fa := r.d.Free(a); fa != freeB.v {
+		if fa < freeB.v {
+			*freeB = lazyFree{fa, true}
+			return true
+		}
+		return false
+	}
+	return a < b // the same Free: freeB holds the winner's either way
+}
+
+// lazyFree is a pod's Free once read (ok).
+type lazyFree struct {
+	v  int32
+	ok bool
 }
 
 // choose filters and scores cands and returns the winner, -1 when none passes.
@@ -466,9 +484,9 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 			}
 		}
 	}
-	best := 0
+	best, bestFree := 0, lazyFree{}
 	for i := 1; i < len(feasible); i++ {
-		if r.better(feasible[i], totals[i], feasible[best], totals[best]) {
+		if r.better(feasible[i], totals[i], feasible[best], totals[best], &bestFree) {
 			best = i
 		}
 	}
