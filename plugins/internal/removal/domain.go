@@ -40,13 +40,14 @@ func (dm Domain) Score(d *framework.Decision, ordinal, maxSkew int32) int64 {
 	}
 	// Not Cluster.Pod: this runs for every holder at every step, and a
 	// PodInfo carries names the score never reads.
-	c := d.Cluster()
-	node, zone, ok := d.PodDomains(ordinal)
-	if !ok || !c.IsCandidate(ordinal) {
+	// A candidate is bound to a node: CandidateNode is -1 for any other
+	// pod, an unknown one included.
+	if d.CandidateNode(ordinal) < 0 {
 		return framework.MaxScore
 	}
+	node, zone, _ := d.PodDomains(ordinal)
 	index := dm.of(node, zone)
-	if index < 0 || !Contains(dm.counted(c), index) {
+	if index < 0 || !Contains(dm.counted(d.Cluster()), index) {
 		return framework.MaxScore
 	}
 	return Score(dm.stats(d), dm.on(d, index), maxSkew)
