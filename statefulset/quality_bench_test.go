@@ -240,10 +240,10 @@ func qualityRun(b *testing.B, c *memcluster.Cluster, prof qualityProfile) qualit
 		}
 		v.vreplicas = size
 		v.rv++
-		start, cpu0 := time.Now(), cpuTime()
+		start, cpu0 := time.Now(), processCPU()
 		ps, err := s.Schedule(ctx, v)
 		*timer += time.Since(start)
-		*cpu += cpuTime() - cpu0
+		*cpu += processCPU() - cpu0
 		if err != nil && vsched.PendingCount(err) == 0 {
 			b.Fatal(err)
 		}
@@ -340,7 +340,7 @@ func BenchmarkPlacementQuality(b *testing.B) {
 			var q qualityStats
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				c := qualityCluster(b)
+				c := unevenCluster(b)
 				b.StartTimer()
 				q = qualityRun(b, c, prof)
 				b.StopTimer()

@@ -36,9 +36,9 @@ import (
 
 const unevenRescales = 1000
 
-// qualityCluster is 3 zones of 6, 4 and 2 nodes and 600 pods of capacity 20
+// unevenCluster is 3 zones of 6, 4 and 2 nodes and 600 pods of capacity 20
 // spread round-robin over the nodes.
-func qualityCluster(b testing.TB) *memcluster.Cluster {
+func unevenCluster(b testing.TB) *memcluster.Cluster {
 	b.Helper()
 	var nodes []memcluster.NodeSpec
 	for z, n := range []int{6, 4, 2} {
@@ -79,10 +79,10 @@ type unevenMeter struct {
 func (m *unevenMeter) schedule(b *testing.B, ctx context.Context, s *Scheduler, v *benchVPod, size int32) {
 	v.vreplicas = size
 	v.rv++
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), processCPU()
 	ps, err := s.Schedule(ctx, v)
 	m.wall += time.Since(start)
-	m.cpu += cpuTime() - cpu0
+	m.cpu += processCPU() - cpu0
 	m.calls++
 	if err != nil && vsched.PendingCount(err) == 0 {
 		b.Fatal(err)
@@ -102,7 +102,7 @@ func BenchmarkUnevenZones(b *testing.B) {
 		for _, phase := range []string{"place", "rescale"} {
 			b.Run(prof.name+"/"+phase, func(b *testing.B) {
 				if cluster == nil { // shut down when the whole benchmark ends
-					cluster = qualityCluster(outer)
+					cluster = unevenCluster(outer)
 					outer.Cleanup(cluster.Shutdown)
 				}
 				var m unevenMeter
@@ -157,8 +157,8 @@ func (m *unevenMeter) phase(b *testing.B, f func(), measured bool) {
 	b.StopTimer()
 }
 
-// cpuTime is the CPU time the process has used so far.
-func cpuTime() time.Duration {
+// processCPU is the CPU time the process has used so far.
+func processCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
