@@ -69,3 +69,15 @@ e2e-scale:
 	E2E_SCALE_SOURCES=$(SCALE_SOURCES) E2E_SCALE_CAPACITY=$(SCALE_CAPACITY) \
 	E2E_SCALE_QPS=$(SCALE_QPS) E2E_SCALE_BURST=$(SCALE_BURST) E2E_SCALE_THREADS=$(SCALE_THREADS) \
 	$(GO) test -tags e2e -count=1 -v -timeout 30m -run '^TestScale$$' ./e2e/
+
+# Regression guard (docs/performance.md, "Comparing two commits"): the test
+# binaries of BASE and HEAD (default: the working tree) run alternately,
+# ROUNDS rounds of BENCH, and the medians and HEAD/BASE ratios printed.
+# Needs only git, go and the shell.
+BENCH ?= UnevenZones
+BENCHTIME ?= 3x
+ROUNDS ?= 5
+.PHONY: bench-compare
+bench-compare:
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<rev> [HEAD=<rev>] [BENCH=regexp] [BENCHTIME=3x] [ROUNDS=5]"; exit 2; }
+	BENCH='$(BENCH)' BENCHTIME='$(BENCHTIME)' ROUNDS='$(ROUNDS)' ./scripts/bench-compare.sh '$(BASE)' '$(HEAD)'

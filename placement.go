@@ -69,8 +69,12 @@ func PodName(statefulSetName string, ordinal int32) string {
 // it, and false for any other name (another StatefulSet's pod, a malformed
 // or zero-padded ordinal).
 func OrdinalOf(statefulSetName, podName string) (int32, bool) {
+	// OrdinalFromPodName accepts only the canonical ordinal, so the name is
+	// PodName(statefulSetName, ord) exactly when what precedes its last dash
+	// is statefulSetName: compared in place rather than by building the
+	// name, a concatenation for every placement of every decision.
 	ord, err := OrdinalFromPodName(podName)
-	if err != nil || PodName(statefulSetName, ord) != podName {
+	if err != nil || strings.LastIndexByte(podName, '-') != len(statefulSetName) || !strings.HasPrefix(podName, statefulSetName) {
 		return -1, false
 	}
 	return ord, true

@@ -26,6 +26,12 @@ func TestOrdinalOf(t *testing.T) {
 		{name: "a prefix of the name", set: "kafka-source", podName: "kafka-3", want: -1},
 		{name: "leading zero", set: "adapter", podName: "adapter-03", want: -1},
 		{name: "no ordinal", set: "adapter", podName: "adapter", want: -1},
+		{name: "ordinal zero", set: "adapter", podName: "adapter-0", want: 0, ok: true},
+		{name: "another dash after the name", set: "adapter", podName: "adapter-1-2", want: -1},
+		{name: "negative", set: "adapter", podName: "adapter--1", want: -1},
+		{name: "sign", set: "adapter", podName: "adapter-+1", want: -1},
+		{name: "no StatefulSet name", set: "", podName: "-1", want: -1},
+		{name: "the name's own dash", set: "kafka-source", podName: "kafka-source", want: -1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

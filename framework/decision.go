@@ -28,7 +28,7 @@ type Decision struct {
 	podNames map[int32]vsched.Placement // where each pod was, as base or the cluster first said
 	onNode   []int32
 	onZone   []int32
-	delta    map[int32]int32 // changes made by this decision, per ordinal
+	delta    ordCounts // changes made by this decision, per ordinal
 	// deltaAt holds delta again, indexed by ordinal (from 0 to the highest
 	// ordinal changed): Free, called for every candidate at every step,
 	// reads it without hashing. Only apply writes either. Only a decision
@@ -36,7 +36,12 @@ type Decision struct {
 	// pays for the slice once, while a decision made for a single Schedule
 	// call would allocate it, up to the highest ordinal, every time.
 	deltaAt []int32
-	total   int32
+	// held and changed are filters over onPod's and delta's keys (no false
+	// negatives): OnPod and Free, called for most candidates at every
+	// step, hash no key for a pod the source does not hold or the decision
+	// has not changed, most pods for a source of a few vreplicas.
+	held, changed ordMask
+	total         int32
 	// nonHolderFree counts candidates with free capacity holding none of
 	// the source; they all count 0 towards the pod spread.
 	nonHolderFree int
@@ -76,6 +81,7 @@ func NewDecision(mode Mode, cluster Cluster, vpod vsched.VPod, base []vsched.Pla
 		onZone:   make([]int32, cluster.NumZones()),
 		gen:      1,
 	}
+	d.room.placer, _ = cluster.(PodPlacer)
 	if err := d.fill(base); err != nil {
 		return nil, err
 	}
@@ -95,14 +101,14 @@ func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vs
 	if deltaAt == nil {
 		deltaAt = make([]int32, 0, cluster.Replicas())
 	}
-	for ord := range delta {
+	for ord := range delta.all() {
 		if ord >= 0 && int(ord) < len(deltaAt) {
 			deltaAt[ord] = 0
 		}
 	}
 	clear(onPod)
 	clear(podNames)
-	clear(delta)
+	delta.clear()
 	clear(state)
 	clear(places)
 	*d = Decision{
@@ -117,6 +123,7 @@ func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vs
 	}
 	d.room.places = places
 	d.feasible.mark = feasibleMark
+	d.room.placer, _ = cluster.(PodPlacer)
 	if d.onPod == nil {
 		d.onPod = make(map[int32]int32, len(base)+4)
 		d.podNames = make(map[int32]vsched.Placement, len(base)+4)
@@ -157,6 +164,7 @@ func (d *Decision) fill(base []vsched.Placement) error {
 			return fmt.Errorf("%s: placements[%d]: pod %q is listed twice", d.key, i, p.PodName)
 		}
 		d.onPod[ord] = p.VReplicas
+		d.held.add(ord)
 		d.podNames[ord] = vsched.Placement{PodName: p.PodName, NodeName: p.NodeName, ZoneName: p.ZoneName}
 		d.total += p.VReplicas
 		if info, ok := cluster.Pod(ord); ok {
@@ -195,7 +203,12 @@ func (d *Decision) ResourceCount() int32 { return d.resourceCount }
 
 // OnPod is the source's vreplicas on the pod, this decision's changes
 // included.
-func (d *Decision) OnPod(ordinal int32) int32 { return d.onPod[ordinal] }
+func (d *Decision) OnPod(ordinal int32) int32 {
+	if !d.held.has(ordinal) {
+		return 0
+	}
+	return d.onPod[ordinal]
+}
 
 // OnNode is the source's vreplicas on the node with the index.
 func (d *Decision) OnNode(index int32) int32 {
@@ -226,10 +239,14 @@ func (d *Decision) Holders() []int32 { return d.holders }
 
 // Free is the pod's free capacity with this decision's changes applied.
 func (d *Decision) Free(ordinal int32) int32 {
-	if ordinal >= 0 && int(ordinal) < len(d.deltaAt) {
-		return d.cluster.Free(ordinal) - d.deltaAt[ordinal]
+	free := d.cluster.Free(ordinal)
+	if !d.changed.has(ordinal) {
+		return free
 	}
-	return d.cluster.Free(ordinal) - d.delta[ordinal]
+	if ordinal >= 0 && int(ordinal) < len(d.deltaAt) {
+		return free - d.deltaAt[ordinal]
+	}
+	return free - d.delta.get(ordinal)
 }
 
 // ReasonsWanted reports whether a Filter's rejection reasons will be read.
@@ -442,11 +459,12 @@ func statsOver(counts []int32, lists ...[]int32) DomainStats {
 // apply records one change of delta (+1 or -1) on the pod.
 func (d *Decision) apply(ordinal int32, delta int32) {
 	info, known := d.cluster.Pod(ordinal)
-	before := d.onPod[ordinal]
+	before := d.OnPod(ordinal)
 	freeBefore := d.Free(ordinal)
 	after := before + delta
 	if after > 0 {
 		d.onPod[ordinal] = after
+		d.held.add(ordinal)
 	} else {
 		delete(d.onPod, ordinal)
 	}
@@ -461,15 +479,13 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 			d.onZone[info.ZoneIndex] += delta
 		}
 	}
-	if d.delta == nil {
-		d.delta = make(map[int32]int32, 8)
-	}
-	d.delta[ordinal] += delta
+	d.delta.add(ordinal, delta)
+	d.changed.add(ordinal)
 	if ordinal >= 0 && d.deltaAt != nil {
 		if n := int(ordinal) + 1; n > len(d.deltaAt) {
 			d.deltaAt = append(d.deltaAt, make([]int32, n-len(d.deltaAt))...)
 		}
-		d.deltaAt[ordinal] = d.delta[ordinal]
+		d.deltaAt[ordinal] = d.delta.get(ordinal)
 	}
 	d.noteHolder(ordinal, d.place(ordinal), before, after, freeBefore)
 	d.total += delta

@@ -76,10 +76,20 @@ func (d *Decision) ZoneFree(zone int32) (free int64, ok bool) {
 		return 0, false
 	}
 	free = zi.ZoneFreeCapacity(zone)
-	for ord, delta := range d.delta {
+	for ord, delta := range d.delta.all() {
 		if p := d.place(ord); delta != 0 && p.candidate && p.zone == zone {
 			free += int64(max(0, d.Free(ord)) - max(0, d.cluster.Free(ord)))
 		}
 	}
 	return free, true
+}
+
+// PodPlacer is implemented by a Cluster that can say where a pod is without
+// building a PodInfo (its name, node and zone names, its reason). The
+// decision asks it for every candidate the spread plugins score; without it
+// the decision keeps what Cluster.Pod said in a map.
+type PodPlacer interface {
+	// PodPlace is Pod's NodeIndex, ZoneIndex and Candidate, and whether
+	// the pod is known (-1, -1, false, false when it is not).
+	PodPlace(ordinal int32) (node, zone int32, candidate, known bool)
 }

@@ -21,6 +21,9 @@ type room struct {
 	// rather than an entry per node of the cluster
 	podStats []nodePodStats
 	places   map[int32]podPlace // place's memory
+	// placer is the cluster as a PodPlacer (nil when it is not one): place
+	// then asks it, and keeps no map.
+	placer PodPlacer
 	// A scan through the cluster's FreeCandidateIndex: one func per
 	// decision, reading what to look for from these fields, rather than
 	// a closure (an allocation) per scan.
@@ -28,11 +31,9 @@ type room struct {
 	scanNonHolder bool
 	scanHit       int32
 	// On a RoomIndex cluster (roomindex.go): per zone, its nodes with room
-	// the decision does not touch; the touched nodes, per generation.
-	zeros      []int
-	touched    []int32
-	touchedGen uint64
-	touchedOK  bool
+	// the decision does not touch; the touched nodes (kept by the holder indexes).
+	zeros   []int
+	touched []int32
 }
 
 const (
@@ -198,7 +199,7 @@ func (d *Decision) scan(idx FreeCandidateIndex, node int32, nonHolder bool) int3
 	r := &d.room
 	if r.scanFn == nil {
 		r.scanFn = func(ord int32) bool {
-			if d.Free(ord) <= 0 || (r.scanNonHolder && d.onPod[ord] != 0) {
+			if d.Free(ord) <= 0 || (r.scanNonHolder && d.OnPod(ord) != 0) {
 				return true
 			}
 			r.scanHit = ord
@@ -228,7 +229,7 @@ func (d *Decision) PodRoomStatsOnNode(node int32) DomainStats {
 	var acc statsAcc
 	for _, ord := range d.RoomHolders() {
 		if d.CandidateNode(ord) == node {
-			acc.addN(d.onPod[ord], 1)
+			acc.addN(d.OnPod(ord), 1)
 		}
 	}
 	if d.nodeHasFreeNonHolder(node) {
@@ -254,6 +255,10 @@ type podPlace struct {
 // change while a decision runs, and Cluster.Pod costs more than a map.
 func (d *Decision) place(ord int32) podPlace {
 	r := &d.room
+	if r.placer != nil {
+		node, zone, candidate, known := r.placer.PodPlace(ord)
+		return podPlace{node: node, zone: zone, known: known, candidate: candidate}
+	}
 	if p, ok := r.places[ord]; ok {
 		return p
 	}
@@ -292,7 +297,7 @@ func (d *Decision) nodeHasFreeNonHolder(node int32) bool {
 		return d.scan(idx, node, true) >= 0
 	}
 	for _, ord := range c.Candidates() {
-		if info, ok := c.Pod(ord); ok && info.NodeIndex == node && d.onPod[ord] == 0 && d.Free(ord) > 0 {
+		if info, ok := c.Pod(ord); ok && info.NodeIndex == node && d.OnPod(ord) == 0 && d.Free(ord) > 0 {
 			return true
 		}
 	}

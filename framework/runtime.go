@@ -299,7 +299,7 @@ func (r *run) buildQueues(n int32) {
 // source).
 func (r *run) classKey(ord int32) (int64, bool) {
 	free := r.d.Free(ord)
-	if r.d.onPod[ord] > 0 || free <= 0 {
+	if r.d.OnPod(ord) > 0 || free <= 0 {
 		return 0, false
 	}
 	return int64(free)<<32 | int64(ord), true
@@ -363,7 +363,7 @@ func (r *run) firstByKey(n int32) []int32 {
 func (r *run) fastCandidates() []int32 {
 	out := r.holderCandidates(r.cands[:0])
 	for i, q := range r.queues {
-		for len(q) > 0 && (r.d.onPod[q[0]] > 0 || r.d.Free(q[0]) <= 0) {
+		for len(q) > 0 && (r.d.OnPod(q[0]) > 0 || r.d.Free(q[0]) <= 0) {
 			q = q[1:]
 		}
 		r.queues[i] = q
@@ -379,23 +379,6 @@ func (r *run) fastCandidates() []int32 {
 // capacity: each is a class of its own.
 func (r *run) holderCandidates(out []int32) []int32 {
 	return append(out, r.d.RoomHolders()...)
-}
-
-// better reports whether candidate a (total ta) beats b (total tb). Placing,
-// a tie goes to the fuller pod (best fit: partly filled pods fill up before
-// another is opened), then to the lowest ordinal; removing, to the highest
-// ordinal.
-func (r *run) better(a int32, ta int64, b int32, tb int64) bool {
-	if ta != tb {
-		return ta > tb
-	}
-	if r.p.mode == Remove {
-		return a > b
-	}
-	if fa, fb := r.d.Free(a), r.d.Free(b); fa != fb {
-		return fa < fb
-	}
-	return a < b
 }
 
 // choose filters and scores cands and returns the winner, -1 when none passes.
@@ -460,9 +443,9 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 			}
 		}
 	}
-	best := 0
+	best, bestFree := 0, lazyFree{}
 	for i := 1; i < len(feasible); i++ {
-		if r.better(feasible[i], totals[i], feasible[best], totals[best]) {
+		if r.better(feasible[i], totals[i], feasible[best], totals[best], &bestFree) {
 			best = i
 		}
 	}
@@ -473,28 +456,6 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 		}
 	}
 	return feasible[best], nil
-}
-
-// filter runs the filters on the pod and returns the first rejection and
-// its plugin, nil when the pod passes. quiet tells the filters their
-// reasons will not be read (Decision.ReasonsWanted).
-func (r *run) filter(ctx context.Context, ord int32, quiet bool) (*Status, string, error) {
-	d := r.d
-	d.quiet = quiet
-	defer func() { d.quiet = false }()
-	for _, f := range r.filters {
-		st := f.Filter(ctx, d, ord)
-		if st.IsSuccess() {
-			continue
-		}
-		if !st.IsRejected() {
-			return nil, "", fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(f.Name()).AsError())
-		}
-		// Naming the plugin through WithPlugin would copy the status for
-		// every rejected pod; the name is all that is needed.
-		return st, f.Name(), nil
-	}
-	return nil, "", nil
 }
 
 // score runs one score plugin (and its normalizer) over the feasible pods and

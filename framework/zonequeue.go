@@ -94,8 +94,8 @@ func (r *run) zoneCandidates() []int32 {
 	// A pod the decision took vreplicas off (a rebalancing move) has more
 	// room than the index says: it is evaluated on its own, and the zone
 	// walks skip it.
-	for ord, delta := range d.delta {
-		if delta != 0 && d.onPod[ord] == 0 && d.Free(ord) > 0 {
+	for ord, delta := range d.delta.all() {
+		if delta != 0 && d.OnPod(ord) == 0 && d.Free(ord) > 0 {
 			if d.cluster.IsCandidate(ord) {
 				out = append(out, ord)
 			}
@@ -103,7 +103,7 @@ func (r *run) zoneCandidates() []int32 {
 	}
 	for i := range r.used {
 		q := r.used[i].q
-		for len(q) > 0 && (d.onPod[q[0]] > 0 || d.Free(q[0]) <= 0) {
+		for len(q) > 0 && (d.OnPod(q[0]) > 0 || d.Free(q[0]) <= 0) {
 			q = q[1:]
 		}
 		r.used[i].q = q
@@ -126,7 +126,7 @@ func (r *run) zoneCandidates() []int32 {
 func (r *run) zoneRep(zone int32) int32 {
 	d := r.d
 	if ord := r.zoneRepOrd[zone]; ord >= 0 {
-		if d.onPod[ord] == 0 && d.OnNode(r.zoneRepNode(zone)) == 0 {
+		if d.OnPod(ord) == 0 && d.OnNode(r.zoneRepNode(zone)) == 0 {
 			return ord
 		}
 	}
@@ -135,7 +135,7 @@ func (r *run) zoneRep(zone int32) int32 {
 		if !ok {
 			break
 		}
-		if d.onPod[ord] == 0 && d.OnNode(node) == 0 && d.delta[ord] == 0 {
+		if d.OnPod(ord) == 0 && d.OnNode(node) == 0 && d.delta.get(ord) == 0 {
 			r.zoneFrom[zone], r.zoneRepOrd[zone] = key, ord
 			return ord
 		}

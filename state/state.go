@@ -244,6 +244,7 @@ var (
 	_ framework.ZoneFreeIndex      = &State{}
 	_ framework.RoomIndex          = &State{}
 	_ framework.ZoneCapacityIndex  = &State{}
+	_ framework.PodPlacer          = &State{}
 )
 
 // New returns an empty State.
@@ -639,6 +640,19 @@ func (s *State) IsCandidate(ord int32) bool {
 	}
 	s.ensure()
 	return s.pods[ord].candidate()
+}
+
+// PodPlace implements framework.PodPlacer.
+func (s *State) PodPlace(ord int32) (node, zone int32, candidate, known bool) {
+	if ord < 0 || int(ord) >= len(s.pods) || !s.pods[ord].exists {
+		return -1, -1, false, false
+	}
+	s.ensure()
+	p := &s.pods[ord]
+	if p.node < 0 {
+		return -1, -1, p.candidate(), true
+	}
+	return p.node, s.nodes[p.node].zone, p.candidate(), true
 }
 
 // Free implements framework.Cluster.

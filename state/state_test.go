@@ -153,6 +153,13 @@ func TestCandidateRules(t *testing.T) {
 			if s.IsCandidate(0) != tc.want.Candidate {
 				t.Errorf("IsCandidate(0) = %v, want %v", s.IsCandidate(0), tc.want.Candidate)
 			}
+			wantNode, wantZone := got.NodeIndex, got.ZoneIndex
+			if !ok {
+				wantNode, wantZone = -1, -1
+			}
+			if node, zone, cand, known := s.PodPlace(0); node != wantNode || zone != wantZone || cand != got.Candidate || known != ok {
+				t.Errorf("PodPlace(0) = %d, %d, %v, %v, want %d, %d, %v, %v", node, zone, cand, known, wantNode, wantZone, got.Candidate, ok)
+			}
 			var wantCands []int32
 			if tc.want.Candidate {
 				wantCands = []int32{0}
@@ -186,6 +193,9 @@ func TestPodOutOfRange(t *testing.T) {
 	for _, ord := range []int32{-1, 1, 1 << 30} {
 		if _, ok := s.Pod(ord); ok || s.IsCandidate(ord) {
 			t.Errorf("Pod(%d) ok %v, IsCandidate %v", ord, ok, s.IsCandidate(ord))
+		}
+		if node, zone, cand, known := s.PodPlace(ord); node != -1 || zone != -1 || cand || known {
+			t.Errorf("PodPlace(%d) = %d, %d, %v, %v, want -1, -1, false, false", ord, node, zone, cand, known)
 		}
 		if s.Free(ord) != 0 || s.Used(ord) != 0 || s.PodExists(ord) || !s.NodeUnavailableSince(ord).IsZero() {
 			t.Errorf("ordinal %d: Free %d Used %d Exists %v", ord, s.Free(ord), s.Used(ord), s.PodExists(ord))

@@ -291,10 +291,10 @@ func (m *phaseMeter) run(b *testing.B, setup func() (*Scheduler, func())) {
 	runtime.GC()
 	b.StartTimer()
 	m0 := mallocs()
-	start, c0 := time.Now(), cpuTime()
+	start, c0 := time.Now(), processCPU()
 	phase()
 	m.total += time.Since(start)
-	m.cpu += cpuTime() - c0
+	m.cpu += processCPU() - c0
 	m.allocs += mallocs() - m0
 	b.StopTimer()
 	m.peak = max(m.peak, heapMiB())

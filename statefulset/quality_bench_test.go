@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
@@ -89,27 +88,6 @@ var exampleScheduler = map[string]string{
 }
 
 const qualityZones = 3
-
-func qualityCluster(b testing.TB) *memcluster.Cluster {
-	b.Helper()
-	var nodes []memcluster.NodeSpec
-	for z, n := range []int{6, 4, 2} {
-		zone := fmt.Sprintf("zone-%c", 'a'+z)
-		for i := 0; i < n; i++ {
-			nodes = append(nodes, memcluster.NodeSpec{Name: fmt.Sprintf("node-%c-%d", 'a'+z, i), Zone: zone})
-		}
-	}
-	c, err := memcluster.New(benchCtx(), memcluster.Options{
-		Namespace: "ns", StatefulSetName: "adapter", Nodes: nodes, Replicas: 600, Capacity: benchCapacity,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := c.Start(benchCtx()); err != nil {
-		b.Fatal(err)
-	}
-	return c
-}
 
 func qualitySize(rng *rand.Rand) int32 {
 	if rng.Intn(5) < 4 {
@@ -315,10 +293,10 @@ func qualityRun(b *testing.B, c *memcluster.Cluster, prof qualityProfile) qualit
 		}
 		v.vreplicas = size
 		v.rv++
-		start, cpu0 := time.Now(), cpuTime()
+		start, cpu0 := time.Now(), processCPU()
 		ps, err := s.Schedule(ctx, v)
 		*timer += time.Since(start)
-		*cpu += cpuTime() - cpu0
+		*cpu += processCPU() - cpu0
 		if err != nil && vsched.PendingCount(err) == 0 {
 			b.Fatal(err)
 		}
@@ -421,7 +399,7 @@ func BenchmarkPlacementQuality(b *testing.B) {
 			var q qualityStats
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				c := qualityCluster(b)
+				c := unevenCluster(b)
 				b.StartTimer()
 				q = qualityRun(b, c, prof)
 				b.StopTimer()
@@ -440,13 +418,4 @@ func BenchmarkPlacementQuality(b *testing.B) {
 			b.ReportMetric(float64(q.rescaleCPU.Nanoseconds())/float64(q.rescaleCalls), "rescale-cpu-ns/call")
 		})
 	}
-}
-
-// cpuTime is the CPU time the process has used so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

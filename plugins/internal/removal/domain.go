@@ -5,7 +5,7 @@ import "github.com/vsched/vsched/framework"
 // Domain is what a descheduler plugin spreads the source over, nodes or
 // zones, read through the framework's per-domain views.
 type Domain struct {
-	of      func(framework.PodInfo) int32
+	of      func(node, zone int32) int32
 	counted func(framework.Cluster) []int32
 	stats   func(*framework.Decision) framework.DomainStats
 	on      func(*framework.Decision, int32) int32
@@ -15,13 +15,13 @@ type Domain struct {
 // RemoveWithAvailabilityZonePriority.
 var (
 	Nodes = Domain{
-		of:      func(p framework.PodInfo) int32 { return p.NodeIndex },
+		of:      func(node, _ int32) int32 { return node },
 		counted: framework.Cluster.SchedulableNodes,
 		stats:   (*framework.Decision).NodeStats,
 		on:      (*framework.Decision).OnNode,
 	}
 	Zones = Domain{
-		of:      func(p framework.PodInfo) int32 { return p.ZoneIndex },
+		of:      func(_, zone int32) int32 { return zone },
 		counted: framework.Cluster.SchedulableZones,
 		stats:   (*framework.Decision).ZoneStats,
 		on:      (*framework.Decision).OnZone,
@@ -38,13 +38,16 @@ func (dm Domain) Score(d *framework.Decision, ordinal, maxSkew int32) int64 {
 	if d.OnPod(ordinal) <= 0 {
 		return framework.MinScore
 	}
-	c := d.Cluster()
-	info, ok := c.Pod(ordinal)
-	if !ok || !info.Candidate {
+	// Not Cluster.Pod: this runs for every holder at every step, and a
+	// PodInfo carries names the score never reads.
+	// A candidate is bound to a node: CandidateNode is -1 for any other
+	// pod, an unknown one included.
+	if d.CandidateNode(ordinal) < 0 {
 		return framework.MaxScore
 	}
-	index := dm.of(info)
-	if index < 0 || !Contains(dm.counted(c), index) {
+	node, zone, _ := d.PodDomains(ordinal)
+	index := dm.of(node, zone)
+	if index < 0 || !Contains(dm.counted(d.Cluster()), index) {
 		return framework.MaxScore
 	}
 	return Score(dm.stats(d), dm.on(d, index), maxSkew)
