@@ -160,7 +160,7 @@ func targetSources(p panel) []datasource {
 
 // grafanaVariables are what Grafana puts in place of the dashboard's
 // variables before a query reaches Prometheus.
-var grafanaVariables = strings.NewReplacer("$__rate_interval", "1m", "$namespace", ".*", "$statefulset", ".*")
+var grafanaVariables = strings.NewReplacer("$__rate_interval", "1m", "$namespace", ".*", "$statefulset", ".*", "$source_namespace", ".*")
 
 // TestDashboardQueriesParse has promtool parse every dashboard query, as
 // recording rules, with the variables filled in as Grafana would.
