@@ -30,6 +30,9 @@ type Profile struct {
 	// zoned: grouped, and every plugin also promises ZoneEquivalenceAware.
 	zoned   bool
 	plugins int
+	// costed runs in place of this profile for a source with a cost
+	// (WithCosts); nil: none.
+	costed *Profile
 }
 
 // Mode is the mode the profile was built for.
@@ -109,6 +112,7 @@ type run struct {
 // drop d. When ex is non-nil every candidate's filter result and scores are
 // appended to it; nil costs nothing.
 func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation) (Result, error) {
+	p = p.forDecision(d)
 	if d.mode != p.mode {
 		return Result{}, fmt.Errorf("a %s profile cannot run a %s decision", p.mode, d.mode)
 	}
@@ -417,7 +421,7 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 			return -1, err
 		}
 		if step != nil {
-			c := CandidateExplanation{Ordinal: ord, Pod: podName(d, ord)}
+			c := CandidateExplanation{Ordinal: ord, Pod: podName(d, ord), Resources: d.ResourceUse(ord)}
 			if rejected != nil {
 				c.Rejected = &Rejection{Plugin: rejectedBy, Code: rejected.Code().String(), Reasons: rejected.Reasons()}
 			}

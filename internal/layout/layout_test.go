@@ -119,6 +119,9 @@ func TestImportDirection(t *testing.T) {
 		"statefulset": {"autoscaler"},
 		"descheduler": {"autoscaler", "statefulset"},
 		"config":      {"plugins"},
+		// The cost plugins read a decision only, like every plugin.
+		"plugins/core/podfitscosts":         {"state", "statefulset", "autoscaler", "descheduler", "config"},
+		"plugins/core/balancedcostpriority": {"state", "statefulset", "autoscaler", "descheduler", "config"},
 	}
 	for dir, not := range forbidden {
 		_, files := parseDir(t, dir)
