@@ -25,6 +25,14 @@ type VReplicaCoster interface {
 	GetVReplicaCost() corev1.ResourceList
 }
 
+// VReplicaCostChecker is implemented by a VReplicaCoster whose declaration
+// can be malformed, such as an annotation (CostAnnotation): Schedule
+// refuses the source with the error VReplicaCostError returns, rather than
+// placing it as if it cost nothing.
+type VReplicaCostChecker interface {
+	VReplicaCostError() error
+}
+
 const (
 	// MaxCost bounds one resource of one vreplica's cost, in milli-units
 	// (2^50 milli-bytes is 1 PiB/1000, about 1 TiB of memory; for CPU

@@ -196,3 +196,20 @@ func TestTemplateResources(t *testing.T) {
 		t.Error("a template without resources must give nil")
 	}
 }
+
+// badCost is a source whose cost declaration is malformed.
+type badCost struct{ *vsched.PlainVPod }
+
+func (badCost) VReplicaCostError() error { return errors.New("annotation x: malformed") }
+
+// TestWeightedMalformedCost checks that Schedule refuses a source whose
+// declaration is malformed (vsched.VReplicaCostChecker).
+func TestWeightedMalformedCost(t *testing.T) {
+	c := oneNode(t)
+	s := c.start(memoryPods)
+	c.store.create("bad", 1)
+	_, err := s.Schedule(quietCtx(), badCost{c.store.get("bad")})
+	if want := "sources/bad: annotation x: malformed"; err == nil || err.Error() != want {
+		t.Errorf("Schedule = %v, want %q", err, want)
+	}
+}

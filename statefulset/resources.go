@@ -56,10 +56,16 @@ func (s *Scheduler) observeResources(set *appsv1.StatefulSet) {
 	}
 }
 
-// checkCost refuses a source whose declared cost is out of bounds
-// (vsched.ValidateVReplicaCost). A source that declares none pays a type
-// assertion.
+// checkCost refuses a source whose declared cost is malformed
+// (vsched.VReplicaCostChecker) or out of bounds
+// (vsched.ValidateVReplicaCost). A source that declares none pays two type
+// assertions.
 func checkCost(vpod vsched.VPod) error {
+	if cc, ok := vpod.(vsched.VReplicaCostChecker); ok {
+		if err := cc.VReplicaCostError(); err != nil {
+			return fmt.Errorf("%s: %w", vpod.GetKey(), err)
+		}
+	}
 	if c := vsched.VReplicaCost(vpod); c != nil {
 		if err := vsched.ValidateVReplicaCost(c); err != nil {
 			return fmt.Errorf("%s: %w", vpod.GetKey(), err)
