@@ -46,6 +46,7 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Report, error) {
 		// the previous leader stopped.
 		a.leading = true
 		a.timers = scaleTimers{}
+		a.triggers.reset() // its points were another term's
 		a.overReported = ""
 		a.drainer.Reset()
 		a.rebalanceScan.Reset()

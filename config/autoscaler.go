@@ -30,6 +30,7 @@ var autoscalerKeys = []string{
 	KeyPolicy,
 	KeyUtilizationUpper,
 	KeyUtilizationLower,
+	KeyTriggers,
 	KeyCompaction,
 	KeyMaxMovesPerCycle,
 	KeyMaxMovesPerSource,
@@ -38,7 +39,7 @@ var autoscalerKeys = []string{
 }
 
 // autoscalerPolicies are the values of the "policy" key.
-var autoscalerPolicies = []string{PolicyFit, PolicyUtilization}
+var autoscalerPolicies = []string{PolicyFit, PolicyUtilization, PolicyTriggers}
 
 // ParseAutoscalerConfigMap parses and validates a config-autoscaler
 // ConfigMap. Errors name the ConfigMap by cm.Name
@@ -58,7 +59,8 @@ var autoscalerPolicies = []string{PolicyFit, PolicyUtilization}
 //     utilization thresholds, which are fractions ("0.8", not "80%");
 //   - booleans (strconv.ParseBool: "true", "false", "1", "0", ...) for
 //     compaction and recommend-only;
-//   - "fit" or "utilization" for policy.
+//   - "fit", "utilization" or "triggers" for policy;
+//   - a JSON object (Triggers) for triggers.
 //
 // Unlike the scheduler ConfigMaps, config-autoscaler is validated as it is
 // parsed (ValidateAutoscalerConfig's rules): a returned config is ready to
@@ -116,6 +118,7 @@ func parseAutoscaler(name string, data map[string]string, binary map[string][]by
 	p.oneOf(KeyPolicy, &cfg.Policy, autoscalerPolicies)
 	p.float(KeyUtilizationUpper, &cfg.UtilizationUpper, "0.8", "80%")
 	p.float(KeyUtilizationLower, &cfg.UtilizationLower, "0.5", "50%")
+	p.triggers(KeyTriggers, &cfg.Triggers)
 	p.bool(KeyCompaction, &cfg.Compaction)
 	p.int32(KeyMaxMovesPerCycle, &cfg.MaxMovesPerCycle, 1)
 	p.int32(KeyMaxMovesPerSource, &cfg.MaxMovesPerSource, 1)
@@ -268,6 +271,7 @@ func validateAutoscaler(cfg *AutoscalerConfig, given, skip func(key string) bool
 	v.durations()
 	v.policy()
 	v.utilization()
+	v.triggers()
 	v.moveLimits()
 	return v.errs
 }

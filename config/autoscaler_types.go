@@ -57,8 +57,10 @@ type AutoscalerConfig struct {
 	// MaxScaleUpRate bounds one scale-up to ceil(current*rate) pods (at
 	// least current+1); 0 means unbounded (default 0; otherwise > 1).
 	MaxScaleUpRate float64
-	// Policy is PolicyFit (default) or PolicyUtilization.
+	// Policy is PolicyFit (default), PolicyUtilization or PolicyTriggers.
 	Policy string
+	// Triggers are PolicyTriggers' up and down lists (nil: none).
+	Triggers *Triggers
 	// UtilizationUpper and UtilizationLower are the utilization policy's
 	// thresholds, fractions with 0 < lower < upper <= 1 (defaults 0.8 and
 	// 0.5). Between them nothing changes (hysteresis).
