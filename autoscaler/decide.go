@@ -169,8 +169,9 @@ func (a *Autoscaler) decide(ctx context.Context, dec Report, cfg *config.Autosca
 	if err != nil {
 		return hold(dec, fmt.Sprintf("simulating the scheduler profile failed (%v); holding the current size", err))
 	}
-	rec := pol.Recommend(ctx, Observation{Now: dec.Time, Current: c.current, Capacity: base.Capacity(), Held: held, Pending: fr.need,
-		Unplaceable: fr.unplaceable, Fit: fr.replicas, Zones: c.zones, ZoneSpread: c.zoneSpread, Config: cfg})
+	obs := Observation{Now: dec.Time, Current: c.current, Capacity: base.Capacity(), Held: held, Pending: fr.need,
+		Unplaceable: fr.unplaceable, Fit: fr.replicas, Zones: c.zones, ZoneSpread: c.zoneSpread, Config: cfg}
+	rec := withHeadroom(cfg, obs, pol.Recommend(ctx, obs))
 	desired, over, err := a.bounded(c, m, fr, rec)
 	if err != nil {
 		return hold(dec, fmt.Sprintf("simulating the scheduler profile failed (%v); holding the current size", err))

@@ -174,7 +174,7 @@ func TestParseAutoscalerValues(t *testing.T) {
 func TestParseAutoscalerErrors(t *testing.T) {
 	const keyList = `the keys of config-autoscaler are "min-replicas", "max-replicas", "stabilization-window", "scale-down-cooldown", ` +
 		`"refresh-period", "max-scale-up-rate", "policy", "utilization-upper-threshold", "utilization-lower-threshold", ` +
-		`"triggers", "compaction", "max-moves-per-cycle", "max-moves-per-source", "unavailable-pod-grace" and "recommend-only" ("_example" is ignored)`
+		`"triggers", "headroom-slots", "headroom-share", "headroom-down-threshold", "compaction", "max-moves-per-cycle", "max-moves-per-source", "unavailable-pod-grace" and "recommend-only" ("_example" is ignored)`
 	for _, tc := range []struct {
 		name string
 		data map[string]string

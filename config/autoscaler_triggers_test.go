@@ -78,3 +78,26 @@ func TestParseTriggersErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestParseHeadroom(t *testing.T) {
+	cfg, err := ParseAutoscalerConfigMapFromData(map[string]string{KeyHeadroomSlots: "20", KeyHeadroomShare: "0.2", KeyHeadroomDownThreshold: "0.9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.HeadroomSlots != 20 || cfg.HeadroomShare != 0.2 || cfg.HeadroomDownThreshold != 0.9 {
+		t.Errorf("headroom %d, %v, %v", cfg.HeadroomSlots, cfg.HeadroomShare, cfg.HeadroomDownThreshold)
+	}
+	if d := DefaultAutoscalerConfig(); d.HeadroomSlots != 0 || d.HeadroomShare != 0 || d.HeadroomDown() != 0.99 {
+		t.Errorf("defaults %d, %v, %v", d.HeadroomSlots, d.HeadroomShare, d.HeadroomDownThreshold)
+	}
+	_, err = ParseAutoscalerConfigMapFromData(map[string]string{KeyHeadroomSlots: "-1", KeyHeadroomShare: "1", KeyHeadroomDownThreshold: "1.5"})
+	for _, w := range []string{
+		`data.headroom-slots: Invalid value: -1: must be at least 0`,
+		`data.headroom-share: Invalid value: 1: must be at least 0 and less than 1 (a fraction of the slots: 0.2 is 20%)`,
+		`data.headroom-down-threshold: Invalid value: 1.5: must be between 0 and 1 (0: the default, 0.99)`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error lacks %q: %v", w, err)
+		}
+	}
+}
