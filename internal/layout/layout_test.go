@@ -122,6 +122,8 @@ func TestImportDirection(t *testing.T) {
 		// The cost plugins read a decision only, like every plugin.
 		"plugins/core/podfitscosts":         {"state", "statefulset", "autoscaler", "descheduler", "config"},
 		"plugins/core/balancedcostpriority": {"state", "statefulset", "autoscaler", "descheduler", "config"},
+		// The estimator is fed numbers; it reaches no scheduler part.
+		"costestimate": {"framework", "state", "statefulset", "autoscaler", "descheduler", "config", "plugins", "evictor", "embed", "memcluster"},
 	}
 	for dir, not := range forbidden {
 		_, files := parseDir(t, dir)
