@@ -123,7 +123,11 @@ func Milli(name corev1.ResourceName, milli int64) string {
 // them (config.BuildProfiles adds the registry's Defaults.CostFilter and
 // Defaults.CostScore). A source without a cost runs p exactly as before,
 // fast path included; the costed variant is evaluated pod by pod, since
-// two pods with the same free slots may differ in free memory. A nil
+// two pods with the same free slots may differ in free memory; when p is
+// grouped, one pod per cost class is evaluated (costClass), which filter
+// and score must allow: for two pods on one node with the same free slots
+// and the same use of every resource, neither holding the source, the same
+// result. A nil
 // filter or score is left out; with both nil p is returned.
 func (p *Profile) WithCosts(filter FilterPlugin, score ScorePlugin) (*Profile, error) {
 	if p.mode != Place {
@@ -145,9 +149,72 @@ func (p *Profile) WithCosts(filter FilterPlugin, score ScorePlugin) (*Profile, e
 	if err := costed.finish(); err != nil {
 		return nil, err
 	}
+	costed.classed, costed.zoneClassed = p.grouped, p.zoned
 	cp := *p
 	cp.costed = costed
 	return &cp, nil
+}
+
+// maxClassDims is the most resources a cost class compares; with more,
+// the costed variant evaluates every candidate.
+const maxClassDims = 4
+
+// costClass is a class of equivalent candidates for a source with a cost:
+// pods on one node with the same free slots and the same use of every
+// resource, none holding the source. The base profile's plugins promise
+// (EquivalenceAware) that the first pod of such a class in class order
+// (the lowest ordinal, as their free slots are equal) never scores below
+// another, and the cost plugins read nothing else of a pod; so evaluating
+// only that first pod gives the result of evaluating them all. When the
+// base profile is zone-grouped too (ZoneEquivalenceAware), the pods on the
+// nodes the source does not use form classes per zone instead of per node.
+type costClass struct {
+	node int32
+	free int32
+	use  [maxClassDims]int64
+}
+
+// costClassCandidates lists, ascending, the pods that hold the source and
+// the first pod of each cost class with free slots.
+func (r *run) costClassCandidates() []int32 {
+	d := r.d
+	if len(d.cost) > maxClassDims {
+		return r.allCandidates()
+	}
+	if r.costSeen == nil {
+		r.costSeen = make(map[costClass]struct{}, 64)
+	}
+	clear(r.costSeen)
+	out := r.costCands[:0]
+	for _, ord := range d.cluster.Candidates() {
+		if d.onPod[ord] > 0 {
+			out = append(out, ord)
+			continue
+		}
+		free := d.Free(ord)
+		if free <= 0 {
+			continue
+		}
+		info, _ := d.cluster.Pod(ord)
+		k := costClass{node: info.NodeIndex, free: free}
+		if r.p.zoneClassed && d.OnNode(info.NodeIndex) == 0 {
+			// A node the source does not use: the class widens to
+			// the zone (ZoneEquivalenceAware), numbered apart from the
+			// nodes.
+			k.node = -2 - info.ZoneIndex
+		}
+		for dim := range d.cost {
+			// No delta of this decision: the pod holds none of the source.
+			k.use[dim] = d.res.ResourceUsed(ord, dim)
+		}
+		if _, dup := r.costSeen[k]; dup {
+			continue
+		}
+		r.costSeen[k] = struct{}{}
+		out = append(out, ord)
+	}
+	r.costCands = out
+	return out
 }
 
 // Costed is the profile a source with a cost runs (WithCosts), nil when

@@ -31,8 +31,12 @@ type Profile struct {
 	zoned   bool
 	plugins int
 	// costed runs in place of this profile for a source with a cost
-	// (WithCosts); nil: none.
-	costed *Profile
+	// (WithCosts); nil: none. classed: this is a costed variant whose
+	// base was grouped, so it evaluates one pod per cost class; and
+	// zoneClassed, per zone on the nodes the source does not use.
+	costed      *Profile
+	classed     bool
+	zoneClassed bool
 }
 
 // Mode is the mode the profile was built for.
@@ -101,6 +105,10 @@ type run struct {
 	zoneFrom   []int64     // per zone: the ClassKey its walk resumes at
 	zoneRepOrd []int32     // per zone: its last representative, -1: none
 	used       []zoneQueue // the queues of the nodes the source uses
+
+	// The cost-class path (costs.go).
+	costSeen  map[costClass]struct{}
+	costCands []int32
 }
 
 // Run places (for a Place profile) or removes (Remove) up to n vreplicas of
@@ -132,6 +140,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 		sort.Strings(ex.Skipped)
 	}
 	fast := p.grouped && ex == nil && r.capacityEnforced()
+	classed := p.classed && ex == nil && r.capacityEnforced()
 	if fast {
 		r.startFast(n)
 	}
@@ -155,6 +164,8 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 			cands = r.zoneCandidates()
 		case fast:
 			cands = r.fastCandidates()
+		case classed:
+			cands = r.costClassCandidates()
 		default:
 			cands = r.allCandidates()
 		}
