@@ -158,17 +158,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 			ex.Steps = append(ex.Steps, StepExplanation{VReplica: res.Changed + 1, Winner: -1})
 			step = &ex.Steps[len(ex.Steps)-1]
 		}
-		var cands []int32
-		switch {
-		case r.zoned:
-			cands = r.zoneCandidates()
-		case fast:
-			cands = r.fastCandidates()
-		case classed:
-			cands = r.costClassCandidates()
-		default:
-			cands = r.allCandidates()
-		}
+		cands := r.candidates(fast, classed)
 		best, err := r.choose(ctx, cands, step)
 		if err != nil {
 			return res, err
