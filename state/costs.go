@@ -56,7 +56,7 @@ func (s *State) SetPodResources(list corev1.ResourceList) error {
 	if slices.Equal(dims, s.costs.dims) && slices.Equal(caps, s.costs.dimCap) {
 		return nil
 	}
-	s.opts.PodResources = list.DeepCopy()
+	// opts keeps what New was given: Options is read without the lock.
 	s.costs = costs{dims: dims, dimCap: caps}
 	for _, key := range s.Sources() {
 		src := s.sources[key]

@@ -38,8 +38,9 @@ type Options struct {
 	// ZoneLabel defaults to DefaultZoneLabel.
 	ZoneLabel string
 	// PodResources is what one pod can hold in each resource, for the
-	// sources that declare a cost per vreplica (SetPodResources); nil
-	// bounds pods by their slots alone.
+	// sources that declare a cost per vreplica; nil bounds pods by their
+	// slots alone. SetPodResources changes it later (Options keeps
+	// returning what New was given).
 	PodResources corev1.ResourceList
 }
 
