@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -68,11 +69,15 @@ type PlainVPod struct {
 	// Resources is the source's own resource count (ResourceCounter); 0
 	// reports none.
 	Resources int32
+	// Cost is what one vreplica costs (VReplicaCoster); nil declares
+	// none.
+	Cost corev1.ResourceList
 }
 
 var (
 	_ VPod            = &PlainVPod{}
 	_ ResourceCounter = &PlainVPod{}
+	_ VReplicaCoster  = &PlainVPod{}
 )
 
 func (v *PlainVPod) GetKey() types.NamespacedName { return v.Key }
@@ -80,6 +85,9 @@ func (v *PlainVPod) GetVReplicas() int32          { return v.VReplicas }
 func (v *PlainVPod) GetPlacements() []Placement   { return v.Placements }
 func (v *PlainVPod) GetResourceVersion() string   { return v.ResourceVersion }
 func (v *PlainVPod) GetResourceCount() int32      { return v.Resources }
+
+// GetVReplicaCost implements VReplicaCoster.
+func (v *PlainVPod) GetVReplicaCost() corev1.ResourceList { return v.Cost }
 
 // String reads, for example, "ns/name@7{vreplicas: 3, placements: [...]}".
 func (v *PlainVPod) String() string {

@@ -94,6 +94,9 @@ type Options struct {
 	// Policy overrides the configuration's policy when set. Whatever the
 	// policy, the result is never below what the fit policy needs.
 	Policy Policy
+	// Usage feeds the triggers policy's cpu and memory triggers
+	// (config.PolicyTriggers); nil: only its room triggers act.
+	Usage UsageReader
 	// MeterProvider defaults to OpenTelemetry's global provider.
 	MeterProvider metric.MeterProvider
 	// MinTriggerInterval defaults to DefaultMinTriggerInterval.
@@ -210,8 +213,11 @@ type Autoscaler struct {
 	// slot of each source last cycle (simulator): the list rarely moves,
 	// so a cycle finds most sources without hashing their keys.
 	slotHints []int32
-	leading   bool
-	timers    scaleTimers
+	// triggers is the triggers policy, kept between cycles: its points
+	// are its memory (triggerPolicy).
+	triggers *TriggerPolicy
+	leading  bool
+	timers   scaleTimers
 	// overReported is the shortfall at max-replicas last logged and
 	// evented, so a cycle that cannot progress does not repeat it.
 	overReported    string
@@ -375,6 +381,9 @@ func (a *Autoscaler) takeConfigProblem() error {
 func (a *Autoscaler) policy(cfg *config.AutoscalerConfig) Policy {
 	if a.cfg.Policy != nil {
 		return a.cfg.Policy
+	}
+	if cfg != nil && cfg.Policy == config.PolicyTriggers {
+		return a.triggerPolicy()
 	}
 	return policyFor(cfg)
 }

@@ -47,6 +47,7 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Report, error) {
 		// the previous leader stopped.
 		a.leading = true
 		a.timers = scaleTimers{}
+		a.triggers.reset() // its points were another term's
 		a.overReported = ""
 		a.drainer.Reset()
 		a.rebalanceScan.Reset()
@@ -171,8 +172,9 @@ func (a *Autoscaler) decide(ctx context.Context, dec Report, cfg *config.Autosca
 	if err != nil {
 		return hold(dec, fmt.Sprintf("simulating the scheduler profile failed (%v); holding the current size", err))
 	}
-	rec := pol.Recommend(ctx, Observation{Now: dec.Time, Current: c.current, Capacity: base.Capacity(), Held: held, Pending: fr.need,
-		Unplaceable: fr.unplaceable, Fit: fr.replicas, Zones: c.zones, ZoneSpread: c.zoneSpread, Config: cfg})
+	obs := Observation{Now: dec.Time, Current: c.current, Capacity: base.Capacity(), Held: held, Pending: fr.need,
+		Unplaceable: fr.unplaceable, Fit: fr.replicas, Zones: c.zones, ZoneSpread: c.zoneSpread, Config: cfg}
+	rec := withHeadroom(cfg, obs, pol.Recommend(ctx, obs))
 	desired, over, err := a.bounded(c, m, fr, rec)
 	if err != nil {
 		return hold(dec, fmt.Sprintf("simulating the scheduler profile failed (%v); holding the current size", err))

@@ -17,7 +17,9 @@ import (
 
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.uber.org/zap"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 	"knative.dev/pkg/logging"
 
@@ -43,7 +45,9 @@ import (
 // server's truth, never a lagging lister), after every operation:
 //
 //   - capacity: on every pod, the vreplicas all committed statuses name
-//     sum to at most the capacity;
+//     sum to at most the capacity, and what they cost (lagCost: a third
+//     of the sources cost 400Mi of memory per vreplica, a third 100Mi,
+//     a third nothing) to at most the pod's memory (lagPodMemory);
 //   - size: no committed status names an ordinal at or above the
 //     StatefulSet's spec.replicas as the API server holds it. Operations
 //     are checked once complete: every worker has written or given up,
@@ -237,6 +241,7 @@ func (w *lagWorld) lagSchedulerConfig() statefulset.Config {
 		Profiles:       func() config.Profiles { return w.profiles[w.profile.Load()]() },
 		Requeue:        w.queue.add,
 		ReservationTTL: lagTTL,
+		PodResources:   corev1.ResourceList{corev1.ResourceMemory: lagPodMemory},
 		Clock:          w.c.Clock(),
 		DrainMoveLimit: config.AutoscalerSource(w.autoscaling.Load).DrainMoveLimit,
 	}
@@ -355,6 +360,26 @@ func lagKey(i int) types.NamespacedName {
 	return types.NamespacedName{Namespace: "sources", Name: fmt.Sprintf("src-%02d", i)}
 }
 
+// lagPodMemory is every pod's memory: two vreplicas of a heavy source
+// (lagCost) and two of a light one fit, while its slots (lagCapacity)
+// would take four.
+var lagPodMemory = resource.MustParse("1Gi")
+
+// lagCost is what one vreplica of the source costs in memory: sources
+// src-00, src-03, ... 400Mi, src-01, src-04, ... 100Mi, the others
+// nothing.
+func lagCost(k types.NamespacedName) corev1.ResourceList {
+	var i int
+	fmt.Sscanf(k.Name, "src-%d", &i)
+	switch i % 3 {
+	case 0:
+		return corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("400Mi")}
+	case 1:
+		return corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("100Mi")}
+	}
+	return nil
+}
+
 // batch runs 2 to 5 workers at once, each reconciling a source as its
 // controller would: the queue's keys first (requeues and evictions), then
 // random sources, some created or resized first. With !knownDefectObs3
@@ -409,6 +434,11 @@ func (w *lagWorld) touchSource(k types.NamespacedName) {
 	if _, err := w.src.Get(k); apierrors.IsNotFound(err) {
 		if _, err := w.src.Create(k, vreps); err != nil {
 			w.t.Fatal(err)
+		}
+		if cost := lagCost(k); cost != nil {
+			if _, err := w.src.SetCost(k, cost); err != nil {
+				w.t.Fatal(err)
+			}
 		}
 		return
 	}
@@ -517,6 +547,7 @@ func (w *lagWorld) specReplicas() int32 {
 func (w *lagWorld) checkCommitted() {
 	spec := w.specReplicas()
 	perPod := map[int32]int64{}
+	memory := map[int32]int64{} // milli-bytes
 	holders := map[int32][]string{}
 	for i := range lagSources {
 		v, err := w.src.Get(lagKey(i))
@@ -530,6 +561,9 @@ func (w *lagWorld) checkCommitted() {
 				continue
 			}
 			perPod[ord] += int64(p.VReplicas)
+			if cost := vsched.VReplicaCost(v); cost != nil {
+				memory[ord] += int64(p.VReplicas) * cost.Memory().MilliValue()
+			}
 			holders[ord] = append(holders[ord], fmt.Sprintf("%s:%d", v.GetKey().Name, p.VReplicas))
 			if ord >= spec && p.VReplicas > 0 {
 				w.failf("size: %s holds %d on adapter-%d, at or beyond spec.replicas %d", v.GetKey().Name, p.VReplicas, ord, spec)
@@ -544,6 +578,9 @@ func (w *lagWorld) checkCommitted() {
 	for _, ord := range ords {
 		if perPod[ord] > lagCapacity {
 			w.failf("capacity: adapter-%d holds %d of %d: %v", ord, perPod[ord], lagCapacity, holders[ord])
+		}
+		if memory[ord] > lagPodMemory.MilliValue() {
+			w.failf("memory: adapter-%d holds %dMi of %s: %v", ord, memory[ord]/1000>>20, lagPodMemory.String(), holders[ord])
 		}
 	}
 }

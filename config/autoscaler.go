@@ -30,6 +30,10 @@ var autoscalerKeys = []string{
 	KeyPolicy,
 	KeyUtilizationUpper,
 	KeyUtilizationLower,
+	KeyTriggers,
+	KeyHeadroomSlots,
+	KeyHeadroomShare,
+	KeyHeadroomDownThreshold,
 	KeyCompaction,
 	KeyMaxMovesPerCycle,
 	KeyMaxMovesPerSource,
@@ -38,7 +42,7 @@ var autoscalerKeys = []string{
 }
 
 // autoscalerPolicies are the values of the "policy" key.
-var autoscalerPolicies = []string{PolicyFit, PolicyUtilization}
+var autoscalerPolicies = []string{PolicyFit, PolicyUtilization, PolicyTriggers}
 
 // ParseAutoscalerConfigMap parses and validates a config-autoscaler
 // ConfigMap. Errors name the ConfigMap by cm.Name
@@ -50,15 +54,17 @@ var autoscalerPolicies = []string{PolicyFit, PolicyUtilization}
 // trimmed of surrounding white space and read as:
 //
 //   - integers (strconv.ParseInt) for min-replicas, max-replicas,
-//     max-moves-per-cycle and max-moves-per-source;
+//     headroom-slots, max-moves-per-cycle and max-moves-per-source;
 //   - Go durations (time.ParseDuration: "30s", "5m", "1h30m") for
 //     stabilization-window, scale-down-cooldown, refresh-period and
 //     unavailable-pod-grace;
 //   - finite numbers (strconv.ParseFloat) for max-scale-up-rate and the
-//     utilization thresholds, which are fractions ("0.8", not "80%");
+//     utilization thresholds, headroom-share and headroom-down-threshold,
+//     which are fractions ("0.8", not "80%");
 //   - booleans (strconv.ParseBool: "true", "false", "1", "0", ...) for
 //     compaction and recommend-only;
-//   - "fit" or "utilization" for policy.
+//   - "fit", "utilization" or "triggers" for policy;
+//   - a JSON object (Triggers) for triggers.
 //
 // Unlike the scheduler ConfigMaps, config-autoscaler is validated as it is
 // parsed (ValidateAutoscalerConfig's rules): a returned config is ready to
@@ -116,6 +122,10 @@ func parseAutoscaler(name string, data map[string]string, binary map[string][]by
 	p.oneOf(KeyPolicy, &cfg.Policy, autoscalerPolicies)
 	p.float(KeyUtilizationUpper, &cfg.UtilizationUpper, "0.8", "80%")
 	p.float(KeyUtilizationLower, &cfg.UtilizationLower, "0.5", "50%")
+	p.triggers(KeyTriggers, &cfg.Triggers)
+	p.int32(KeyHeadroomSlots, &cfg.HeadroomSlots, 0)
+	p.float(KeyHeadroomShare, &cfg.HeadroomShare, "0.2", "20%")
+	p.float(KeyHeadroomDownThreshold, &cfg.HeadroomDownThreshold, "0.99", "99%")
 	p.bool(KeyCompaction, &cfg.Compaction)
 	p.int32(KeyMaxMovesPerCycle, &cfg.MaxMovesPerCycle, 1)
 	p.int32(KeyMaxMovesPerSource, &cfg.MaxMovesPerSource, 1)
@@ -279,6 +289,8 @@ func validateAutoscaler(cfg *AutoscalerConfig, given, skip func(key string) bool
 	v.durations()
 	v.policy()
 	v.utilization()
+	v.triggers()
+	v.headroom()
 	v.moveLimits()
 	return v.errs
 }

@@ -174,7 +174,7 @@ func TestParseAutoscalerValues(t *testing.T) {
 func TestParseAutoscalerErrors(t *testing.T) {
 	const keyList = `the keys of config-autoscaler are "min-replicas", "max-replicas", "stabilization-window", "scale-down-cooldown", ` +
 		`"refresh-period", "max-scale-up-rate", "policy", "utilization-upper-threshold", "utilization-lower-threshold", ` +
-		`"compaction", "max-moves-per-cycle", "max-moves-per-source", "unavailable-pod-grace" and "recommend-only" ("_example" is ignored)`
+		`"triggers", "headroom-slots", "headroom-share", "headroom-down-threshold", "compaction", "max-moves-per-cycle", "max-moves-per-source", "unavailable-pod-grace" and "recommend-only" ("_example" is ignored)`
 	for _, tc := range []struct {
 		name string
 		data map[string]string
@@ -220,9 +220,9 @@ func TestParseAutoscalerErrors(t *testing.T) {
 			invalidAt("compaction", `Invalid value: "yes": must be "true" or "false"`),
 			invalidAt("recommend-only", `Invalid value: "on": must be "true" or "false"`)}},
 		{"policy, case", map[string]string{"policy": "Fit"}, []wantProblem{{configMap: autoscalerCM, field: "data.policy", typ: field.ErrorTypeNotSupported, contains: []string{
-			`data.policy: Unsupported value: "Fit": supported values: "fit", "utilization" (did you mean "fit"?)`}}}},
+			`data.policy: Unsupported value: "Fit": supported values: "fit", "utilization", "triggers" (did you mean "fit"?)`}}}},
 		{"policy, typo", map[string]string{"policy": "utilisation"}, []wantProblem{{configMap: autoscalerCM, field: "data.policy", typ: field.ErrorTypeNotSupported, contains: []string{
-			`Unsupported value: "utilisation": supported values: "fit", "utilization" (did you mean "utilization"?)`}}}},
+			`Unsupported value: "utilisation": supported values: "fit", "utilization", "triggers" (did you mean "utilization"?)`}}}},
 		{"policy, unknown", map[string]string{"policy": "binpack"}, []wantProblem{{configMap: autoscalerCM, field: "data.policy", typ: field.ErrorTypeNotSupported, contains: []string{
 			`Unsupported value: "binpack": supported values: "fit", "utilization"`}}}},
 

@@ -57,8 +57,19 @@ type AutoscalerConfig struct {
 	// MaxScaleUpRate bounds one scale-up to ceil(current*rate) pods (at
 	// least current+1); 0 means unbounded (default 0; otherwise > 1).
 	MaxScaleUpRate float64
-	// Policy is PolicyFit (default) or PolicyUtilization.
+	// Policy is PolicyFit (default), PolicyUtilization or PolicyTriggers.
 	Policy string
+	// Triggers are PolicyTriggers' up and down lists (nil: none).
+	Triggers *Triggers
+	// HeadroomSlots and HeadroomShare keep slots free beside the demand,
+	// whatever the policy: at least HeadroomSlots (>= 0; default 0), and
+	// HeadroomShare of the slots (0 <= share < 1; default 0). The
+	// StatefulSet shrinks for headroom only when the free slots wanted
+	// are at most HeadroomDownThreshold of those there are (0 <= t <= 1;
+	// 0 means DefaultHeadroomDownThreshold), so headroom does not flap.
+	HeadroomSlots         int32
+	HeadroomShare         float64
+	HeadroomDownThreshold float64
 	// UtilizationUpper and UtilizationLower are the utilization policy's
 	// thresholds, fractions with 0 < lower < upper <= 1 (defaults 0.8 and
 	// 0.5). Between them nothing changes (hysteresis).

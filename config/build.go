@@ -122,7 +122,22 @@ func buildPlace(ctx context.Context, reg *framework.Registry, cfg *SchedulerConf
 		}
 		pc.Filters = append([]framework.PluginConfig{{Name: capacity}}, cfg.Predicates...)
 	}
-	return framework.BuildProfile(ctx, reg, pc, predicatesPath, prioritiesPath)
+	place, errs := framework.BuildProfile(ctx, reg, pc, predicatesPath, prioritiesPath)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return withCosts(reg, place)
+}
+
+// withCosts gives place its costed variant (framework.Profile.WithCosts)
+// with reg's cost plugins (Defaults.CostFilter, Defaults.CostScore).
+func withCosts(reg *framework.Registry, place *framework.Profile) (*framework.Profile, field.ErrorList) {
+	d := reg.Defaults()
+	out, err := place.WithCosts(d.CostFilter, d.CostScore)
+	if err != nil {
+		return nil, field.ErrorList{field.InternalError(predicatesPath, err)}
+	}
+	return out, nil
 }
 
 func buildRemove(ctx context.Context, reg *framework.Registry, cfg *DeschedulerConfig) (*framework.Profile, field.ErrorList) {

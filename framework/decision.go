@@ -23,6 +23,10 @@ type Decision struct {
 	key           types.NamespacedName
 	vpod          vsched.VPod
 	resourceCount int32
+	// res and cost are the source's cost side (costs.go), nil for a
+	// source that costs nothing but its slot.
+	res  ResourceCluster
+	cost []int64
 
 	onPod    map[int32]int32            // ordinal -> the source's vreplicas, entries > 0 only
 	podNames map[int32]vsched.Placement // where each pod was, as base or the cluster first said
@@ -148,6 +152,7 @@ func (d *Decision) fill(base []vsched.Placement) error {
 		d.key = vpod.GetKey()
 		d.resourceCount = vsched.ResourceCount(vpod)
 	}
+	d.costOf()
 	d.nonHolderFree = cluster.FreeCandidates()
 	for i, p := range base {
 		if p.VReplicas < 0 {

@@ -17,6 +17,14 @@ type Defaults struct {
 	// profile's filters when none of them is it (by name or alias); ""
 	// adds none.
 	CapacityFilter string
+	// CostFilter and CostScore are added (the score with weight 1) to a
+	// scheduler profile's costed variant, the profile a source with a
+	// cost per vreplica runs (Profile.WithCosts). They are not
+	// registered plugins: no ConfigMap names them, and a source without
+	// a cost never runs them. nil adds none; with neither, costs are not
+	// enforced.
+	CostFilter FilterPlugin
+	CostScore  ScorePlugin
 }
 
 // clone copies the lists, so neither the registry nor a caller sees the

@@ -36,6 +36,10 @@ type CandidateExplanation struct {
 	Feasible bool          `json:"feasible"`
 	Scores   []PluginScore `json:"scores,omitempty"`
 	Total    int64         `json:"total"`
+	// Resources is the pod's use of its slots and of every resource
+	// before this vreplica, for a source with a cost
+	// (Decision.ResourceUse); "" otherwise.
+	Resources string `json:"resources,omitempty"`
 }
 
 // Rejection names the filter that rejected a pod, and why.
@@ -87,8 +91,17 @@ func (e *Explanation) WriteText(w io.Writer) error {
 
 // Verdict is the candidate's fate in one line, as WriteText shows it: the
 // filter that rejected it and why, or its total and each score ("plugin
-// score xweight"). Tools that lay candidates out their own way use it.
+// score xweight"), then, for a source with a cost, the pod's use of each
+// resource in brackets. Tools that lay candidates out their own way use it.
 func (c CandidateExplanation) Verdict() string {
+	v := c.verdict()
+	if c.Resources != "" {
+		v += " [" + c.Resources + "]"
+	}
+	return v
+}
+
+func (c CandidateExplanation) verdict() string {
 	if c.Rejected != nil {
 		return fmt.Sprintf("rejected by %s: %s", c.Rejected.Plugin, strings.Join(c.Rejected.Reasons, ", "))
 	}

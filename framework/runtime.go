@@ -30,6 +30,13 @@ type Profile struct {
 	// zoned: grouped, and every plugin also promises ZoneEquivalenceAware.
 	zoned   bool
 	plugins int
+	// costed runs in place of this profile for a source with a cost
+	// (WithCosts); nil: none. classed: this is a costed variant whose
+	// base was grouped, so it evaluates one pod per cost class; and
+	// zoneClassed, per zone on the nodes the source does not use.
+	costed      *Profile
+	classed     bool
+	zoneClassed bool
 }
 
 // Mode is the mode the profile was built for.
@@ -98,6 +105,10 @@ type run struct {
 	zoneFrom   []int64     // per zone: the ClassKey its walk resumes at
 	zoneRepOrd []int32     // per zone: its last representative, -1: none
 	used       []zoneQueue // the queues of the nodes the source uses
+
+	// The cost-class path (costs.go).
+	costSeen  map[costClass]struct{}
+	costCands []int32
 }
 
 // Run places (for a Place profile) or removes (Remove) up to n vreplicas of
@@ -109,6 +120,7 @@ type run struct {
 // drop d. When ex is non-nil every candidate's filter result and scores are
 // appended to it; nil costs nothing.
 func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation) (Result, error) {
+	p = p.forDecision(d)
 	if d.mode != p.mode {
 		return Result{}, fmt.Errorf("a %s profile cannot run a %s decision", p.mode, d.mode)
 	}
@@ -128,6 +140,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 		sort.Strings(ex.Skipped)
 	}
 	fast := p.grouped && ex == nil && r.capacityEnforced()
+	classed := p.classed && ex == nil && r.capacityEnforced()
 	if fast {
 		r.startFast(n)
 	}
@@ -145,15 +158,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 			ex.Steps = append(ex.Steps, StepExplanation{VReplica: res.Changed + 1, Winner: -1})
 			step = &ex.Steps[len(ex.Steps)-1]
 		}
-		var cands []int32
-		switch {
-		case r.zoned:
-			cands = r.zoneCandidates()
-		case fast:
-			cands = r.fastCandidates()
-		default:
-			cands = r.allCandidates()
-		}
+		cands := r.candidates(fast, classed)
 		best, err := r.choose(ctx, cands, step)
 		if err != nil {
 			return res, err
@@ -392,7 +397,7 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 			return -1, err
 		}
 		if step != nil {
-			c := CandidateExplanation{Ordinal: ord, Pod: podName(d, ord)}
+			c := CandidateExplanation{Ordinal: ord, Pod: podName(d, ord), Resources: d.ResourceUse(ord)}
 			if rejected != nil {
 				c.Rejected = &Rejection{Plugin: rejectedBy, Code: rejected.Code().String(), Reasons: rejected.Reasons()}
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	corev1 "k8s.io/api/core/v1"
 	"slices"
 	"strconv"
 	"sync"
@@ -118,6 +119,12 @@ func (s *Sources) Update(key types.NamespacedName, vreplicas int32) (*vsched.Pla
 // SetResourceCount changes the source's partition count.
 func (s *Sources) SetResourceCount(key types.NamespacedName, n int32) (*vsched.PlainVPod, error) {
 	return s.update(key, func(v *vsched.PlainVPod) error { v.Resources = n; return nil })
+}
+
+// SetCost sets what one of the source's vreplicas costs
+// (vsched.VReplicaCoster); nil declares none. It is a new version.
+func (s *Sources) SetCost(key types.NamespacedName, cost corev1.ResourceList) (*vsched.PlainVPod, error) {
+	return s.update(key, func(v *vsched.PlainVPod) error { v.Cost = cost.DeepCopy(); return nil })
 }
 
 // CommitPlacements stores placements in the source's status, as a

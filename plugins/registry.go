@@ -4,11 +4,13 @@ import (
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/plugins/core/availabilitynodepriority"
 	"github.com/vsched/vsched/plugins/core/availabilityzonepriority"
+	"github.com/vsched/vsched/plugins/core/balancedcostpriority"
 	"github.com/vsched/vsched/plugins/core/balancedzonepriority"
 	"github.com/vsched/vsched/plugins/core/evenpodspread"
 	"github.com/vsched/vsched/plugins/core/evenzonespread"
 	"github.com/vsched/vsched/plugins/core/inusepodpriority"
 	"github.com/vsched/vsched/plugins/core/lowestordinalpriority"
+	"github.com/vsched/vsched/plugins/core/podfitscosts"
 	"github.com/vsched/vsched/plugins/core/podfitsresources"
 	"github.com/vsched/vsched/plugins/core/removewithavailabilitynodepriority"
 	"github.com/vsched/vsched/plugins/core/removewithavailabilityzonepriority"
@@ -55,7 +57,9 @@ func NewInTreeRegistry() (*framework.Registry, error) {
 
 // InTreeDefaults is vsched's default policy in a registry's terms:
 // DefaultSchedulerConfig and DefaultDeschedulerConfig, with PodFitsResources
-// as the filter that keeps a scheduler profile within pod capacity.
+// as the filter that keeps a scheduler profile within pod capacity, and
+// PodFitsCosts and BalancedCostPriority as what a source with a cost per
+// vreplica runs in addition (framework.Profile.WithCosts).
 func InTreeDefaults() framework.Defaults {
 	sched, desched := DefaultSchedulerConfig(), DefaultDeschedulerConfig()
 	return framework.Defaults{
@@ -63,6 +67,8 @@ func InTreeDefaults() framework.Defaults {
 		Scores:         sched.Priorities,
 		RemoveScores:   desched.Priorities,
 		CapacityFilter: podfitsresources.Name,
+		CostFilter:     podfitscosts.New(),
+		CostScore:      balancedcostpriority.New(),
 	}
 }
 

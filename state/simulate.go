@@ -120,6 +120,7 @@ func (s *State) cloneTopology() *State {
 		pendingSet:  map[types.NamespacedName]struct{}{},
 		zoneFree:    s.cloneZoneIndex(),
 		zoneFreeSum: slices.Clone(s.zoneFreeSum),
+		costs:       s.costs.clone(),
 		// The derived indexes are rebuilt on first use, unless they are
 		// current and copied below.
 		dirty: true,

@@ -53,6 +53,9 @@ func TestCloneCoversEveryField(t *testing.T) {
 		// Clone copies the records by slot with the map; CloneFor starts
 		// them empty (SummaryAt falls back to the map).
 		"bySlot": true,
+		// The dimensions are shared (replaced, never changed); the use
+		// is copied.
+		"costs": true,
 	}
 	typ := reflect.TypeOf(State{})
 	for i := 0; i < typ.NumField(); i++ {

@@ -177,6 +177,7 @@ func (s *State) recount(src *source) {
 			}
 		}
 	}
+	s.recountCost(src, old)
 	src.held, src.maxOrd = 0, -1
 	for _, e := range src.effective {
 		s.addUsed(e.ord, e.n)
@@ -323,6 +324,7 @@ func (s *State) ObserveWithProblems(vpod vsched.VPod, now time.Time) (Outcome, [
 	committed, problems := s.Normalize(vpod.GetPlacements())
 	src.committed, src.committedRV = committed, rv
 	src.vreplicas = vpod.GetVReplicas()
+	s.setCost(src, vsched.VReplicaCost(vpod))
 	out := NoReservation
 	if r := src.reservation; r != nil {
 		switch {
@@ -401,6 +403,7 @@ func (s *State) drop(key types.NamespacedName) bool {
 		return false
 	}
 	src.committed, src.reservation = nil, nil
+	src.costList, src.cost = nil, nil
 	s.recount(src)
 	delete(s.sources, key)
 	delete(s.pendingSet, key)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/btree"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
@@ -36,6 +37,11 @@ type Options struct {
 	DrainingAnnotation string
 	// ZoneLabel defaults to DefaultZoneLabel.
 	ZoneLabel string
+	// PodResources is what one pod can hold in each resource, for the
+	// sources that declare a cost per vreplica; nil bounds pods by their
+	// slots alone. SetPodResources changes it later (Options keeps
+	// returning what New was given).
+	PodResources corev1.ResourceList
 }
 
 // podState holds no pointer (the name is in State.names, the reason's text
@@ -128,6 +134,11 @@ type source struct {
 	// beyond is true while some placement of the source names an ordinal
 	// above the pods the state holds, left out of effective.
 	beyond bool
+	// costList is the cost per vreplica the source last declared (nil:
+	// none); cost is it in the state's dimensions, and counted the
+	// vector effective is counted with in costs.use (costs.go).
+	costList      corev1.ResourceList
+	cost, counted []int64
 }
 
 // State is the cluster for one StatefulSet. See the package doc for locking.
@@ -236,6 +247,9 @@ type State struct {
 	seekFn    func(int64) bool
 	seekKey   int64
 	seekOK    bool
+
+	// costs are the pods' resource capacities and use (costs.go).
+	costs costs
 }
 
 var (
@@ -261,7 +275,13 @@ func New(opts Options) (*State, error) {
 	if opts.ZoneLabel == "" {
 		opts.ZoneLabel = DefaultZoneLabel
 	}
+	dims, caps, err := podDims(opts.PodResources)
+	if err != nil {
+		return nil, err
+	}
+	opts.PodResources = opts.PodResources.DeepCopy()
 	return &State{
+		costs:       costs{dims: dims, dimCap: caps},
 		opts:        opts,
 		nodeIdx:     map[string]int32{},
 		zoneIdx:     map[string]int32{},

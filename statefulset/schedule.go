@@ -115,7 +115,7 @@ func (s *Scheduler) admit(vpod vsched.VPod) error {
 		// vreplicas it places.
 		return fmt.Errorf("%s: vreplicas must be at most %d (vsched.MaxVReplicas), got %d", key, vsched.MaxVReplicas, desired)
 	}
-	return nil
+	return checkCost(vpod)
 }
 
 // announce runs after Schedule released the lock: the sources waiting for

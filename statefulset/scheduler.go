@@ -63,6 +63,12 @@ type Config struct {
 	Namespace, Name string
 	// Capacity is the most vreplicas one pod holds.
 	Capacity int32
+	// PodResources is what one pod can hold in each resource (memory,
+	// CPU, any named resource), for the sources that declare a cost per
+	// vreplica (vsched.VReplicaCoster). nil takes it from the
+	// StatefulSet's pod template (TemplateResources) as the informer
+	// shows it; an empty list bounds pods by their slots alone.
+	PodResources corev1.ResourceList
 	// Lister lists every source this scheduler places. Required.
 	Lister vsched.VPodLister
 	// FreshLister, when set, lists every source from the API server
@@ -210,6 +216,7 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 		Capacity:           cfg.Capacity,
 		DrainingAnnotation: cfg.DrainingAnnotation,
 		ZoneLabel:          cfg.ZoneLabel,
+		PodResources:       cfg.PodResources,
 	})
 	if err != nil {
 		return nil, err

@@ -102,6 +102,7 @@ func (s *Scheduler) observeSize(set *appsv1.StatefulSet) (grew bool, above []typ
 	if s.st.StaleReplicas(set.ResourceVersion) {
 		return false, nil
 	}
+	s.observeResources(set)
 	before := s.st.Replicas()
 	shrunk := replicas < s.st.ObservedReplicas()
 	s.st.ObserveReplicas(replicas, set.ResourceVersion)

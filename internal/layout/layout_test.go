@@ -142,6 +142,11 @@ func TestImportDirection(t *testing.T) {
 		"sourceautoscaler/decision": {"config", "statefulset", "autoscaler", "descheduler", "embed", "memcluster"},
 		"sourceautoscaler/window":   {"sourceautoscaler/decision", "sourceautoscaler/signal", "config"},
 		"sourceautoscaler/signal":   {"sourceautoscaler/decision", "sourceautoscaler/window", "config"},
+		// The cost plugins read a decision only, like every plugin.
+		"plugins/core/podfitscosts":         {"state", "statefulset", "autoscaler", "descheduler", "config"},
+		"plugins/core/balancedcostpriority": {"state", "statefulset", "autoscaler", "descheduler", "config"},
+		// The estimator is fed numbers; it reaches no scheduler part.
+		"costestimate": {"framework", "state", "statefulset", "autoscaler", "descheduler", "config", "plugins", "evictor", "embed", "memcluster"},
 	}
 	for dir, not := range forbidden {
 		_, files := parseDir(t, dir)

@@ -91,7 +91,7 @@ func TestValidateConfigMaps(t *testing.T) {
 		{"autoscaler rules", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: config-autoscaler\ndata:\n  min-replicas: \"5\"\n  max-replicas: \"2\"\n  policy: fitt\n", "",
 			[]string{
 				`cm.yaml:7: config-autoscaler: data.max-replicas: Invalid value: 2: must be at least min-replicas (5)`,
-				`cm.yaml:8: config-autoscaler: data.policy: Unsupported value: "fitt": supported values: "fit", "utilization" (did you mean "fit"?)`,
+				`cm.yaml:8: config-autoscaler: data.policy: Unsupported value: "fitt": supported values: "fit", "utilization", "triggers" (did you mean "fit"?)`,
 			}},
 		{"mixed scenario and ConfigMap", schedulerCM + "---\nversion: 1\n", "",
 			[]string{`cm.yaml:9: this document has no kind; a file holds one scenario, or ConfigMap manifests`}},

@@ -8,6 +8,7 @@ package v1alpha1
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -80,8 +81,10 @@ type SampleSourceStatus struct {
 }
 
 var (
-	_ vsched.VPod            = (*SampleSource)(nil)
-	_ vsched.ResourceCounter = (*SampleSource)(nil)
+	_ vsched.VPod                = (*SampleSource)(nil)
+	_ vsched.ResourceCounter     = (*SampleSource)(nil)
+	_ vsched.VReplicaCoster      = (*SampleSource)(nil)
+	_ vsched.VReplicaCostChecker = (*SampleSource)(nil)
 )
 
 // GetKey implements vsched.VPod.
@@ -104,6 +107,28 @@ func (s *SampleSource) GetResourceCount() int32 {
 		return 0
 	}
 	return *s.Spec.Partitions
+}
+
+// GetVReplicaCost implements vsched.VReplicaCoster: the cost of one
+// vreplica, from the annotation vsched.dev/vreplica-cost
+// (vsched.CostAnnotation), for example "memory=512Mi,cpu=250m". No
+// annotation, or a malformed one, declares none; a malformed one is
+// refused by Schedule (VReplicaCostError).
+func (s *SampleSource) GetVReplicaCost() corev1.ResourceList {
+	l, err := vsched.ParseVReplicaCost(s.Annotations[vsched.CostAnnotation])
+	if err != nil {
+		return nil
+	}
+	return l
+}
+
+// VReplicaCostError implements vsched.VReplicaCostChecker: why the cost
+// annotation is malformed, nil when it is absent or well formed.
+func (s *SampleSource) VReplicaCostError() error {
+	if _, err := vsched.ParseVReplicaCost(s.Annotations[vsched.CostAnnotation]); err != nil {
+		return fmt.Errorf("annotation %s: %w", vsched.CostAnnotation, err)
+	}
+	return nil
 }
 
 // Condition returns the condition of type t, or nil.

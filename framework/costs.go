@@ -1,0 +1,231 @@
+package framework
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vsched/vsched"
+)
+
+// ResourceCluster is implemented by a Cluster that knows what the sources'
+// vreplicas cost (vsched.VReplicaCoster) and what a pod can hold in each
+// resource. Package state implements it. Values are in milli-units of the
+// resource (a Quantity's MilliValue), and sums saturate rather than wrap
+// (vsched.CostSum).
+type ResourceCluster interface {
+	// ResourceNames lists, sorted, the resources a pod has a capacity
+	// in: the dimensions a cost is counted in. Callers must not modify
+	// it.
+	ResourceNames() []corev1.ResourceName
+	// ResourceCapacity is a pod's capacity in ResourceNames()[dim].
+	ResourceCapacity(dim int) int64
+	// ResourceUsed is what every source's vreplicas on the pod, committed
+	// or reserved, cost in ResourceNames()[dim].
+	ResourceUsed(ordinal int32, dim int) int64
+	// Costed reports whether any source has a cost: while none has, a
+	// decision looks none up.
+	Costed() bool
+	// SourceCost is the source's cost per vreplica in each dimension of
+	// ResourceNames, nil when it costs nothing but its slot. Callers must
+	// not modify it.
+	SourceCost(key types.NamespacedName) []int64
+}
+
+// costOf sets the decision's cost from its cluster, when the cluster
+// knows costs and any source has one: otherwise a type assertion and a
+// call are all a decision pays.
+func (d *Decision) costOf() {
+	d.res, d.cost = nil, nil
+	if rc, ok := d.cluster.(ResourceCluster); ok && rc.Costed() {
+		if c := rc.SourceCost(d.key); c != nil {
+			d.res, d.cost = rc, c
+		}
+	}
+}
+
+// Cost is the source's cost per vreplica in each dimension of
+// Resources().ResourceNames(), in milli-units; nil when the source costs
+// nothing but its slot (or the cluster knows no costs). Callers must not
+// modify it.
+func (d *Decision) Cost() []int64 { return d.cost }
+
+// Resources is the cluster's cost side, nil when Cost is nil.
+func (d *Decision) Resources() ResourceCluster { return d.res }
+
+// ResourceFree is what the pod has left in dimension dim, this decision's
+// changes included: its capacity minus every source's use minus this
+// source's vreplicas placed (or removed) here by the decision times its
+// cost. It is negative for a pod over that capacity, and 0 when the
+// decision has no cost.
+func (d *Decision) ResourceFree(ordinal int32, dim int) int64 {
+	if d.cost == nil || dim < 0 || dim >= len(d.cost) {
+		return 0
+	}
+	used := d.res.ResourceUsed(ordinal, dim)
+	if n := d.deltaOf(ordinal); n != 0 {
+		used = vsched.CostSum(used, vsched.CostTimes(n, d.cost[dim]))
+	}
+	return vsched.CostSum(d.res.ResourceCapacity(dim), -used)
+}
+
+// deltaOf is what the decision changed on the pod so far.
+func (d *Decision) deltaOf(ordinal int32) int32 {
+	if ordinal >= 0 && int(ordinal) < len(d.deltaAt) {
+		return d.deltaAt[ordinal]
+	}
+	return d.delta[ordinal]
+}
+
+// ResourceUse describes, per dimension, the pod's use and capacity
+// before the next vreplica, with this decision's changes: "slots 3/10,
+// cpu 300m/1, memory 768Mi/1Gi". It is "" when the decision has no cost.
+// Explanations show it for every candidate.
+func (d *Decision) ResourceUse(ordinal int32) string {
+	if d.cost == nil {
+		return ""
+	}
+	var b strings.Builder
+	capacity := d.cluster.Capacity()
+	fmt.Fprintf(&b, "slots %d/%d", capacity-d.Free(ordinal), capacity)
+	for i, name := range d.res.ResourceNames() {
+		if i >= len(d.cost) {
+			break
+		}
+		limit := d.res.ResourceCapacity(i)
+		used := vsched.CostSum(limit, -d.ResourceFree(ordinal, i))
+		fmt.Fprintf(&b, ", %s %s/%s", name, Milli(name, used), Milli(name, limit))
+	}
+	return b.String()
+}
+
+// Milli formats a value of milli-units of the resource as a quantity:
+// binary units (Ki, Mi, Gi) for memory and storage, decimal otherwise.
+func Milli(name corev1.ResourceName, milli int64) string {
+	format := resource.DecimalSI
+	if name == corev1.ResourceMemory || strings.Contains(string(name), "storage") {
+		format = resource.BinarySI
+	}
+	if format == resource.BinarySI && milli%1000 == 0 {
+		return resource.NewQuantity(milli/1000, format).String()
+	}
+	return resource.NewMilliQuantity(milli, format).String()
+}
+
+// WithCosts returns a copy of the Place profile p that, for a decision
+// whose source has a cost (Decision.Cost), runs p with filter added last
+// to its filters and score added last to its scores with weight 1: a
+// filter that keeps pods within their resources and a score that weighs
+// them (config.BuildProfiles adds the registry's Defaults.CostFilter and
+// Defaults.CostScore). A source without a cost runs p exactly as before,
+// fast path included; the costed variant is evaluated pod by pod, since
+// two pods with the same free slots may differ in free memory; when p is
+// grouped, one pod per cost class is evaluated (costClass), which filter
+// and score must allow: for two pods on one node with the same free slots
+// and the same use of every resource, neither holding the source, the same
+// result. A nil
+// filter or score is left out; with both nil p is returned.
+func (p *Profile) WithCosts(filter FilterPlugin, score ScorePlugin) (*Profile, error) {
+	if p.mode != Place {
+		return nil, fmt.Errorf("only a scheduler (place) profile has a costed variant")
+	}
+	if filter == nil && score == nil {
+		return p, nil
+	}
+	costed := &Profile{mode: p.mode, filters: slices.Clone(p.filters), scores: make([]scorer, 0, len(p.scores)+1)}
+	for _, s := range p.scores {
+		costed.scores = append(costed.scores, scorer{plugin: s.plugin, weight: s.weight})
+	}
+	if filter != nil {
+		costed.filters = append(costed.filters, filter)
+	}
+	if score != nil {
+		costed.scores = append(costed.scores, scorer{plugin: score, weight: int64(DefaultWeight)})
+	}
+	if err := costed.finish(); err != nil {
+		return nil, err
+	}
+	costed.classed, costed.zoneClassed = p.grouped, p.zoned
+	cp := *p
+	cp.costed = costed
+	return &cp, nil
+}
+
+// maxClassDims is the most resources a cost class compares; with more,
+// the costed variant evaluates every candidate.
+const maxClassDims = 4
+
+// costClass is a class of equivalent candidates for a source with a cost:
+// pods on one node with the same free slots and the same use of every
+// resource, none holding the source. The base profile's plugins promise
+// (EquivalenceAware) that the first pod of such a class in class order
+// (the lowest ordinal, as their free slots are equal) never scores below
+// another, and the cost plugins read nothing else of a pod; so evaluating
+// only that first pod gives the result of evaluating them all. When the
+// base profile is zone-grouped too (ZoneEquivalenceAware), the pods on the
+// nodes the source does not use form classes per zone instead of per node.
+type costClass struct {
+	node int32
+	free int32
+	use  [maxClassDims]int64
+}
+
+// costClassCandidates lists, ascending, the pods that hold the source and
+// the first pod of each cost class with free slots.
+func (r *run) costClassCandidates() []int32 {
+	d := r.d
+	if len(d.cost) > maxClassDims {
+		return r.allCandidates()
+	}
+	if r.costSeen == nil {
+		r.costSeen = make(map[costClass]struct{}, 64)
+	}
+	clear(r.costSeen)
+	out := r.costCands[:0]
+	for _, ord := range d.cluster.Candidates() {
+		if d.onPod[ord] > 0 {
+			out = append(out, ord)
+			continue
+		}
+		free := d.Free(ord)
+		if free <= 0 {
+			continue
+		}
+		info, _ := d.cluster.Pod(ord)
+		k := costClass{node: info.NodeIndex, free: free}
+		if r.p.zoneClassed && d.OnNode(info.NodeIndex) == 0 {
+			// A node the source does not use: the class widens to
+			// the zone (ZoneEquivalenceAware), numbered apart from the
+			// nodes.
+			k.node = -2 - info.ZoneIndex
+		}
+		for dim := range d.cost {
+			// No delta of this decision: the pod holds none of the source.
+			k.use[dim] = d.res.ResourceUsed(ord, dim)
+		}
+		if _, dup := r.costSeen[k]; dup {
+			continue
+		}
+		r.costSeen[k] = struct{}{}
+		out = append(out, ord)
+	}
+	r.costCands = out
+	return out
+}
+
+// Costed is the profile a source with a cost runs (WithCosts), nil when
+// there is none.
+func (p *Profile) Costed() *Profile { return p.costed }
+
+// forDecision is the profile that runs d: the costed variant for a source
+// with a cost, p otherwise.
+func (p *Profile) forDecision(d *Decision) *Profile {
+	if d.cost != nil && p.costed != nil {
+		return p.costed
+	}
+	return p
+}

@@ -1,0 +1,4 @@
+package balancedcostpriority
+
+// Name is the plugin's name in configuration.
+const Name = "BalancedCostPriority"

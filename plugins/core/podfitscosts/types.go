@@ -1,0 +1,4 @@
+package podfitscosts
+
+// Name is the plugin's name in configuration.
+const Name = "PodFitsCosts"

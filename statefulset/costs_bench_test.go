@@ -1,0 +1,159 @@
+package statefulset
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vsched/vsched"
+)
+
+// Benchmarks for weighted vreplicas (issue 23). Run with:
+//
+//	go test ./statefulset -run '^$' -bench 'WeightedWorkload' -benchtime 3x
+//
+// W1's cluster and sources (600 pods of 20 slots on 12 nodes, 1,000
+// sources of 1 to 20 vreplicas), every pod with 4Gi of memory, one source
+// in ten costing 1000Mi per vreplica and the others 100Mi. Three ways:
+//
+//   - nocost: the sources declare no cost (today's W1, through this
+//     type): the reference for ns/call and allocs/call;
+//   - cost: the sources declare their cost and the pods have memory;
+//   - countonly: the sources declare their cost, the pods have no memory
+//     configured, so placement counts slots only, as before issue 23.
+//
+// Each reports the pods over their memory after placing (from the
+// placements and the declared costs), the vreplicas pending, the pods
+// used, and the bound max over slots and memory of ceil(total / pod
+// capacity) + nodes.
+
+const (
+	benchPodMemory = "4Gi"
+	benchLight     = "100Mi"
+	benchHeavy     = "1000Mi"
+)
+
+// costVPod is a source that declares its cost (nil: none).
+type costVPod struct {
+	benchVPod
+	cost corev1.ResourceList
+}
+
+func (v *costVPod) GetVReplicaCost() corev1.ResourceList { return v.cost }
+
+func makeCostSources(w workload, declare bool) []*costVPod {
+	rng := rand.New(rand.NewSource(1))
+	out := make([]*costVPod, w.sources)
+	for i := range out {
+		v := &costVPod{benchVPod: benchVPod{key: types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("src-%05d", i)}, vreplicas: int32(1 + rng.Intn(20)), rv: 1}}
+		if declare {
+			v.cost = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(benchCost(i))}
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// benchCost is source i's memory per vreplica: one in ten is heavy.
+func benchCost(i int) string {
+	if i%10 == 0 {
+		return benchHeavy
+	}
+	return benchLight
+}
+
+func BenchmarkWeightedWorkload(b *testing.B) {
+	ctx := benchCtx()
+	w := w1
+	cluster := benchCluster(b, w)
+	b.Cleanup(cluster.Shutdown)
+	profiles := benchProfiles(b, nil)
+	for _, mode := range []struct {
+		name             string
+		declare, podsMem bool
+	}{{"nocost", false, false}, {"cost", true, true}, {"countonly", true, false}} {
+		b.Run("W1/"+mode.name, func(b *testing.B) {
+			var m phaseMeter
+			var q weightedQuality
+			for i := 0; i < b.N; i++ {
+				m.run(b, func() (*Scheduler, func()) {
+					vpods := makeCostSources(w, mode.declare)
+					s := startBenchSchedulerWith(b, cluster, w, profiles, &[]*benchVPod{}, func(cfg *Config) {
+						cfg.Lister = func() ([]vsched.VPod, error) {
+							out := make([]vsched.VPod, len(vpods))
+							for i, v := range vpods {
+								out[i] = v
+							}
+							return out, nil
+						}
+						if mode.podsMem {
+							cfg.PodResources = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(benchPodMemory)}
+						}
+					})
+					return s, func() {
+						for _, v := range vpods {
+							ps, err := s.Schedule(ctx, v)
+							if err != nil && vsched.PendingCount(err) == 0 {
+								b.Fatal(err)
+							}
+							q.pending += int64(vsched.PendingCount(err))
+							v.placements = ps
+							v.rv++
+							s.Observe(v)
+						}
+						q.measure(w, vpods)
+					}
+				})
+			}
+			m.report(b, w.sources)
+			q.report(b)
+		})
+	}
+}
+
+// weightedQuality is what a weighted placement achieved.
+type weightedQuality struct {
+	pending, over, used, bound int64
+}
+
+// measure counts, from the placements and the declared costs (whatever
+// the scheduler was told), the pods over their memory and the pods used,
+// and the bound on the pods used.
+func (q *weightedQuality) measure(w workload, vpods []*costVPod) {
+	limit := resource.MustParse(benchPodMemory)
+	memory := map[int32]int64{}
+	slots := map[int32]int64{}
+	var totalSlots, totalMemory int64
+	for i, v := range vpods {
+		cost := resource.MustParse(benchCost(i))
+		for _, p := range v.placements {
+			ord, _ := vsched.OrdinalFromPodName(p.PodName)
+			memory[ord] += int64(p.VReplicas) * cost.MilliValue()
+			slots[ord] += int64(p.VReplicas)
+			totalSlots += int64(p.VReplicas)
+			totalMemory += int64(p.VReplicas) * cost.MilliValue()
+		}
+	}
+	q.over, q.used = 0, 0
+	for ord, n := range slots {
+		if n > 0 {
+			q.used++
+		}
+		if memory[ord] > limit.MilliValue() {
+			q.over++
+		}
+	}
+	ceil := func(a, b int64) int64 { return (a + b - 1) / b }
+	q.bound = max(ceil(totalSlots, benchCapacity), ceil(totalMemory, limit.MilliValue())) + int64(w.nodes)
+}
+
+func (q *weightedQuality) report(b *testing.B) {
+	b.ReportMetric(float64(q.over), "pods-over-memory")
+	b.ReportMetric(float64(q.pending)/float64(b.N), "pending")
+	b.ReportMetric(float64(q.used), "pods-used")
+	b.ReportMetric(float64(q.bound), "pods-bound")
+}
