@@ -78,7 +78,7 @@ func (d *Decision) deltaOf(ordinal int32) int32 {
 	if ordinal >= 0 && int(ordinal) < len(d.deltaAt) {
 		return d.deltaAt[ordinal]
 	}
-	return d.delta[ordinal]
+	return d.delta.get(ordinal)
 }
 
 // ResourceUse describes, per dimension, the pod's use and capacity
