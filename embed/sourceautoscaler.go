@@ -33,17 +33,6 @@ const (
 	ReasonInvalidAnnotation = "InvalidAutoscalingAnnotation"
 )
 
-// The source autoscaler's log lines (info level) with their fields:
-// source (namespace/name), from, to, mode (decision.Mode's name) and why
-// (Decision.Explain). Tests wait for them before asserting what follows.
-const (
-	// LogVReplicasScaled: a source's new vreplicas were written.
-	LogVReplicasScaled = "source autoscaler wrote vreplicas"
-	// LogSignalMissing: the first cycle a source has no value; its count
-	// is in the fallback's hands until a value comes back.
-	LogSignalMissing = "source autoscaler signal missing"
-)
-
 // SourceAutoscalerOptions turn on the source autoscaler, the level above
 // the scheduler that decides each source's vreplicas from a demand signal
 // (Options.SourceAutoscaler).
@@ -151,18 +140,12 @@ func (w sourceWiring) decided(key types.NamespacedName, d decision.Decision, err
 			w.s.Autoscaler.Trigger()
 		}
 		w.event(key, corev1.EventTypeNormal, ReasonVReplicasScaled, d.Explain())
-		w.log(LogVReplicasScaled, key, d)
 	case !errors.Is(err, sourceautoscaler.ErrNotLeader):
 		w.event(key, corev1.EventTypeWarning, ReasonVReplicasWriteFailed, fmt.Sprintf("%s; writing failed: %v", d.Explain(), err))
 	}
 	if d.Mode == decision.Fallback && d.Missing == 1 {
 		w.event(key, corev1.EventTypeWarning, ReasonSignalMissing, d.Explain())
-		w.log(LogSignalMissing, key, d)
 	}
-}
-
-func (w sourceWiring) log(msg string, key types.NamespacedName, d decision.Decision) {
-	w.s.Logger().Infow(msg, "source", key.String(), "from", d.Current, "to", d.Desired, "mode", d.Mode.String(), "why", d.Explain())
 }
 
 func (w sourceWiring) problem(key types.NamespacedName, err error) {
