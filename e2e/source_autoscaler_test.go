@@ -378,8 +378,11 @@ func TestSourceAutoscalerPrometheusOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	back := time.Now()
+	e.waitLag("a", 1200)
+	scraped := time.Now()
 	e.waitScaled("Prometheus back", mark, "a", func(_, to int, _ string) bool { return to == 12 })
-	e.figure("a's lag 1200 followed after Prometheus came back", fmt.Sprintf("%v", time.Since(back).Round(time.Millisecond)))
+	e.figure("after Prometheus came back: a's lag 1200 scraped / followed (3 to 12)", fmt.Sprintf("%v / %v",
+		scraped.Sub(back).Round(time.Millisecond), time.Since(back).Round(time.Millisecond)))
 	if w := recB.since(outage); len(w) != 0 {
 		t.Errorf("b written after the outage, its lag unchanged: %v", w)
 	}
