@@ -87,6 +87,7 @@ func (a *Autoscaler) Cycle(ctx context.Context) Stats {
 	a.decide(now, &st)
 	a.write(ctx, &st, log)
 	for i := range a.decided {
+		logDecided(log, a.decided[i])
 		if a.o.OnDecision != nil {
 			a.o.OnDecision(a.decided[i].key, a.decided[i].d, a.decided[i].err)
 		}
@@ -94,6 +95,32 @@ func (a *Autoscaler) Cycle(ctx context.Context) Stats {
 	}
 	a.decided = a.decided[:0]
 	return st
+}
+
+// The cycle's log lines (info level), with the fields source
+// (namespace/name), from, to, mode (decision.Mode's name) and why
+// (Decision.Explain). Tests wait for them before asserting what follows.
+const (
+	// LogVReplicasWritten: a source's new vreplicas were written.
+	LogVReplicasWritten = "source autoscaler wrote vreplicas"
+	// LogSignalMissing: the first cycle without a value for a source; the
+	// fallback decides its count until a value comes back.
+	LogSignalMissing = "source autoscaler signal missing"
+)
+
+// logDecided logs a written change and a signal gone missing; a decision
+// that changes nothing is not logged.
+func logDecided(log *zap.SugaredLogger, d decided) {
+	var msg string
+	switch {
+	case d.d.Desired != d.d.Current && d.err == nil:
+		msg = LogVReplicasWritten
+	case d.d.Mode == decision.Fallback && d.d.Missing == 1:
+		msg = LogSignalMissing
+	default:
+		return
+	}
+	log.Infow(msg, "source", d.key.String(), "from", d.d.Current, "to", d.d.Desired, "mode", d.d.Mode.String(), "why", d.d.Explain())
 }
 
 // gather resolves the policies and collects each provider's due sources.

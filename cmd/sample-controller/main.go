@@ -40,7 +40,11 @@ func main() {
 		level       = flag.String("log-level", "info", "debug, info, warn or error")
 		qps         = flag.Float64("kube-api-qps", 50, "client QPS")
 		burst       = flag.Int("kube-api-burst", 100, "client burst")
+		sig         signalFlags
 	)
+	flag.StringVar(&sig.prometheusURL, "prometheus-url", "", "turn on the source autoscaler: the Prometheus server (http://host:port) whose --signal-query measures every source's demand (empty: off)")
+	flag.StringVar(&sig.query, "signal-query", "", "PromQL instant query returning one series per source, its value the source's demand (lag), such as 'sum by (source) (kafka_consumergroup_lag)'")
+	flag.StringVar(&sig.label, "signal-label", DefaultSignalLabel, "label of --signal-query's series whose value is the source's namespace/name")
 	flag.Parse()
 
 	logger, _ := logging.NewLogger("", *level)
@@ -50,6 +54,10 @@ func main() {
 		logger = logger.With("identity", *identity)
 	}
 
+	providers, err := sig.providers()
+	if err != nil {
+		logger.Fatalw("source autoscaler flags", "error", err)
+	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
 	if err != nil {
 		logger.Fatalw("kubeconfig", "error", err)
@@ -80,6 +88,7 @@ func main() {
 		BindWait:        *bindWait,
 		SourceSyncDelay: *srcDelay,
 		MetricsAddr:     *metricsAddr,
+		SignalProviders: providers,
 		Kube:            kube,
 		Dynamic:         dyn,
 	})
