@@ -50,6 +50,9 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Report, error) {
 		a.drainer.Reset()
 		a.rebalanceScan.Reset()
 	}
+	if to, ok := s.RestoreSize(); ok {
+		return a.restore(ctx, dec, to)
+	}
 	if why := s.NotReady(); why != "" {
 		// An unsynced view shows too little: pods or sources missing
 		// from it would look like idle capacity.

@@ -76,6 +76,9 @@ func (s *Scheduler) EndShrink(prev state.Fence, to int32, rv string, err error) 
 // and grew back from); taken as news, they would put ordinals that hold
 // vreplicas beyond the replicas, and Schedule would move them.
 func (s *Scheduler) Grown(to int32, rv string) {
+	if s.presence.grown(to) {
+		s.seen.logger().Infow(LogStatefulSetBack, "replicas", to, "restoreTo", 0)
+	}
 	s.st.Lock()
 	s.st.Unfence()
 	before := s.st.Replicas()

@@ -1,0 +1,193 @@
+package statefulset
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// ErrStatefulSetMissing is wrapped, together with ErrNotReady, by the
+// errors of Schedule while the StatefulSet is missing: not found, deleted,
+// or created again with fewer replicas than the pods its sources hold and
+// not sized back yet. It is retryable, like every ErrNotReady; a controller
+// tells it apart to say why the source waits (embed.Condition's
+// ReasonStatefulSetMissing).
+var ErrStatefulSetMissing = errors.New("the StatefulSet is missing")
+
+// Log messages of the StatefulSet's presence, each with the field
+// "statefulset".
+const (
+	// LogStatefulSetDeleted is logged when the scheduler's informer
+	// reports the StatefulSet deleted: from then on Schedule answers
+	// ErrStatefulSetMissing, and the autoscaler holds, until it is back.
+	LogStatefulSetDeleted = "vsched StatefulSet deleted; decisions wait for it to come back"
+	// LogStatefulSetBack is logged when it is back, with the fields
+	// "replicas" (its spec.replicas) and "restoreTo": the size the sources
+	// hold when it came back smaller (the autoscaler sizes it back, and
+	// decisions wait until it has), 0 when decisions resume at once.
+	LogStatefulSetBack = "vsched StatefulSet back"
+)
+
+// presence is what the scheduler knows of the StatefulSet's existence
+// from its informer. A delete is not a scale to zero: the pods may still
+// run (an orphaning delete), and the StatefulSet created again adopts them;
+// taken as a size of 0, every placement would be moved, and with nowhere to
+// go, dropped from the sources' statuses.
+type presence struct {
+	mu sync.Mutex
+	// watched says an informer reports the StatefulSet; without one (a
+	// scheduler fed by hand) it counts as present.
+	watched bool
+	// seen: an add or update was seen since the start or the last delete;
+	// uid is the object's.
+	seen bool
+	uid  types.UID
+	// deletedAt is when a delete was seen; zero when none was.
+	deletedAt time.Time
+	// back: it came back after a delete, with backWith replicas, not yet
+	// known to cover the pods its sources hold; restore > 0: it does not,
+	// and is to be sized back to restore.
+	back              bool
+	backWith, restore int32
+}
+
+// why says why the StatefulSet does not count as present, "" when it does.
+func (p *presence) why(key types.NamespacedName) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case !p.watched:
+		return ""
+	case !p.seen && p.deletedAt.IsZero():
+		return fmt.Sprintf("StatefulSet %s not found", key)
+	case !p.seen:
+		return fmt.Sprintf("StatefulSet %s was deleted at %s", key, p.deletedAt.UTC().Format(time.RFC3339))
+	case p.restore > 0:
+		return fmt.Sprintf("StatefulSet %s was created again with %d replica(s), below the %d pod(s) its sources hold; waiting for it to be sized back to %d",
+			key, p.backWith, p.restore, p.restore)
+	}
+	return ""
+}
+
+// arrive records an add or update of the StatefulSet seen at now. held is
+// the pods its sources hold, known when loaded. It reports whether the
+// scheduler takes the size (not while the StatefulSet is back below held),
+// and whether it came back just now.
+func (p *presence) arrive(set *appsv1.StatefulSet, held int32, loaded bool, now time.Time) (take, back bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.watched = true
+	if p.seen && set.UID != "" && p.uid != "" && set.UID != p.uid {
+		// A new object under the same name, whose delete the informer
+		// never delivered (a relist after its watch broke).
+		p.seen, p.deletedAt = false, now
+	}
+	switch {
+	case !p.seen:
+		p.seen, p.uid = true, set.UID
+		if p.deletedAt.IsZero() {
+			return true, false
+		}
+		p.back, back = true, true
+	case !p.back:
+		return true, false
+	}
+	p.backWith = specReplicas(set)
+	if loaded {
+		p.compareLocked(held)
+	}
+	return p.restore == 0, back
+}
+
+// compareLocked ends the wait of a StatefulSet back with as many replicas
+// as the pods its sources hold (held), or sets the size to restore.
+func (p *presence) compareLocked(held int32) {
+	switch {
+	case !p.back:
+	case p.backWith >= held:
+		p.back, p.restore = false, 0
+	default:
+		p.restore = held
+	}
+}
+
+// settle compares, once the term's sources are loaded, a StatefulSet that
+// came back before with what they hold. It reports whether the scheduler
+// takes the size.
+func (p *presence) settle(held int32) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.compareLocked(held)
+	return p.restore == 0
+}
+
+// isBack reports whether the StatefulSet came back and is not yet known
+// to cover the pods its sources hold.
+func (p *presence) isBack() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.back
+}
+
+// gone records the StatefulSet's delete, seen at now.
+func (p *presence) gone(now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.watched = true
+	p.seen, p.deletedAt, p.back, p.restore = false, now, false, 0
+}
+
+// restoreSize is the size the StatefulSet must be sized back to, when it
+// came back smaller than the pods its sources hold.
+func (p *presence) restoreSize() (int32, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.restore, p.restore > 0
+}
+
+// grown records a size written: at least the size to restore ends the
+// wait. It reports whether it did.
+func (p *presence) grown(to int32) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.restore > 0 && to >= p.restore {
+		p.back, p.restore = false, 0
+		return true
+	}
+	return false
+}
+
+// specReplicas is spec.replicas, 1 when unset (the API server's default).
+func specReplicas(set *appsv1.StatefulSet) int32 {
+	if set.Spec.Replicas != nil {
+		return *set.Spec.Replicas
+	}
+	return 1
+}
+
+// RestoreSize is the size the StatefulSet must be sized back to, when it was
+// created again (under the same name, as an upgrade does) with fewer
+// replicas than the pods its sources hold: ok is false otherwise. Until a
+// size at least that large is seen or written (Grown), Schedule answers
+// ErrStatefulSetMissing and keeps every placement; the autoscaler writes
+// it. Without an autoscaler, scale the StatefulSet by hand to at least that
+// size.
+func (s *Scheduler) RestoreSize() (int32, bool) { return s.presence.restoreSize() }
+
+// StatefulSetMissing says why the StatefulSet counts as missing (not found,
+// deleted, or back smaller than the pods its sources hold), "" when it is
+// present: what a readiness probe or a source's condition reports.
+func (s *Scheduler) StatefulSetMissing() string { return s.presence.why(s.key) }
+
+// missingErr is the error of a call that cannot decide while the
+// StatefulSet is missing, nil when it is present.
+func (s *Scheduler) missingErr() error {
+	if why := s.StatefulSetMissing(); why != "" {
+		return fmt.Errorf("%w: %w: %s", ErrNotReady, ErrStatefulSetMissing, why)
+	}
+	return nil
+}
