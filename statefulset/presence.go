@@ -180,14 +180,37 @@ func (s *Scheduler) RestoreSize() (int32, bool) { return s.presence.restoreSize(
 
 // StatefulSetMissing says why the StatefulSet counts as missing (not found,
 // deleted, or back smaller than the pods its sources hold), "" when it is
-// present: what a readiness probe or a source's condition reports.
-func (s *Scheduler) StatefulSetMissing() string { return s.presence.why(s.key) }
+// present: what a readiness probe or a source's condition reports. Until
+// the informers have synced it is "": nothing is known yet (NotReady says
+// so).
+func (s *Scheduler) StatefulSetMissing() string {
+	if !s.hasSynced() {
+		return ""
+	}
+	return s.presence.why(s.key)
+}
+
+// MissingError is the error of a decision refused while the StatefulSet is
+// missing. It matches ErrNotReady and ErrStatefulSetMissing (errors.Is);
+// Why names the StatefulSet and says what happened to it.
+type MissingError struct {
+	StatefulSet types.NamespacedName
+	Why         string
+}
+
+func (e *MissingError) Error() string { return ErrStatefulSetMissing.Error() + ": " + e.Why }
+
+// Is makes the error match ErrNotReady, which every caller already retries,
+// and ErrStatefulSetMissing.
+func (e *MissingError) Is(target error) bool {
+	return target == ErrNotReady || target == ErrStatefulSetMissing
+}
 
 // missingErr is the error of a call that cannot decide while the
 // StatefulSet is missing, nil when it is present.
 func (s *Scheduler) missingErr() error {
 	if why := s.StatefulSetMissing(); why != "" {
-		return fmt.Errorf("%w: %w: %s", ErrNotReady, ErrStatefulSetMissing, why)
+		return &MissingError{StatefulSet: s.key, Why: why}
 	}
 	return nil
 }

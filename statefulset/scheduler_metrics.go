@@ -40,6 +40,10 @@ const (
 	// MetricOldestReservationAge is the age in seconds of the oldest of
 	// them (0 when there is none).
 	MetricOldestReservationAge = "vsched.scheduler.reservation.oldest_age"
+	// MetricStatefulSetReady is 1 while the StatefulSet is present, 0
+	// while it is missing (not found, deleted, or created again below
+	// the pods the sources hold): no decision is made then.
+	MetricStatefulSetReady = "vsched.scheduler.statefulset.ready"
 )
 
 // Values of the outcome attribute.
@@ -157,7 +161,9 @@ func newSchedulerMetrics(s *Scheduler, mp metric.MeterProvider) (*schedulerMetri
 		metric.WithDescription("Decisions not yet seen in their source's status."))
 	age, err3 := meter.Float64ObservableGauge(MetricOldestReservationAge, metric.WithUnit("s"),
 		metric.WithDescription("Age of the oldest decision not yet seen in its source's status."))
-	if err := errors.Join(err1, err2, err3); err != nil {
+	ready, err4 := meter.Int64ObservableGauge(MetricStatefulSetReady, metric.WithUnit("1"),
+		metric.WithDescription("1 while the StatefulSet is present, 0 while it is missing."))
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return nil, err
 	}
 	m.reg, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
@@ -166,8 +172,13 @@ func newSchedulerMetrics(s *Scheduler, mp metric.MeterProvider) (*schedulerMetri
 		o.ObserveInt64(pending, total, attrs)
 		o.ObserveInt64(reservations, n, attrs)
 		o.ObserveFloat64(age, oldest.Seconds(), attrs)
+		present := int64(1)
+		if s.StatefulSetMissing() != "" {
+			present = 0
+		}
+		o.ObserveInt64(ready, present, attrs)
 		return nil
-	}, pending, reservations, age)
+	}, pending, reservations, age, ready)
 	return m, err
 }
 
