@@ -81,6 +81,11 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Report, error) {
 	if err != nil {
 		return hold(dec, fmt.Sprintf("scheduler state not loaded (%v); holding the current size", err))
 	}
+	if to, ok := s.RestoreSize(); ok {
+		// The term's load, just now, found the StatefulSet created
+		// again below what the sources hold.
+		return a.restore(ctx, dec, to)
+	}
 	return a.decide(ctx, dec, cfg, pol, place, set, vpods, snap, write)
 }
 

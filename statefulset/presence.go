@@ -48,11 +48,14 @@ type presence struct {
 	uid  types.UID
 	// deletedAt is when a delete was seen; zero when none was.
 	deletedAt time.Time
-	// back: it came back after a delete, with backWith replicas, not yet
-	// known to cover the pods its sources hold; restore > 0: it does not,
-	// and is to be sized back to restore.
+	// back: it came back after a delete (or was first seen at generation
+	// 1), with backWith replicas, not yet known to cover the pods its
+	// sources hold; restore > 0: it does not, and is to be sized back to
+	// restore.
 	back              bool
 	backWith, restore int32
+	// last is the StatefulSet as the informer last showed it while back.
+	last *appsv1.StatefulSet
 }
 
 // why says why the StatefulSet does not count as present, "" when it does.
@@ -89,17 +92,27 @@ func (p *presence) arrive(set *appsv1.StatefulSet, held int32, loaded bool, now 
 	switch {
 	case !p.seen:
 		p.seen, p.uid = true, set.UID
-		if p.deletedAt.IsZero() {
+		back = !p.deletedAt.IsZero()
+		if !back && set.Generation != 1 {
 			return true, false
 		}
-		p.back, back = true, true
+		// Back after a delete, or seen first at generation 1: never
+		// resized since it was created, perhaps again while this
+		// process was not running (an upgrade that restarts the
+		// controller too). Either way its size is measured against what
+		// the sources hold before it is taken.
+		p.back = true
 	case !p.back:
 		return true, false
 	}
-	p.backWith = specReplicas(set)
-	if loaded {
-		p.compareLocked(held)
+	p.backWith, p.last = specReplicas(set), set
+	if !loaded {
+		// What the sources hold is not known yet: the size is taken as
+		// it is, and the term's load compares (settle) before any
+		// decision.
+		return true, back
 	}
+	p.compareLocked(held)
 	return p.restore == 0, back
 }
 
@@ -109,20 +122,38 @@ func (p *presence) compareLocked(held int32) {
 	switch {
 	case !p.back:
 	case p.backWith >= held:
-		p.back, p.restore = false, 0
+		p.back, p.restore, p.last = false, 0, nil
 	default:
 		p.restore = held
 	}
 }
 
 // settle compares, once the term's sources are loaded, a StatefulSet that
-// came back before with what they hold. It reports whether the scheduler
-// takes the size.
-func (p *presence) settle(held int32) bool {
+// came back before with what they hold. fresh, when not nil, is the
+// StatefulSet as the API server holds it, newer than the informer's: a
+// generation past 1 there, with no delete seen, means it was resized since
+// it was created, and the informer lags. It returns the StatefulSet whose
+// size the scheduler takes now (fresh, else the informer's last), nil while
+// it waits to be sized back.
+func (p *presence) settle(held int32, fresh *appsv1.StatefulSet) *appsv1.StatefulSet {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	set := fresh
+	if set == nil {
+		set = p.last
+	}
+	if set != nil {
+		if p.deletedAt.IsZero() && set.Generation != 1 {
+			p.back = false
+		}
+		p.backWith = specReplicas(set)
+	}
 	p.compareLocked(held)
-	return p.restore == 0
+	if p.restore > 0 {
+		return nil
+	}
+	p.last = nil
+	return set
 }
 
 // isBack reports whether the StatefulSet came back and is not yet known
@@ -138,7 +169,7 @@ func (p *presence) gone(now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.watched = true
-	p.seen, p.deletedAt, p.back, p.restore = false, now, false, 0
+	p.seen, p.deletedAt, p.back, p.restore, p.last = false, now, false, 0, nil
 }
 
 // restoreSize is the size the StatefulSet must be sized back to, when it
@@ -155,7 +186,7 @@ func (p *presence) grown(to int32) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.restore > 0 && to >= p.restore {
-		p.back, p.restore = false, 0
+		p.back, p.restore, p.last = false, 0, nil
 		return true
 	}
 	return false

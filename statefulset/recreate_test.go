@@ -40,25 +40,7 @@ func newRecreateWorld(t *testing.T) *recreateWorld {
 	}
 	t.Cleanup(func() { cancel(); c.Shutdown() })
 	w := &recreateWorld{ctx: ctx, c: c, src: memcluster.NewSources(), before: map[types.NamespacedName][]vsched.Placement{}}
-	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.sched, err = statefulset.New(ctx, statefulset.Config{
-		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
-		Lister: w.src.List, ListerSynced: w.src.HasSynced, FreshLister: w.src.ListFresh,
-		Informers: statefulset.InformersFromFactory(c.InformerFactory()),
-		Profiles:  profiles, AlwaysLeader: true, Clock: c.Clock(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.sched.Close)
-	w.auto, err = autoscaler.New(ctx, autoscaler.Options{Scheduler: w.sched, Client: c.Client(), Clock: c.Clock(),
-		Cache: autoscaler.CacheFromFactory(c.InformerFactory())})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w.startController(t)
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +56,34 @@ func newRecreateWorld(t *testing.T) *recreateWorld {
 		w.before[key] = w.committed(t, key)
 	}
 	return w
+}
+
+// startController builds the controller's scheduler and autoscaler, as a
+// process (re)starting does.
+func (w *recreateWorld) startController(t *testing.T) {
+	t.Helper()
+	if w.sched != nil {
+		w.sched.Close()
+	}
+	profiles, err := statefulset.ProfilesFromConfigMaps(w.ctx, plugins.MustInTreeRegistry(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.sched, err = statefulset.New(w.ctx, statefulset.Config{
+		Namespace: w.c.Namespace(), Name: w.c.StatefulSetName(), Capacity: w.c.Capacity(),
+		Lister: w.src.List, ListerSynced: w.src.HasSynced, FreshLister: w.src.ListFresh,
+		Informers: statefulset.InformersFromFactory(w.c.InformerFactory()),
+		Profiles:  profiles, AlwaysLeader: true, Clock: w.c.Clock(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.sched.Close)
+	w.auto, err = autoscaler.New(w.ctx, autoscaler.Options{Scheduler: w.sched, Client: w.c.Client(), Clock: w.c.Clock(),
+		Cache: autoscaler.CacheFromFactory(w.c.InformerFactory())})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func (w *recreateWorld) committed(t *testing.T, key types.NamespacedName) []vsched.Placement {
@@ -111,9 +121,15 @@ func (w *recreateWorld) lost(t *testing.T, when string) {
 // from what the sources hold and the sources keep their placements: 0
 // moves.
 func TestStatefulSetDeletedAndRecreated(t *testing.T) {
-	for _, orphan := range []bool{false, true} {
-		name := map[bool]string{false: "cascading", true: "orphan"}[orphan]
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// orphan deletes with --cascade=orphan; restart replaces the
+		// controller process while the StatefulSet is gone (an upgrade
+		// of both): the new one never saw the delete.
+		orphan, restart bool
+	}{{"cascading", false, false}, {"orphan", true, false}, {"controller restarted too", false, true}} {
+		orphan := tc.orphan
+		t.Run(tc.name, func(t *testing.T) {
 			w := newRecreateWorld(t)
 			if err := w.c.DeleteStatefulSet(orphan); err != nil {
 				t.Fatal(err)
@@ -136,6 +152,9 @@ func TestStatefulSetDeletedAndRecreated(t *testing.T) {
 
 			if err := w.c.CreateStatefulSet(0); err != nil {
 				t.Fatal(err)
+			}
+			if tc.restart {
+				w.startController(t)
 			}
 			w.sync(t)
 			for _, k := range w.keys {

@@ -82,21 +82,7 @@ func TestSchedulerMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := sdkmetric.NewManualReader()
-	sources := memcluster.NewSources()
-	sched, err := statefulset.New(ctx, statefulset.Config{
-		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
-		Lister: sources.List, ListerSynced: sources.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()),
-		Profiles: profiles, AlwaysLeader: true, Clock: c.Clock(),
-		MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sched.Close)
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	sched, reader, sources := meteredScheduler(ctx, t, c, profiles)
 	key := types.NamespacedName{Namespace: "ns", Name: "src"}
 	step := func(vreplicas int32) {
 		t.Helper()
@@ -179,21 +165,7 @@ func TestStatefulSetReadyMetric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := sdkmetric.NewManualReader()
-	sources := memcluster.NewSources()
-	sched, err := statefulset.New(ctx, statefulset.Config{
-		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
-		Lister: sources.List, ListerSynced: sources.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()),
-		Profiles: profiles, AlwaysLeader: true, Clock: c.Clock(),
-		MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sched.Close)
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	sched, reader, sources := meteredScheduler(ctx, t, c, profiles)
 	key := types.NamespacedName{Namespace: "ns", Name: "src"}
 	if _, err := sources.Create(key, 1); err != nil {
 		t.Fatal(err)
@@ -221,4 +193,26 @@ func TestStatefulSetReadyMetric(t *testing.T) {
 			t.Errorf("%s: %s = %v, %s = %v; want %v and %v", step.name, ready, got[ready], refused, got[refused], step.ready, step.calls)
 		}
 	}
+}
+
+// meteredScheduler starts c with a scheduler whose metrics go to the reader
+// returned, over the sources returned.
+func meteredScheduler(ctx context.Context, t *testing.T, c *memcluster.Cluster, profiles statefulset.ProfileSource) (*statefulset.Scheduler, *sdkmetric.ManualReader, *memcluster.Sources) {
+	t.Helper()
+	reader := sdkmetric.NewManualReader()
+	sources := memcluster.NewSources()
+	sched, err := statefulset.New(ctx, statefulset.Config{
+		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
+		Lister: sources.List, ListerSynced: sources.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()),
+		Profiles: profiles, AlwaysLeader: true, Clock: c.Clock(),
+		MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sched.Close)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return sched, reader, sources
 }

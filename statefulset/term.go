@@ -167,8 +167,10 @@ func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncRe
 	// while another leader has since given its room away.
 	dropped := s.st.DropReservations()
 	res := s.st.Resync(t.vpods, t.mark, s.cfg.Clock.Now(), s.cfg.ReservationTTL)
-	if back && s.presence.settle(s.st.HighestUsedOrdinal()+1) && t.set != nil {
-		s.observeSize(t.set)
+	if back {
+		if set := s.presence.settle(s.st.HighestUsedOrdinal()+1, t.set); set != nil {
+			s.observeSize(set)
+		}
 	}
 	s.loaded.Store(true)
 	s.logger(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(t.vpods),
