@@ -88,3 +88,20 @@ func (c *Cluster) StatefulSetExists() bool {
 	_, err := c.client.Tracker().Get(statefulSetsGVR, c.opts.Namespace, c.opts.StatefulSetName)
 	return err == nil
 }
+
+// specChanged reports whether set's spec.replicas differs from the stored
+// StatefulSet's (or none is stored). Called with setMu held.
+func (c *Cluster) specChanged(set *appsv1.StatefulSet) bool {
+	old, err := c.client.Tracker().Get(statefulSetsGVR, set.Namespace, set.Name)
+	if err != nil {
+		return true
+	}
+	return specReplicasOf(old.(*appsv1.StatefulSet)) != specReplicasOf(set)
+}
+
+func specReplicasOf(set *appsv1.StatefulSet) int32 {
+	if set.Spec.Replicas == nil {
+		return 1
+	}
+	return *set.Spec.Replicas
+}

@@ -131,8 +131,8 @@ func (p *presence) compareLocked(held int32) {
 // settle compares, once the term's sources are loaded, a StatefulSet that
 // came back before with what they hold. fresh, when not nil, is the
 // StatefulSet as the API server holds it, newer than the informer's: a
-// generation past 1 there, with no delete seen, means it was resized since
-// it was created, and the informer lags. It returns the StatefulSet whose
+// generation past 1 there, with no delete seen and the UID the informer
+// shows, means it was resized since it was created, and the informer lags. It returns the StatefulSet whose
 // size the scheduler takes now (fresh, else the informer's last), nil while
 // it waits to be sized back.
 func (p *presence) settle(held int32, fresh *appsv1.StatefulSet) *appsv1.StatefulSet {
@@ -143,7 +143,8 @@ func (p *presence) settle(held int32, fresh *appsv1.StatefulSet) *appsv1.Statefu
 		set = p.last
 	}
 	if set != nil {
-		if p.deletedAt.IsZero() && set.Generation != 1 {
+		if p.deletedAt.IsZero() && set.Generation != 1 && (p.uid == "" || set.UID == p.uid) {
+			// The object this process knows, resized since created.
 			p.back = false
 		}
 		p.backWith = specReplicas(set)
@@ -157,10 +158,15 @@ func (p *presence) settle(held int32, fresh *appsv1.StatefulSet) *appsv1.Statefu
 }
 
 // isBack reports whether the StatefulSet came back and is not yet known
-// to cover the pods its sources hold.
-func (p *presence) isBack() bool {
+// to cover the pods its sources hold. fresh, when not nil, is the term's
+// read from the API server, which may show it back (a new UID, or
+// generation 1) before the informer delivers the delete.
+func (p *presence) isBack(fresh *appsv1.StatefulSet) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if fresh != nil && !p.back && (fresh.Generation == 1 || (p.uid != "" && fresh.UID != p.uid)) {
+		p.back, p.backWith = true, specReplicas(fresh)
+	}
 	return p.back
 }
 
@@ -181,15 +187,18 @@ func (p *presence) restoreSize() (int32, bool) {
 }
 
 // grown records a size written: at least the size to restore ends the
-// wait. It reports whether it did.
-func (p *presence) grown(to int32) bool {
+// wait. It reports whether it did, with the StatefulSet as the informer
+// last showed it meanwhile (nil when it showed nothing), whose size was not
+// taken while the wait lasted.
+func (p *presence) grown(to int32) (bool, *appsv1.StatefulSet) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.restore > 0 && to >= p.restore {
+		last := p.last
 		p.back, p.restore, p.last = false, 0, nil
-		return true
+		return true, last
 	}
-	return false
+	return false, nil
 }
 
 // specReplicas is spec.replicas, 1 when unset (the API server's default).

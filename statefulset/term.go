@@ -156,7 +156,7 @@ func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncRe
 	}
 	// A StatefulSet that came back since it was deleted is measured
 	// against what the sources hold, known only once they are loaded.
-	back := s.presence.isBack()
+	back := s.presence.isBack(t.set)
 	if t.set != nil && !back {
 		// Sources left above a shrink are moved by their next Schedule;
 		// a promotion enqueues every source anyway.
