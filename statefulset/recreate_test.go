@@ -199,3 +199,40 @@ func placed(ps []vsched.Placement) string {
 	}
 	return out
 }
+
+// A StatefulSet missing when the scheduler starts: Schedule answers the
+// error that names it, which matches ErrNotReady and ErrStatefulSetMissing,
+// and StatefulSetMissing says the same for a probe.
+func TestStatefulSetMissingAtStart(t *testing.T) {
+	ctx, cancel := context.WithCancel(logging.WithLogger(context.Background(), zap.NewNop().Sugar()))
+	c, err := memcluster.New(ctx, memcluster.Options{Zones: []string{"a"}, Replicas: 1, Capacity: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); c.Shutdown() })
+	if err := c.DeleteStatefulSet(false); err != nil {
+		t.Fatal(err)
+	}
+	w := &recreateWorld{ctx: ctx, c: c, src: memcluster.NewSources()}
+	w.startController(t)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	key := types.NamespacedName{Namespace: "ns", Name: "src"}
+	v, err := w.src.Create(key, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := w.sched.Schedule(ctx, v)
+	var missing *statefulset.MissingError
+	const why = "StatefulSet vsched/adapter not found"
+	if ps != nil || !errors.As(err, &missing) || missing.Why != why || !errors.Is(err, statefulset.ErrNotReady) || !errors.Is(err, statefulset.ErrStatefulSetMissing) {
+		t.Errorf("Schedule with no StatefulSet = [%s], %v; want no placements and a MissingError %q", placed(ps), err, why)
+	}
+	if got := w.sched.StatefulSetMissing(); got != why {
+		t.Errorf("StatefulSetMissing() = %q; want %q", got, why)
+	}
+	if got := w.sched.NotReady(); got != why {
+		t.Errorf("NotReady() = %q; want %q", got, why)
+	}
+}
