@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ReasonStatefulSetRestored is the Event reason of a StatefulSet created
@@ -33,7 +34,20 @@ func (a *Autoscaler) restore(ctx context.Context, dec Report, to int32) (Report,
 		dec.RecommendOnly = true
 		return dec, nil
 	}
-	ok, rv, err := a.writeScale(ctx, from, to)
+	// A restore only grows: the cycle's read may lag behind a size the
+	// API server already holds, and writing to from it would shrink past
+	// pods that hold vreplicas.
+	sc, err := a.cfg.Client.AppsV1().StatefulSets(a.key.Namespace).GetScale(ctx, a.key.Name, metav1.GetOptions{})
+	if err != nil {
+		return dec, fmt.Errorf("autoscaler: restoring StatefulSet %s to %d: %w", a.key, to, err)
+	}
+	if have := sc.Spec.Replicas; have >= to {
+		a.sched.Grown(have, sc.ResourceVersion)
+		dec.Current, dec.Target, dec.Action = have, have, ActionNone
+		dec.Reason = fmt.Sprintf("the StatefulSet has %d replica(s) already, covering the %d pod(s) its sources hold", have, to)
+		return dec, nil
+	}
+	ok, rv, err := a.writeScale(ctx, sc.Spec.Replicas, to)
 	if err != nil {
 		return dec, fmt.Errorf("autoscaler: restoring StatefulSet %s to %d: %w", a.key, to, err)
 	}

@@ -85,7 +85,7 @@ func (s *Scheduler) Grown(to int32, rv string) {
 	s.st.Lock()
 	s.st.Unfence()
 	before := s.st.Replicas()
-	if last != nil {
+	if last != nil && specReplicas(last) >= to {
 		// Its size was not taken while decisions waited for the
 		// restore; the write below may not have been needed (already
 		// as large) and carry no version.
