@@ -52,6 +52,9 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Report, error) {
 		a.drainer.Reset()
 		a.rebalanceScan.Reset()
 	}
+	if to, ok := s.RestoreSize(); ok {
+		return a.restore(ctx, dec, to)
+	}
 	if why := s.NotReady(); why != "" {
 		// An unsynced view shows too little: pods or sources missing
 		// from it would look like idle capacity.
@@ -79,6 +82,11 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Report, error) {
 	snap, err := s.CloneLoaded(ctx)
 	if err != nil {
 		return hold(dec, fmt.Sprintf("scheduler state not loaded (%v); holding the current size", err))
+	}
+	if to, ok := s.RestoreSize(); ok {
+		// The term's load, just now, found the StatefulSet created
+		// again below what the sources hold.
+		return a.restore(ctx, dec, to)
 	}
 	return a.decide(ctx, dec, cfg, pol, place, set, vpods, snap, write)
 }

@@ -32,6 +32,10 @@ type Scheduler interface {
 	NotReady() string
 	// Replicas is the size the scheduler's decisions count.
 	Replicas() int32
+	// RestoreSize is the size to write when the StatefulSet was created
+	// again with fewer replicas than the pods its sources hold (ok); the
+	// scheduler decides nothing until it is written (Grown).
+	RestoreSize() (to int32, ok bool)
 	// CloneLoaded is a copy of the state, loaded for the current term, for
 	// the cycle to simulate on; changing it changes nothing in the
 	// scheduler.

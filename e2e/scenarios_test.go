@@ -3,16 +3,21 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/e2e/harness"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/statefulset"
 )
 
 const maxReplicas = 120 // e2e/testdata config-autoscaler
@@ -391,4 +396,85 @@ func TestAPIServerRestart(t *testing.T) {
 			t.Errorf("%s exited: %v", c.Name, c.ExitErr())
 		}
 	}
+}
+
+// TestStatefulSetDeletedAndRecreated: the adapter StatefulSet is deleted
+// with --cascade=orphan and created again under the same name from its live
+// spec, as changing one of its immutable fields (volumeClaimTemplates, the
+// selector) without stopping the pods is done: the pods keep running and the
+// new StatefulSet adopts them. Only once the controller has logged the
+// delete is the StatefulSet created again. No vreplica leaves any status
+// (the status watch), and once it is back every source holds the pods it
+// held: 0 moves. A source changed while it is missing keeps its placements
+// and its Scheduled condition names the StatefulSet.
+func TestStatefulSetDeletedAndRecreated(t *testing.T) {
+	e := newEnv(t, 6*time.Minute, 1)
+	w := e.watchStatuses()
+	want, before := e.placeSources(20, 6, 4)
+	sets := e.cp.Kube.AppsV1().StatefulSets(systemNS)
+	live, err := sets.Get(e.ctx, adapterName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := e.logMarks()
+	orphan := metav1.DeletePropagationOrphan
+	if err := sets.Delete(e.ctx, adapterName, metav1.DeleteOptions{PropagationPolicy: &orphan}); err != nil {
+		t.Fatal(err)
+	}
+	e.mark("StatefulSet deleted (orphan)")
+	e.waitLogged("the StatefulSet's delete", marks, func(l harness.LogEntry) bool { return l.Msg == statefulset.LogStatefulSetDeleted })
+	// A source reconciled while the StatefulSet is missing keeps its
+	// placements and says why it waits.
+	want["src-000"]++
+	e.setVReplicas("src-000", want["src-000"])
+	// A snapshot needs the StatefulSet: read the source alone.
+	err = wait.PollUntilContextCancel(e.ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		u, err := e.sources().Get(ctx, "src-000", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		src, err := v1alpha1.FromUnstructured(u)
+		if err != nil {
+			return false, err
+		}
+		c := src.Condition(v1alpha1.ConditionScheduled)
+		return c != nil && c.Reason == v1alpha1.ReasonStatefulSetMissing && strings.Contains(c.Message, adapterName), nil
+	})
+	if err != nil {
+		t.Fatalf("src-000's Scheduled condition never named the missing StatefulSet: %v", err)
+	}
+	e.mark("src-000 says the StatefulSet is missing")
+
+	again := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: live.Name, Namespace: live.Namespace, Labels: live.Labels, Annotations: live.Annotations},
+		Spec:       live.Spec,
+	}
+	marks = e.logMarks()
+	if _, err := sets.Create(e.ctx, again, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.mark("StatefulSet created again")
+	e.waitLogged("the StatefulSet back", marks, func(l harness.LogEntry) bool { return l.Msg == statefulset.LogStatefulSetBack })
+	after := e.settle("after the StatefulSet came back", fitFor(want), 3*time.Second, nil)
+	held := func(s *snapshot) map[string]map[string]int32 {
+		out := map[string]map[string]int32{}
+		for _, src := range s.sources {
+			out[src.Name] = map[string]int32{}
+			for _, p := range src.Status.Placements {
+				out[src.Name][p.PodName] = p.VReplicas
+			}
+		}
+		return out
+	}
+	// src-000 grew by one meanwhile: that one is new; nothing held before
+	// has left its pod.
+	was, now := held(before), held(after)
+	for name, pods := range was {
+		for pod, n := range pods {
+			if now[name][pod] < n {
+				t.Errorf("%s held %d on %s before the StatefulSet was deleted, %d after it came back", name, n, pod, now[name][pod])
+			}
+		}
+	}
+	w.check(e)
 }

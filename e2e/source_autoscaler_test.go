@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/vsched/vsched/e2e/harness"
-	"github.com/vsched/vsched/sourceautoscaler"
 	"github.com/vsched/vsched/internal/promtest"
+	"github.com/vsched/vsched/sourceautoscaler"
 )
 
 // The source autoscaler end to end (issue 22 item 8): the sample

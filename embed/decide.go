@@ -25,6 +25,12 @@ const (
 	// ReasonScheduleFailed: the scheduler refused the source (a bad spec,
 	// no profile); the message is its error.
 	ReasonScheduleFailed = "ScheduleFailed"
+	// ReasonStatefulSetMissing: the StatefulSet is not found, was deleted,
+	// or was created again below the pods the sources hold and is not
+	// sized back yet; the message names it. The source's placements stay
+	// as they are. It is also the reason of the Warning Event a
+	// controller records on the source when the condition says so first.
+	ReasonStatefulSetMissing = "StatefulSetMissing"
 )
 
 // Retry delays of Decide.
@@ -34,6 +40,9 @@ const (
 	// StaleDelay: the lister is behind what the scheduler has seen (the
 	// controller's own last write, usually), or the source was deleted.
 	StaleDelay = 100 * time.Millisecond
+	// StatefulSetMissingDelay: the StatefulSet is missing; it comes back
+	// when an upgrade or an operator creates it again, not in a moment.
+	StatefulSetMissingDelay = 5 * time.Second
 )
 
 // Verdict is what a reconciler does with a Schedule result.
@@ -54,15 +63,23 @@ type Verdict struct {
 	// Moved are the vreplicas this decision moved between pods, by reason
 	// (statefulset.Move*); see MovedEvent.
 	Moved statefulset.Moves
+	// StatefulSetMissing, when set, says which StatefulSet is missing and
+	// why: set Condition (ReasonStatefulSetMissing) without touching the
+	// placements, record a Warning Event with that reason when the
+	// condition changes, and requeue after RequeueAfter.
+	StatefulSetMissing string
 }
 
 // Decide schedules vpod and returns what to do with the result.
 func (s *Scheduler) Decide(ctx context.Context, vpod vsched.VPod) Verdict {
 	moved := statefulset.Moves{}
 	placements, err := s.Schedule(statefulset.WithMoves(ctx, moved), vpod)
+	var missing *statefulset.MissingError
 	switch {
 	case errors.Is(err, vsched.ErrNotLeader):
 		return Verdict{}
+	case errors.As(err, &missing):
+		return Verdict{Condition: Condition(nil, err), RequeueAfter: StatefulSetMissingDelay, StatefulSetMissing: missing.Why}
 	case errors.Is(err, statefulset.ErrNotReady):
 		return Verdict{RequeueAfter: NotReadyDelay}
 	case errors.Is(err, statefulset.ErrStale):
@@ -77,15 +94,19 @@ func (s *Scheduler) Decide(ctx context.Context, vpod vsched.VPod) Verdict {
 
 // Condition turns a Schedule result into the Scheduled condition: True
 // with the vreplicas and pods used; False with NotEnoughCapacity naming the
-// pending count and the rule that bound it; False with ScheduleFailed and
-// the error. Set ObservedGeneration yourself.
+// pending count and the rule that bound it; False with StatefulSetMissing
+// naming the StatefulSet; False with ScheduleFailed and the error. Set ObservedGeneration yourself.
 func Condition(placements []vsched.Placement, err error) metav1.Condition {
 	c := metav1.Condition{Type: ConditionScheduled}
 	var pe *vsched.PendingError
+	var missing *statefulset.MissingError
 	switch {
 	case err == nil:
 		c.Status, c.Reason = metav1.ConditionTrue, ReasonAllPlaced
 		c.Message = fmt.Sprintf("%d vreplica(s) placed on %d pod(s)", vsched.TotalVReplicas(placements), vsched.PodCount(placements))
+	case errors.As(err, &missing):
+		c.Status, c.Reason = metav1.ConditionFalse, ReasonStatefulSetMissing
+		c.Message = missing.Why + "; the placements stay as they are"
 	case errors.As(err, &pe):
 		c.Status, c.Reason = metav1.ConditionFalse, ReasonNotEnoughCapacity
 		c.Message = fmt.Sprintf("%d vreplica(s) pending", pe.Pending)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -35,6 +36,9 @@ func TestCondition(t *testing.T) {
 			metav1.Condition{Type: "Scheduled", Status: "False", Reason: "NotEnoughCapacity", Message: "4 vreplica(s) pending: MaxSkew 1 would be exceeded"}},
 		{"pending without a rule", &vsched.PendingError{Pending: 1},
 			metav1.Condition{Type: "Scheduled", Status: "False", Reason: "NotEnoughCapacity", Message: "1 vreplica(s) pending"}},
+		{"statefulset missing", fmt.Errorf("ns/src: %w", &statefulset.MissingError{Why: "StatefulSet vsched/adapter was deleted at 2025-01-01T00:00:00Z"}),
+			metav1.Condition{Type: "Scheduled", Status: "False", Reason: "StatefulSetMissing",
+				Message: "StatefulSet vsched/adapter was deleted at 2025-01-01T00:00:00Z; the placements stay as they are"}},
 		{"refused", errors.New("vreplicas is negative (-1)"),
 			metav1.Condition{Type: "Scheduled", Status: "False", Reason: "ScheduleFailed", Message: "vreplicas is negative (-1)"}},
 	} {
@@ -186,6 +190,48 @@ func mustGet(t *testing.T, sources *memcluster.Sources, key types.NamespacedName
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestDecideStatefulSetMissing: while the StatefulSet is deleted, Decide
+// writes no placements, gives the condition that names it, and asks for a
+// retry; once it is back, decisions are written again.
+func TestDecideStatefulSetMissing(t *testing.T) {
+	s, c, sources, _ := start(t, true)
+	ctx := context.Background()
+	mustCreate(t, sources, 2)
+	if _, err := sources.Reconcile(ctx, s, key); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteStatefulSet(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d := s.Decide(ctx, mustGet(t, sources, key))
+	// The scheduler runs on the real clock: the time of the delete is now.
+	why := d.StatefulSetMissing
+	if !strings.HasPrefix(why, "StatefulSet vsched/adapter was deleted at ") {
+		t.Errorf("Verdict.StatefulSetMissing = %q; want it to name the deleted StatefulSet", why)
+	}
+	want := embed.Verdict{
+		Condition: metav1.Condition{Type: embed.ConditionScheduled, Status: metav1.ConditionFalse, Reason: embed.ReasonStatefulSetMissing,
+			Message: why + "; the placements stay as they are"},
+		RequeueAfter:       embed.StatefulSetMissingDelay,
+		StatefulSetMissing: why,
+	}
+	if diff := cmp.Diff(want, d, cmpopts.IgnoreFields(embed.Verdict{}, "Moved")); diff != "" {
+		t.Errorf("Decide while the StatefulSet is deleted (-want +got):\n%s", diff)
+	}
+	if err := c.CreateStatefulSet(2); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := s.Decide(ctx, mustGet(t, sources, key)); !d.Write || d.StatefulSetMissing != "" || d.Condition.Reason != embed.ReasonAllPlaced {
+		t.Errorf("Decide once the StatefulSet is back = %+v; want its placements written", d)
+	}
 }
 
 func TestDecideNotLeader(t *testing.T) {

@@ -56,9 +56,13 @@ func (c *Cluster) ScaleTo(n int32) error {
 
 // Settle does what the StatefulSet controller does after spec.replicas was
 // written through the scale subresource: ScaleTo the written size. It
-// reports the size.
+// reports the size. While the StatefulSet is deleted (DeleteStatefulSet)
+// there is nothing to follow: it does nothing and reports 0.
 func (c *Cluster) Settle() (int32, error) {
 	set, err := c.client.Tracker().Get(statefulSetsGVR, c.opts.Namespace, c.opts.StatefulSetName)
+	if apierrors.IsNotFound(err) {
+		return 0, nil
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -401,8 +405,8 @@ func (c *Cluster) settleStatefulSet(replicas int32, create bool) error {
 	return c.writeSetLocked(set, create, true)
 }
 
-// writeSetLocked stamps the StatefulSet with the next generation and a
-// fresh resource version and stores it, for the cluster's own writes and
+// writeSetLocked stamps the StatefulSet with the next generation (when its
+// spec changed) and a fresh resource version and stores it, for the cluster's own writes and
 // for the scale subresource alike. It goes to the tracker, not through the
 // clientset: the scale subresource is served by a reactor, which runs with
 // the fake clientset's lock held, so nothing that writes the StatefulSet
@@ -410,7 +414,11 @@ func (c *Cluster) settleStatefulSet(replicas int32, create bool) error {
 // generation as observed, as the StatefulSet controller does once the pods
 // follow.
 func (c *Cluster) writeSetLocked(set *appsv1.StatefulSet, create, settled bool) error {
-	c.gen++
+	// As the API server's, the generation counts spec changes: a write
+	// that only reports the pods followed (Settle) keeps it.
+	if create || c.specChanged(set) {
+		c.gen++
+	}
 	set.Generation = c.gen
 	if settled {
 		set.Status.ObservedGeneration = c.gen

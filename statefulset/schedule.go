@@ -33,7 +33,10 @@ import (
 // When vreplicas are left pending it returns the partial placements with a
 // *vsched.PendingError. A follower returns vsched.ErrNotLeader, and a
 // scheduler not yet loaded an error wrapping ErrNotReady; both are
-// retryable. The decision counts against capacity (as a reservation) from
+// retryable. While the StatefulSet is missing (deleted, or created again
+// below the pods the sources hold and not sized back yet) the error wraps
+// ErrNotReady and ErrStatefulSetMissing and there are no placements: what
+// the sources hold stays as it is. The decision counts against capacity (as a reservation) from
 // the moment Schedule returns.
 func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Placement, error) {
 	start := time.Now()
@@ -59,6 +62,11 @@ func (s *Scheduler) schedule(ctx context.Context, vpod vsched.VPod, moves *moveC
 	// released.
 	var freed, pendingLeft bool
 	defer func() { s.announce(freed, pendingLeft) }()
+	if err := s.missingErr(); err != nil {
+		// Nothing the source holds is moved while the StatefulSet is
+		// missing: the answer has no placements to write.
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
 	ts, err := s.readTermStart(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
@@ -66,6 +74,11 @@ func (s *Scheduler) schedule(ctx context.Context, vpod vsched.VPod, moves *moveC
 	s.st.Lock()
 	defer s.st.Unlock()
 	if err := s.ensureLoaded(ctx, ts); err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	if err := s.missingErr(); err != nil {
+		// The term's load found the StatefulSet back below the pods the
+		// sources hold.
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
 	now := s.cfg.Clock.Now()

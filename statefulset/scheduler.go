@@ -173,6 +173,8 @@ type Scheduler struct {
 	// seen is what the informer handlers last reported about the nodes
 	// and the StatefulSet's size (see seen.go).
 	seen seenViews
+	// presence is whether the StatefulSet exists (see presence.go).
+	presence presence
 }
 
 var (
@@ -233,6 +235,7 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 	}
 	s.seen.log = s.logger(ctx).With("statefulset", s.key.String())
 	if !cfg.Informers.empty() {
+		s.presence.watched = true
 		if err := s.watch(cfg.Informers); err != nil {
 			return nil, err
 		}
@@ -385,9 +388,18 @@ func (s *Scheduler) ObserveStatefulSet(set *appsv1.StatefulSet) {
 		return
 	}
 	s.st.Lock()
-	grew, above := s.observeSize(set)
+	take, back := s.presence.arrive(set, s.st.HighestUsedOrdinal()+1, s.loaded.Load(), s.cfg.Clock.Now())
+	var grew bool
+	var above []types.NamespacedName
+	if take {
+		grew, above = s.observeSize(set)
+	}
 	observed := s.st.ObservedReplicas()
 	s.st.Unlock()
+	if back {
+		restore, _ := s.presence.restoreSize()
+		s.seen.logger().Infow(LogStatefulSetBack, "replicas", specReplicas(set), "restoreTo", restore)
+	}
 	s.seen.replicas(observed)
 	if grew {
 		s.requeuePending()
@@ -395,15 +407,16 @@ func (s *Scheduler) ObserveStatefulSet(set *appsv1.StatefulSet) {
 	s.requeueSources(above)
 }
 
+// setDeleted takes the StatefulSet's delete as its absence, not as a size
+// of 0: every placement stays where it is, and Schedule answers
+// ErrStatefulSetMissing until it is back (presence.go).
 func (s *Scheduler) setDeleted(obj any) {
 	set, ok := tombstone(obj).(*appsv1.StatefulSet)
 	if !ok || set.Namespace != s.cfg.Namespace || set.Name != s.cfg.Name {
 		return
 	}
-	s.st.Lock()
-	s.st.SetReplicas(0)
-	s.st.Unlock()
-	s.seen.replicas(0)
+	s.presence.gone(s.cfg.Clock.Now())
+	s.seen.logger().Infow(LogStatefulSetDeleted)
 }
 
 // requeuePending asks the controller to schedule again every source with
@@ -498,6 +511,8 @@ func (s *Scheduler) NotReady() string {
 	switch {
 	case !s.hasSynced():
 		return "informers have not synced"
+	case s.StatefulSetMissing() != "":
+		return s.StatefulSetMissing()
 	case !s.cfg.ListerSynced():
 		return "the sources' lister has not synced"
 	}

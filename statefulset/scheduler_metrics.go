@@ -44,6 +44,10 @@ const (
 	// MetricOldestReservationAge is the age in seconds of the oldest of
 	// them (0 when there is none).
 	MetricOldestReservationAge = "vsched.scheduler.reservation.oldest_age"
+	// MetricStatefulSetReady is 1 while the StatefulSet is present, 0
+	// while it is missing (not found, deleted, or created again below
+	// the pods the sources hold): no decision is made then.
+	MetricStatefulSetReady = "vsched.scheduler.statefulset.ready"
 )
 
 // Values of the outcome attribute.
@@ -163,7 +167,9 @@ func newSchedulerMetrics(s *Scheduler, mp metric.MeterProvider) (*schedulerMetri
 		metric.WithDescription("Age of the oldest decision not yet seen in its source's status."))
 	unavailable, err4 := meter.Int64ObservableGauge(MetricUnavailableVReplicas, metric.WithUnit("{vreplica}"),
 		metric.WithDescription("Vreplicas placed on pods that run nothing now (missing, unbound, or on a lost node)."))
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	ready, err5 := meter.Int64ObservableGauge(MetricStatefulSetReady, metric.WithUnit("1"),
+		metric.WithDescription("1 while the StatefulSet is present, 0 while it is missing."))
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 		return nil, err
 	}
 	m.reg, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
@@ -173,8 +179,13 @@ func newSchedulerMetrics(s *Scheduler, mp metric.MeterProvider) (*schedulerMetri
 		o.ObserveInt64(unavailable, g.unavailable, attrs)
 		o.ObserveInt64(reservations, g.reservations, attrs)
 		o.ObserveFloat64(age, g.oldest.Seconds(), attrs)
+		present := int64(1)
+		if s.StatefulSetMissing() != "" {
+			present = 0
+		}
+		o.ObserveInt64(ready, present, attrs)
 		return nil
-	}, pending, unavailable, reservations, age)
+	}, pending, unavailable, reservations, age, ready)
 	return m, err
 }
 

@@ -82,21 +82,7 @@ func TestSchedulerMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := sdkmetric.NewManualReader()
-	sources := memcluster.NewSources()
-	sched, err := statefulset.New(ctx, statefulset.Config{
-		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
-		Lister: sources.List, ListerSynced: sources.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()),
-		Profiles: profiles, AlwaysLeader: true, Clock: c.Clock(),
-		MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sched.Close)
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	sched, reader, sources := meteredScheduler(ctx, t, c, profiles)
 	key := types.NamespacedName{Namespace: "ns", Name: "src"}
 	step := func(vreplicas int32) {
 		t.Helper()
@@ -132,6 +118,7 @@ func TestSchedulerMetrics(t *testing.T) {
 		"vsched.scheduler.unavailable_vreplicas{}":            0,
 		"vsched.scheduler.reservations{}":                     0, // every decision was written and seen
 		"vsched.scheduler.reservation.oldest_age{}":           0,
+		"vsched.scheduler.statefulset.ready{}":                1,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("metrics (-want +got):\n%s", diff)
@@ -178,4 +165,70 @@ func TestSchedulerMetrics(t *testing.T) {
 	if got := collect(t, reader)["vsched.scheduler.unavailable_vreplicas{}"]; got != 2 {
 		t.Errorf("unavailable_vreplicas = %v after pod 1's node was lost; want its 2", got)
 	}
+}
+
+// TestStatefulSetReadyMetric: the readiness gauge is 0 from the moment the
+// scheduler sees its StatefulSet deleted until it is back, and the
+// decisions refused meanwhile count as not_ready.
+func TestStatefulSetReadyMetric(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := memcluster.New(ctx, memcluster.Options{Zones: []string{"a"}, Replicas: 1, Capacity: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); c.Shutdown() })
+	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched, reader, sources := meteredScheduler(ctx, t, c, profiles)
+	key := types.NamespacedName{Namespace: "ns", Name: "src"}
+	if _, err := sources.Create(key, 1); err != nil {
+		t.Fatal(err)
+	}
+	const ready = "vsched.scheduler.statefulset.ready{}"
+	const refused = "vsched.scheduler.decisions{outcome=not_ready}"
+	for _, step := range []struct {
+		name         string
+		change       func() error
+		ready, calls float64
+	}{
+		{"present", func() error { return nil }, 1, 0},
+		{"deleted", func() error { return c.DeleteStatefulSet(true) }, 0, 1},
+		{"back", func() error { return c.CreateStatefulSet(1) }, 1, 1},
+	} {
+		if err := step.change(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = sources.Reconcile(ctx, sched, key)
+		got := collect(t, reader)
+		if got[ready] != step.ready || got[refused] != step.calls {
+			t.Errorf("%s: %s = %v, %s = %v; want %v and %v", step.name, ready, got[ready], refused, got[refused], step.ready, step.calls)
+		}
+	}
+}
+
+// meteredScheduler starts c with a scheduler whose metrics go to the reader
+// returned, over the sources returned.
+func meteredScheduler(ctx context.Context, t *testing.T, c *memcluster.Cluster, profiles statefulset.ProfileSource) (*statefulset.Scheduler, *sdkmetric.ManualReader, *memcluster.Sources) {
+	t.Helper()
+	reader := sdkmetric.NewManualReader()
+	sources := memcluster.NewSources()
+	sched, err := statefulset.New(ctx, statefulset.Config{
+		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: c.Capacity(),
+		Lister: sources.List, ListerSynced: sources.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()),
+		Profiles: profiles, AlwaysLeader: true, Clock: c.Clock(),
+		MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sched.Close)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return sched, reader, sources
 }

@@ -74,11 +74,23 @@ func (s *Scheduler) EndShrink(prev state.Fence, to int32, rv string, err error) 
 // as a shrink's does: the informer may still deliver events from before
 // the write, showing a size already replaced (a shrink this replica wrote
 // and grew back from); taken as news, they would put ordinals that hold
-// vreplicas beyond the replicas, and Schedule would move them.
+// vreplicas beyond the replicas, and Schedule would move them. A size at
+// least RestoreSize ends the wait of a StatefulSet created again below the
+// pods its sources hold.
 func (s *Scheduler) Grown(to int32, rv string) {
+	ended, last := s.presence.grown(to)
+	if ended {
+		s.seen.logger().Infow(LogStatefulSetBack, "replicas", to, "restoreTo", 0)
+	}
 	s.st.Lock()
 	s.st.Unfence()
 	before := s.st.Replicas()
+	if last != nil && specReplicas(last) >= to {
+		// Its size was not taken while decisions waited for the
+		// restore; the write below may not have been needed (already
+		// as large) and carry no version.
+		s.observeSize(last)
+	}
 	if rv != "" {
 		s.st.ObserveReplicas(to, rv)
 	}

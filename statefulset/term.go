@@ -138,6 +138,9 @@ func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncRe
 	// Loaded or not, the term's read is spent: a later call reads again.
 	defer s.endTermRead(nil)
 	if why := s.NotReady(); why != "" {
+		if err := s.missingErr(); err != nil && s.hasSynced() {
+			return state.ResyncResult{}, err
+		}
 		return state.ResyncResult{}, fmt.Errorf("%w: %s", ErrNotReady, why)
 	}
 	var t termStart
@@ -151,7 +154,10 @@ func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncRe
 		}
 		t.vpods, t.mark = vpods, s.st.Seq()
 	}
-	if t.set != nil {
+	// A StatefulSet that came back since it was deleted is measured
+	// against what the sources hold, known only once they are loaded.
+	back := s.presence.isBack(t.set)
+	if t.set != nil && !back {
 		// Sources left above a shrink are moved by their next Schedule;
 		// a promotion enqueues every source anyway.
 		s.observeSize(t.set)
@@ -167,6 +173,11 @@ func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncRe
 		resync = s.st.ResyncFresh
 	}
 	res := resync(t.vpods, t.mark, s.cfg.Clock.Now(), s.cfg.ReservationTTL)
+	if back {
+		if set := s.presence.settle(s.st.HighestUsedOrdinal()+1, t.set); set != nil {
+			s.observeSize(set)
+		}
+	}
 	s.loaded.Store(true)
 	s.logger(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(t.vpods),
 		"fresh", t.listed, "replicas", s.st.Replicas(), "forgotten", len(res.Forgotten), "droppedReservations", dropped)

@@ -250,8 +250,8 @@ func (w *wiring) scheduler(ctx context.Context, o Options) error {
 		return err
 	}
 	w.sched, w.r.sched = sched, sched
-	ready := sched.HasSynced
-	w.metrics.ready.Store(&ready)
+	notReady := func() string { return readiness(sched.StatefulSet(), sched.HasSynced(), sched.StatefulSetMissing()) }
+	w.metrics.notReady.Store(&notReady)
 	w.r.bindWait, w.r.now = o.BindWait, time.Now
 	// Read from the scheduler's own state, not the listers: a lister is
 	// updated before the scheduler's handlers run, so it could show a pod

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"k8s.io/apimachinery/pkg/types"
 	"knative.dev/pkg/logging"
 )
 
@@ -20,7 +22,7 @@ import (
 const (
 	PathMetrics = "/metrics" // every vsched metric, in Prometheus' format
 	PathHealthz = "/healthz" // liveness: the process serves
-	PathReadyz  = "/readyz"  // readiness: the scheduler's informers have synced
+	PathReadyz  = "/readyz"  // readiness: the scheduler's informers have synced and its StatefulSet exists
 )
 
 // metricsServer exports the scheduler's and the autoscaler's OpenTelemetry
@@ -30,9 +32,10 @@ const (
 type metricsServer struct {
 	provider *sdkmetric.MeterProvider
 	mux      *http.ServeMux
-	// ready is set once the scheduler exists, while the probes may be
-	// served already.
-	ready atomic.Pointer[func() bool]
+	// notReady is set once the scheduler exists, while the probes may be
+	// served already: it says why the scheduler cannot decide, naming its
+	// StatefulSet, "" when it can.
+	notReady atomic.Pointer[func() string]
 }
 
 func newMetricsServer() (*metricsServer, error) {
@@ -45,8 +48,13 @@ func newMetricsServer() (*metricsServer, error) {
 	m.mux.Handle(PathMetrics, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	m.mux.HandleFunc(PathHealthz, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	m.mux.HandleFunc(PathReadyz, func(w http.ResponseWriter, _ *http.Request) {
-		if f := m.ready.Load(); f == nil || !(*f)() {
-			http.Error(w, "informers have not synced", http.StatusServiceUnavailable)
+		f := m.notReady.Load()
+		if f == nil {
+			http.Error(w, "the scheduler is not built yet", http.StatusServiceUnavailable)
+			return
+		}
+		if why := (*f)(); why != "" {
+			http.Error(w, why, http.StatusServiceUnavailable)
 			return
 		}
 		w.WriteHeader(http.StatusOK)
@@ -80,4 +88,18 @@ func (m *metricsServer) serve(ctx context.Context, addr string) error {
 		}
 	}()
 	return nil
+}
+
+// readiness is the readiness probe's answer for the StatefulSet set: why
+// the scheduler cannot decide, "" when it can. A missing StatefulSet says
+// so (missing names it), so that an operator sees which one holds the
+// sources.
+func readiness(set types.NamespacedName, synced bool, missing string) string {
+	switch {
+	case !synced:
+		return fmt.Sprintf("StatefulSet %s: the scheduler's informers have not synced", set)
+	case missing != "":
+		return missing
+	}
+	return ""
 }

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
 )
 
 func get(t *testing.T, h http.Handler, path string) (int, string) {
@@ -31,15 +33,28 @@ func TestMetricsServer(t *testing.T) {
 	if code, _ := get(t, m.mux, PathReadyz); code != http.StatusServiceUnavailable {
 		t.Errorf("%s before the scheduler exists = %d; want 503", PathReadyz, code)
 	}
-	synced := false
-	ready := func() bool { return synced }
-	m.ready.Store(&ready)
-	if code, _ := get(t, m.mux, PathReadyz); code != http.StatusServiceUnavailable {
-		t.Errorf("%s before the informers synced = %d; want 503", PathReadyz, code)
-	}
-	synced = true
-	if code, _ := get(t, m.mux, PathReadyz); code != http.StatusOK {
-		t.Errorf("%s once synced = %d; want 200", PathReadyz, code)
+	set := types.NamespacedName{Namespace: "vsched-sample", Name: "sample-adapter"}
+	synced, missing := false, ""
+	notReady := func() string { return readiness(set, synced, missing) }
+	m.notReady.Store(&notReady)
+	for _, step := range []struct {
+		name     string
+		synced   bool
+		missing  string
+		code     int
+		wantBody string
+	}{
+		{"before the informers synced", false, "", http.StatusServiceUnavailable,
+			"StatefulSet vsched-sample/sample-adapter: the scheduler's informers have not synced\n"},
+		{"once synced", true, "", http.StatusOK, ""},
+		{"while the StatefulSet is deleted", true, "StatefulSet vsched-sample/sample-adapter was deleted at 2025-01-01T00:00:00Z", http.StatusServiceUnavailable,
+			"StatefulSet vsched-sample/sample-adapter was deleted at 2025-01-01T00:00:00Z\n"},
+		{"once it is back", true, "", http.StatusOK, ""},
+	} {
+		synced, missing = step.synced, step.missing
+		if code, body := get(t, m.mux, PathReadyz); code != step.code || body != step.wantBody {
+			t.Errorf("%s %s = %d %q; want %d %q", PathReadyz, step.name, code, body, step.code, step.wantBody)
+		}
 	}
 	c, err := m.meterProvider().Meter("test").Int64Counter("vsched.scheduler.moved_vreplicas")
 	if err != nil {

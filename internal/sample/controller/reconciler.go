@@ -250,6 +250,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 		}
 	}
 	d := r.sched.Decide(ctx, src)
+	if d.StatefulSetMissing != "" {
+		return r.reportMissing(ctx, src, before, d)
+	}
 	if wait := r.holdPendingWrite(src, &before, d); wait > 0 {
 		return kcontroller.NewRequeueAfter(wait)
 	}
@@ -309,7 +312,26 @@ func (r *Reconciler) writeStatus(ctx context.Context, src *v1alpha1.SampleSource
 		// Written: the adapter moves them now.
 		r.recorder.Event(updated, corev1.EventTypeNormal, embed.ReasonVReplicasMoved, msg)
 	}
+	if d.StatefulSetMissing != "" && r.recorder != nil {
+		// Written: the condition has just begun to say so.
+		r.recorder.Event(updated, corev1.EventTypeWarning, embed.ReasonStatefulSetMissing, d.Condition.Message)
+	}
 	return d.Err
+}
+
+// reportMissing says on the source that its StatefulSet is missing: the
+// condition (its placements stay as they are, for the pods that may still
+// run them), and a Warning Event when the condition first says so. Then it
+// asks to be retried: the scheduler decides again once the StatefulSet is
+// back.
+func (r *Reconciler) reportMissing(ctx context.Context, src *v1alpha1.SampleSource, before v1alpha1.SampleSourceStatus, d embed.Verdict) error {
+	setCondition(src, d.Condition)
+	if !apiequality.Semantic.DeepEqual(before, src.Status) {
+		if err := r.writeStatus(ctx, src, d); err != nil {
+			return err
+		}
+	}
+	return kcontroller.NewRequeueAfter(d.RequeueAfter)
 }
 
 func setCondition(src *v1alpha1.SampleSource, c metav1.Condition) {

@@ -15,6 +15,7 @@ import (
 	"knative.dev/pkg/reconciler"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/embed"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 )
 
@@ -905,5 +906,58 @@ func wantRequeue(t *testing.T, e *env, key types.NamespacedName) {
 	t.Helper()
 	if err := e.reconcile(key); !isRequeue(err) {
 		t.Fatalf("Reconcile(%v) = %v, want a requeue", key, err)
+	}
+}
+
+// TestReconcileStatefulSetMissing: while the adapter StatefulSet is
+// deleted, a reconcile keeps the source's placements, sets the Scheduled
+// condition to StatefulSetMissing naming it, records one Warning Event, and
+// asks to be retried; once it is back, the same placements are Scheduled
+// again.
+func TestReconcileStatefulSetMissing(t *testing.T) {
+	e := newEnv(t, envOpts{replicas: 3, capacity: 10})
+	key := e.create(v1alpha1.New(srcNS, "src", 7)).GetKey()
+	if err := e.reconcile(key); err != nil {
+		t.Fatal(err)
+	}
+	e.refresh(key)
+	placedFirst := e.api.get(t, key).Status.Placements
+	if err := e.cluster.DeleteStatefulSet(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.cluster.Sync(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	const why = "StatefulSet vsched/adapter was deleted at 2025-01-01T00:00:00Z; the placements stay as they are"
+	for i := range 2 {
+		err := e.reconcile(key)
+		if ok, delay := kcontroller.IsRequeueKey(err); !ok || delay != embed.StatefulSetMissingDelay {
+			t.Errorf("reconcile %d while the StatefulSet is deleted = %v; want a requeue after %v", i, err, embed.StatefulSetMissingDelay)
+		}
+		e.refresh(key)
+	}
+	got := e.api.get(t, key)
+	want := v1alpha1.SampleSourceStatus{ObservedGeneration: 1, PlacedVReplicas: 7, Placements: placedFirst,
+		Conditions: []metav1.Condition{scheduledCond(metav1.ConditionFalse, v1alpha1.ReasonStatefulSetMissing, why, 1)}}
+	if diff := cmp.Diff(want, got.Status, statusOpts...); diff != "" {
+		t.Errorf("status while the StatefulSet is deleted (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"Warning StatefulSetMissing " + why}, e.recorded()); diff != "" {
+		t.Errorf("Events (-want +got):\n%s", diff)
+	}
+
+	if err := e.cluster.CreateStatefulSet(3); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.cluster.Sync(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.reconcile(key); err != nil {
+		t.Fatal(err)
+	}
+	got = e.api.get(t, key)
+	want.Conditions = []metav1.Condition{scheduledCond(metav1.ConditionTrue, v1alpha1.ReasonAllPlaced, "7 vreplica(s) placed on 3 pod(s)", 1)}
+	if diff := cmp.Diff(want, got.Status, statusOpts...); diff != "" {
+		t.Errorf("status once the StatefulSet is back (-want +got):\n%s", diff)
 	}
 }

@@ -40,6 +40,9 @@ const (
 	// ReasonScheduleFailed: the scheduler refused the source (bad spec,
 	// no profile).
 	ReasonScheduleFailed = embed.ReasonScheduleFailed
+	// ReasonStatefulSetMissing: the adapter StatefulSet is missing; the
+	// placements stay as they are until it is back.
+	ReasonStatefulSetMissing = embed.ReasonStatefulSetMissing
 )
 
 // GroupVersionResource of SampleSource, for the dynamic client.
