@@ -167,7 +167,7 @@ func newSchedulerMetrics(s *Scheduler, mp metric.MeterProvider) (*schedulerMetri
 		metric.WithDescription("Age of the oldest decision not yet seen in its source's status."))
 	unavailable, err4 := meter.Int64ObservableGauge(MetricUnavailableVReplicas, metric.WithUnit("{vreplica}"),
 		metric.WithDescription("Vreplicas placed on pods that run nothing now (missing, unbound, or on a lost node)."))
-	ready, err5 := meter.Int64ObservableGauge(MetricStatefulSetReady, metric.WithUnit("1"),
+	ready, err5 := meter.Int64ObservableGauge(MetricStatefulSetReady,
 		metric.WithDescription("1 while the StatefulSet is present, 0 while it is missing."))
 	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 		return nil, err

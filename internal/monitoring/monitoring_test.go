@@ -60,7 +60,7 @@ func TestExportedMetrics(t *testing.T) {
 		"vsched_scheduler_pending_vreplicas", "vsched_scheduler_reservation_oldest_age_seconds",
 		"vsched_scheduler_reservations",
 		"vsched_scheduler_schedule_duration_seconds_bucket", "vsched_scheduler_schedule_duration_seconds_count",
-		"vsched_scheduler_schedule_duration_seconds_sum", "vsched_scheduler_unavailable_vreplicas",
+		"vsched_scheduler_schedule_duration_seconds_sum", "vsched_scheduler_statefulset_ready", "vsched_scheduler_unavailable_vreplicas",
 		"vsched_source_autoscaler_desired_vreplicas", "vsched_source_autoscaler_mode",
 		"vsched_source_autoscaler_signal", "vsched_source_autoscaler_vreplicas",
 	}
