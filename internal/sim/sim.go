@@ -426,6 +426,7 @@ func (sim *simulation) runStep(ctx context.Context, st *Step) (*StepResult, erro
 	if sr != nil {
 		sr.Cycles = cycles
 		sr.Traffic = sim.takeTicks()
+		sr.VReplicas = sim.vreplicaDecisions(st)
 	}
 	return sr, err
 }
