@@ -41,7 +41,9 @@ func trafficSVG(ticks []TrafficTick) template.HTML {
 	}
 	from, to := clocks[0], max(clocks[len(clocks)-1], clocks[0]+1)
 	right, bottom := timelineW-12, timelineH-timelineBot
-	x := func(i int) int { return timelineLeft + int(int64(clocks[i]-from)*int64(right-timelineLeft)/int64(to-from)) }
+	x := func(i int) int {
+		return timelineLeft + int(int64(clocks[i]-from)*int64(right-timelineLeft)/int64(to-from))
+	}
 	countMax := 1.0
 	for _, s := range ss {
 		for _, t := range ticks {
