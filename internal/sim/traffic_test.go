@@ -158,3 +158,39 @@ func TestBurstToRunning(t *testing.T) {
 		}
 	}
 }
+
+// TestNoisyDayKeepsDirection checks issue 22's goal over a simulated day
+// of a flat signal with ±30% noise, polled every 10 s: the vreplicas never
+// change direction within a stable window (60 s) of their last change.
+func TestNoisyDayKeepsDirection(t *testing.T) {
+	const stableWindow = time.Minute
+	res := runTraffic(t, trafficBase+`  - signal: {source: k/a, shape: constant, to: 600, noise: 0.3, seed: 11}
+  - traffic: {for: 24h, every: 10s}
+`)
+	ticks := res.Steps[len(res.Steps)-1].Traffic
+	var lastAt time.Duration
+	lastDir, prev, changes := 0, int32(0), 0
+	for _, tk := range ticks {
+		at, _ := time.ParseDuration(tk.Clock)
+		v := tk.Sources[0].VReplicas
+		dir := 0
+		switch {
+		case v > prev:
+			dir = 1
+		case v < prev:
+			dir = -1
+		}
+		if dir == 0 {
+			continue
+		}
+		if lastDir != 0 && dir != lastDir && at-lastAt < stableWindow {
+			t.Errorf("at %s: %d -> %d turns %+d %s after the last change", tk.Clock, prev, v, dir, at-lastAt)
+		}
+		changes++
+		lastAt, lastDir, prev = at, dir, v
+	}
+	if changes < 2 {
+		t.Fatalf("only %d change(s) in a noisy day: the test checks nothing", changes)
+	}
+	t.Logf("%d changes of the vreplicas over the day", changes)
+}
