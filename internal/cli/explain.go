@@ -20,7 +20,13 @@ every candidate pod with its node and zone, the filter that rejected it and
 why, each score plugin's score and weight, and the winner.
 
 A scenario that starts from sources (a snapshot) reconciles each of them
-once before step 1: --step 0 selects those decisions.`
+once before step 1: --step 0 selects those decisions.
+
+A source that a signal step gave a demand signal first gets the source
+autoscaler's decision about its vreplicas (the last one up to --step) with
+the numbers that made it: the signal and the target per vreplica, the
+stable and panic windows' averages and what they ask, the mode, the rate
+limits, the bounds and the partition cap, and what held a decrease.`
 
 const explainExample = `  # How the built-in scenario's compaction moved shop/payments
   %[1]s explain --source shop/payments
@@ -31,6 +37,9 @@ const explainExample = `  # How the built-in scenario's compaction moved shop/pa
 
   # How a snapshot's source was reconciled when the simulation loaded it
   %[1]s explain -f examples/snapshot.yaml --source shop/new --step 0
+
+  # A source's vreplica decision (source autoscaler) and its placement
+  %[1]s explain -f examples/traffic.yaml --source kafka/orders --step 4
 
   # The same as JSON, with the sample deployment's configuration
   %[1]s explain -f examples/failures.yaml --source default/a --configmap deploy/sample/400-config.yaml -o json`
@@ -92,7 +101,7 @@ func explain(f *explainFlags, cfg Config, env *Env) error {
 	if err := checkStep(f, s); err != nil {
 		return err
 	}
-	_, all, err := sim.RunExplained(context.Background(), s, sim.Options{Registry: cfg.Registry, ConfigMaps: configMaps, Explain: &key})
+	res, all, err := sim.RunExplained(context.Background(), s, sim.Options{Registry: cfg.Registry, ConfigMaps: configMaps, Explain: &key})
 	if err != nil {
 		return err
 	}
@@ -101,6 +110,11 @@ func explain(f *explainFlags, cfg Config, env *Env) error {
 		return err
 	}
 	var buf bytes.Buffer
+	if f.format == "text" {
+		if err := writeVReplicaDecision(&buf, res, f); err != nil {
+			return err
+		}
+	}
 	switch {
 	case f.format == "text" && f.stepSet:
 		err = sim.WriteDecision(&buf, f.source, chosen[0])
@@ -121,6 +135,21 @@ func explain(f *explainFlags, cfg Config, env *Env) error {
 		return err
 	}
 	return output(f.out, buf.Bytes(), env)
+}
+
+// writeVReplicaDecision writes, for a source that has a signal, the
+// source autoscaler's decision about its vreplicas up to --step (the last
+// one without it) before the scheduler's.
+func writeVReplicaDecision(buf *bytes.Buffer, res *sim.Result, f *explainFlags) error {
+	step := 0
+	if f.stepSet {
+		step = max(f.step, 1)
+	}
+	d, in, ok := sim.LastVReplicaDecision(res, f.source, step)
+	if !ok || (f.stepSet && f.step == 0) {
+		return nil
+	}
+	return sim.WriteVReplicaDecision(buf, f.source, in, d)
 }
 
 // checkStep checks --step against the scenario: 1 to its steps, or 0

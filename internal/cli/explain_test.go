@@ -174,3 +174,58 @@ func TestExplainInitialDecisions(t *testing.T) {
 		}
 	}
 }
+
+// burst is a source that a signal step creates and a traffic step takes up
+// in panic mode: 250 then 650 of lag at 100 per vreplica.
+const burst = `version: 1
+cluster:
+  zones: [zone-a, zone-b]
+  statefulSet: {replicas: 1, capacity: 2}
+autoscaler: {min-replicas: 1, max-replicas: 20}
+steps:
+  - signal: {source: k/a, shape: step, from: 250, to: 650, after: 30s}
+  - traffic: {for: 30s, every: 10s}
+  - traffic: {for: 30s, every: 10s}
+`
+
+// TestExplainVReplicaDecision: a signalled source's explanation starts with
+// the source autoscaler's decision and its numbers, the last one up to
+// --step; the scheduler's follows.
+func TestExplainVReplicaDecision(t *testing.T) {
+	files := map[string]string{"s.yaml": burst}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--step", "2"}, `Source k/a: vreplicas decided by the source autoscaler in step 2, at 30s
+  vreplicas: 3 -> 7, mode panic
+  signal: 650, target 100 per vreplica (activation above 0)
+  stable window 1m0s: average 383.333, ceil(383.333 / 100) = 4
+  panic window 6s: average 650, ceil(650 / 100) = 7; panic from 2 x 300 = 600
+  rate limits: from 3, at most 3000 (x1000 up), at least 1 (/2 down); scale-down delay 0s
+  bounds: min 0, max 50; no partition cap applied
+
+`},
+		{nil, `Source k/a: vreplicas decided by the source autoscaler in step 3, at 1m0s
+  vreplicas: 7 -> 7, mode panic
+  signal: 650, target 100 per vreplica (activation above 0)
+  stable window 1m0s: average 516.667, ceil(516.667 / 100) = 6
+  panic window 6s: average 650, ceil(650 / 100) = 7; panic from 2 x 700 = 1400
+  rate limits: from 7, at most 7000 (x1000 up), at least 3 (/2 down); scale-down delay 0s
+  bounds: min 0, max 50; no partition cap applied
+
+`},
+	}
+	for _, tc := range tests {
+		args := append([]string{"explain", "-f", "s.yaml", "--source", "k/a"}, tc.args...)
+		code, out, errOut := run(t, files, args...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errOut)
+		}
+		got, _, _ := strings.Cut(out, "Decision about")
+		got, _, _ = strings.Cut(got, "Most recent decision about")
+		if got != tc.want {
+			t.Errorf("%v:\n%s\nwant\n%s", tc.args, got, tc.want)
+		}
+	}
+}

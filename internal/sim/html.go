@@ -76,6 +76,8 @@ type htmlStep struct {
 	Unchanged bool
 	// Changed counts the cells whose vreplicas changed in the step.
 	Changed int
+	// Traffic charts a traffic step's signal, vreplicas, pods, pending.
+	Traffic template.HTML
 }
 
 type htmlSource struct {
@@ -280,6 +282,7 @@ func buildHTMLStep(i, n int, st *StepResult, capacity int32, order map[string]in
 	hs := htmlStep{
 		Index: i + 1, Of: n, ID: fmt.Sprintf("step-%d", i+1),
 		Name: st.Name, Clock: st.Clock, Replicas: st.Replicas, Notes: st.Notes, Metrics: st.Metrics, Nodes: st.Nodes,
+		Traffic: trafficSVG(st.Traffic),
 	}
 	if st.Action != st.Name {
 		hs.Action = st.Action
@@ -565,6 +568,7 @@ details.why pre { font-size: 11px; text-align: left; background: #f6f7f9; paddin
 <h2>{{if .Index}}Step {{.Index}}/{{.Of}}: {{else}}Before step 1: {{end}}{{.Name}}</h2>
 <p class="action">{{if .Action}}{{.Action}} · {{end}}clock {{.Clock}} · {{.ReplicasText}}</p>
 {{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{.Traffic}}
 <dl class="metrics">
 <div><dt>podsUsed</dt><dd class="podsUsed">{{.Metrics.PodsUsed}}</dd></div>
 <div><dt>lowerBound</dt><dd class="lowerBound">{{.Metrics.LowerBound}}</dd></div>

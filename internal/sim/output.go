@@ -225,10 +225,17 @@ func CheckSource(s *Scenario, source string) error {
 		}
 	}
 	for _, st := range s.Steps {
+		names := make([]string, 0, len(st.Schedule)+1)
 		for _, sp := range st.Schedule {
-			if !seen[sp.Source] {
-				seen[sp.Source] = true
-				known = append(known, sp.Source)
+			names = append(names, sp.Source)
+		}
+		if st.Signal != nil { // a signal step creates its source
+			names = append(names, st.Signal.Source)
+		}
+		for _, n := range names {
+			if !seen[n] {
+				seen[n] = true
+				known = append(known, n)
 			}
 		}
 	}

@@ -315,6 +315,14 @@ func (v *validator) steps() {
 			if st.Duration <= 0 {
 				v.problem(ap, "must move the clock forward, not by %s", st.Duration)
 			}
+		case StepSignal:
+			if st.Signal != nil {
+				v.signalStep(st.Signal, ap)
+			}
+		case StepTraffic:
+			if st.Traffic != nil {
+				v.trafficStep(st.Traffic, ap)
+			}
 		}
 	}
 }

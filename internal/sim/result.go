@@ -78,6 +78,12 @@ type StepResult struct {
 	// Cycles are a compact step's autoscaler cycles, in order, up to the
 	// one that changed nothing.
 	Cycles []CycleResult `json:"cycles,omitempty"`
+	// Traffic are a traffic step's polling intervals where a source's
+	// vreplicas, the pods or the pending vreplicas changed, and its last.
+	Traffic []TrafficTick `json:"traffic,omitempty"`
+	// VReplicas are a traffic step's last source autoscaler decision
+	// about each signalled source, with its numbers (vsched explain).
+	VReplicas map[string]VReplicaDecision `json:"vreplicaDecisions,omitempty"`
 }
 
 // CycleResult is one autoscaler cycle of a compact step.

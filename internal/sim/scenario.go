@@ -103,11 +103,15 @@ const (
 	StepAdvance   StepKind = "advance"
 	// StepConfigMap applies a ConfigMap mid-run, as kubectl apply would.
 	StepConfigMap StepKind = "configmap"
+	// StepSignal sets a source's demand signal; StepTraffic runs the
+	// source autoscaler on it over time (issue 22).
+	StepSignal  StepKind = "signal"
+	StepTraffic StepKind = "traffic"
 )
 
 // StepKinds lists every step kind, in the order the documentation gives
 // them.
-var StepKinds = []StepKind{StepSchedule, StepDelete, StepCordon, StepUncordon, StepFail, StepRecover, StepAutoscale, StepCompact, StepAdvance, StepConfigMap}
+var StepKinds = []StepKind{StepSchedule, StepDelete, StepCordon, StepUncordon, StepFail, StepRecover, StepAutoscale, StepCompact, StepAdvance, StepConfigMap, StepSignal, StepTraffic}
 
 // Step is one thing that happens to the cluster or its sources.
 type Step struct {
@@ -126,6 +130,10 @@ type Step struct {
 	Duration time.Duration
 	// ConfigMap is the ConfigMap to apply (configmap).
 	ConfigMap *ConfigMapStep
+	// Signal is a source's signal (signal); Traffic how long the source
+	// autoscaler runs on the signals, how often (traffic).
+	Signal  *SignalSpec
+	Traffic *TrafficSpec
 
 	// listed is true when schedule or delete was written as a list.
 	listed bool
@@ -255,6 +263,10 @@ func (s *Step) decodeAction(d *decoder, a member, ap path) {
 		}
 	case StepConfigMap:
 		s.ConfigMap = decodeConfigMapStep(d, a.value, ap)
+	case StepSignal:
+		s.decodeSignal(d, a.value, ap)
+	case StepTraffic:
+		s.decodeTraffic(d, a.value, ap)
 	case StepAdvance:
 		var str string
 		if json.Unmarshal(a.value, &str) != nil {
@@ -338,6 +350,14 @@ func (s *Step) Describe() string {
 	case StepConfigMap:
 		if s.ConfigMap != nil {
 			return "configmap " + s.ConfigMap.Name
+		}
+	case StepSignal:
+		if s.Signal != nil {
+			return "signal " + s.Signal.Source + " " + s.Signal.Shape
+		}
+	case StepTraffic:
+		if s.Traffic != nil {
+			return "traffic for " + s.Traffic.dur.String() + " every " + s.Traffic.every.String()
 		}
 	}
 	return string(s.Kind)

@@ -99,6 +99,7 @@ type simulation struct {
 	sched   *statefulset.Scheduler
 	auto    *autoscaling
 	live    *liveConfig
+	signals *signals
 	start   time.Time
 	nodes   []Node
 
@@ -424,6 +425,8 @@ func (sim *simulation) runStep(ctx context.Context, st *Step) (*StepResult, erro
 	sr, err := sim.record(st, before, notes)
 	if sr != nil {
 		sr.Cycles = cycles
+		sr.Traffic = sim.takeTicks()
+		sr.VReplicas = sim.vreplicaDecisions(st)
 	}
 	return sr, err
 }
@@ -476,6 +479,10 @@ func (sim *simulation) apply(ctx context.Context, st *Step) (notes []string, cyc
 		notes, cycles, err = sim.auto.compact(ctx)
 	case StepConfigMap:
 		notes = sim.live.apply(ctx, st.ConfigMap)
+	case StepSignal:
+		err = sim.setSignal(ctx, st.Signal)
+	case StepTraffic:
+		notes, err = sim.traffic(ctx, st.Traffic)
 	default:
 		err = fmt.Errorf("unknown step %q", st.Kind)
 	}

@@ -224,6 +224,7 @@ func writeStep(b *strings.Builder, i, n int, st *StepResult, prev int32, same bo
 	for _, note := range st.Notes {
 		fmt.Fprintf(b, "  note: %s\n", note)
 	}
+	writeTraffic(b, st.Traffic)
 	if same {
 		b.WriteString("  placements, pods and metrics as in the previous step\n")
 		return

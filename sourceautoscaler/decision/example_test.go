@@ -27,3 +27,23 @@ func ExampleState_Decide() {
 	// lag 200: 2 -> 2 (stable; stable 200.0, panic 200.0)
 	// lag 1000: 2 -> 10 (panic; stable 466.7, panic 1000.0)
 }
+
+// Describe gives the numbers of a decision one a line, as `vsched explain`
+// shows them: a lag of 450 on 1 vreplica panics (450 >= 2 x 100) and asks
+// ceil(450 / 100) = 5.
+func ExampleDecision_Describe() {
+	p := decision.DefaultPolicy()
+	var s decision.State
+	now := time.Unix(1_000_000, 0)
+	d := s.Decide(now, &p, 1, signal.Sample{Known: true, Value: 450, At: now}, true)
+	for _, line := range d.Describe(&p) {
+		fmt.Println(line)
+	}
+	// Output:
+	// vreplicas: 1 -> 5, mode panic
+	// signal: 450, target 100 per vreplica (activation above 0)
+	// stable window 1m0s: average 450, ceil(450 / 100) = 5
+	// panic window 6s: average 450, ceil(450 / 100) = 5; panic from 2 x 100 = 200
+	// rate limits: from 1, at most 1000 (x1000 up), at least 0 (/2 down); scale-down delay 0s
+	// bounds: min 0, max 50; no partition cap applied
+}
