@@ -2,13 +2,9 @@ package config
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	"knative.dev/pkg/configmap"
-
-	"github.com/vsched/vsched/internal/vlog"
 )
 
 // AutoscalerStore keeps the configuration parsed from the live
@@ -23,12 +19,7 @@ import (
 // copy): call it at each evaluation rather than keeping a config, so that a
 // change applies from the next evaluation.
 type AutoscalerStore struct {
-	ctx      context.Context
-	name     string
-	onReject RejectFunc
-
-	mu      sync.Mutex // serialises updates
-	current atomic.Pointer[AutoscalerConfig]
+	liveStore[AutoscalerConfig]
 }
 
 // NewAutoscalerStore returns a store for the ConfigMap name (""
@@ -38,10 +29,11 @@ func NewAutoscalerStore(ctx context.Context, name string, onReject RejectFunc) *
 	if name == "" {
 		name = DefaultAutoscalerConfigMapName
 	}
-	s := &AutoscalerStore{ctx: ctx, name: name, onReject: onReject}
+	s := &AutoscalerStore{}
+	s.parse, s.updated, s.fields = ParseAutoscalerConfigMap, "autoscaler configuration updated", autoscalerLogFields
 	def := DefaultAutoscalerConfig()
 	def.ConfigMap = name
-	s.current.Store(def)
+	s.init(ctx, name, onReject, def)
 	return s
 }
 
@@ -73,23 +65,13 @@ func (s *AutoscalerStore) WatchConfigs(w configmap.Watcher, namespace string) {
 // OnConfigChanged applies a new version of the ConfigMap. It is the
 // configmap.Observer the store registers, and may be called directly.
 // ConfigMaps with another name, and nil, are ignored.
-func (s *AutoscalerStore) OnConfigChanged(cm *corev1.ConfigMap) {
-	if cm == nil || cm.Name != s.name {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cfg, err := ParseAutoscalerConfigMap(cm)
-	if err != nil {
-		reject(s.ctx, s.onReject, cm, err)
-		return
-	}
-	s.current.Store(cfg)
-	vlog.FromContext(s.ctx).Infow("autoscaler configuration updated", "configmap", cm.Namespace+"/"+cm.Name,
-		"minReplicas", cfg.MinReplicas, "maxReplicas", cfg.MaxReplicas,
+func (s *AutoscalerStore) OnConfigChanged(cm *corev1.ConfigMap) { s.apply(cm) }
+
+func autoscalerLogFields(cfg *AutoscalerConfig) []any {
+	return []any{"minReplicas", cfg.MinReplicas, "maxReplicas", cfg.MaxReplicas,
 		"stabilizationWindow", cfg.StabilizationWindow.String(), "scaleDownCooldown", cfg.ScaleDownCooldown.String(),
 		"refreshPeriod", cfg.RefreshPeriod.String(), "maxScaleUpRate", cfg.MaxScaleUpRate,
 		"policy", cfg.Policy, "utilizationUpper", cfg.UtilizationUpper, "utilizationLower", cfg.UtilizationLower,
 		"compaction", cfg.Compaction, "maxMovesPerCycle", cfg.MaxMovesPerCycle, "maxMovesPerSource", cfg.MaxMovesPerSource,
-		"unavailablePodGrace", cfg.UnavailablePodGrace.String(), "recommendOnly", cfg.RecommendOnly)
+		"unavailablePodGrace", cfg.UnavailablePodGrace.String(), "recommendOnly", cfg.RecommendOnly}
 }

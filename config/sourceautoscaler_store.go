@@ -2,13 +2,9 @@ package config
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	"knative.dev/pkg/configmap"
-
-	"github.com/vsched/vsched/internal/vlog"
 )
 
 // SourceAutoscalerStore keeps the configuration parsed from the live
@@ -17,12 +13,7 @@ import (
 // good configuration stays in force; a deleted ConfigMap, watched with a
 // default, means the defaults again.
 type SourceAutoscalerStore struct {
-	ctx      context.Context
-	name     string
-	onReject RejectFunc
-
-	mu      sync.Mutex // serialises updates
-	current atomic.Pointer[SourceAutoscalerConfig]
+	liveStore[SourceAutoscalerConfig]
 }
 
 // NewSourceAutoscalerStore returns a store for the ConfigMap name (""
@@ -32,10 +23,11 @@ func NewSourceAutoscalerStore(ctx context.Context, name string, onReject RejectF
 	if name == "" {
 		name = DefaultSourceAutoscalerConfigMapName
 	}
-	s := &SourceAutoscalerStore{ctx: ctx, name: name, onReject: onReject}
+	s := &SourceAutoscalerStore{}
+	s.parse, s.updated, s.fields = ParseSourceAutoscalerConfigMap, "source autoscaler configuration updated", sourceAutoscalerLogFields
 	def := DefaultSourceAutoscalerConfig()
 	def.ConfigMap = name
-	s.current.Store(def)
+	s.init(ctx, name, onReject, def)
 	return s
 }
 
@@ -54,21 +46,11 @@ func (s *SourceAutoscalerStore) WatchConfigs(w configmap.Watcher, namespace stri
 
 // OnConfigChanged applies a new version of the ConfigMap; ConfigMaps with
 // another name, and nil, are ignored.
-func (s *SourceAutoscalerStore) OnConfigChanged(cm *corev1.ConfigMap) {
-	if cm == nil || cm.Name != s.name {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cfg, err := ParseSourceAutoscalerConfigMap(cm)
-	if err != nil {
-		reject(s.ctx, s.onReject, cm, err)
-		return
-	}
-	s.current.Store(cfg)
+func (s *SourceAutoscalerStore) OnConfigChanged(cm *corev1.ConfigMap) { s.apply(cm) }
+
+func sourceAutoscalerLogFields(cfg *SourceAutoscalerConfig) []any {
 	p := cfg.Policy
-	vlog.FromContext(s.ctx).Infow("source autoscaler configuration updated", "configmap", cm.Namespace+"/"+cm.Name,
-		"minScale", p.Min, "maxScale", p.Max, "lagThreshold", p.Target, "activationLagThreshold", p.ActivationThreshold,
+	return []any{"minScale", p.Min, "maxScale", p.Max, "lagThreshold", p.Target, "activationLagThreshold", p.ActivationThreshold,
 		"pollingInterval", p.PollingInterval.String(), "cooldownPeriod", p.ScaleToZeroGrace.String(),
-		"stableWindow", p.StableWindow.String(), "panicWindow", p.PanicWindow.String(), "scaleDownDelay", p.ScaleDownDelay.String())
+		"stableWindow", p.StableWindow.String(), "panicWindow", p.PanicWindow.String(), "scaleDownDelay", p.ScaleDownDelay.String()}
 }
