@@ -19,6 +19,7 @@ import (
 
 	"github.com/vsched/vsched/e2e/harness"
 	"github.com/vsched/vsched/internal/monitoring"
+	"github.com/vsched/vsched/internal/promtest"
 )
 
 // TestPrometheusQueries starts a real Prometheus that scrapes the sample
@@ -33,13 +34,7 @@ import (
 // error. Without Debian's prometheus the test skips,
 // except under CI=true.
 func TestPrometheusQueries(t *testing.T) {
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("prometheus is not installed, and CI=true requires this test: install Debian's prometheus package")
-		}
-		t.Skip("prometheus is not installed (apt-get install prometheus)")
-	}
+	bin := promtest.RequireBinary(t)
 	e := newEnv(t, 5*time.Minute, 1)
 	e.placeSources(12, 6, 7)
 	target, exported := controllerMetrics(t, e.ctrls[0])

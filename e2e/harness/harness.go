@@ -19,7 +19,6 @@ package harness
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +39,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/vsched/vsched/internal/nettest"
 )
 
 // Labels and annotations of the fake nodes.
@@ -180,15 +181,6 @@ func (cp *ControlPlane) teardown(t testing.TB) {
 	_ = os.RemoveAll(cp.Dir)
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 func (cp *ControlPlane) path(name string) string { return filepath.Join(cp.Dir, name) }
 
 func (cp *ControlPlane) bin(name string) (string, error) { return findBinary(BinDir(), name) }
@@ -196,7 +188,7 @@ func (cp *ControlPlane) bin(name string) (string, error) { return findBinary(Bin
 func (cp *ControlPlane) start(t testing.TB) error {
 	ports := make([]int, 3)
 	for i := range ports {
-		p, err := freePort()
+		p, err := nettest.FreePort()
 		if err != nil {
 			return err
 		}
