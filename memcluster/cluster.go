@@ -136,6 +136,8 @@ type Cluster struct {
 
 	tmu sync.Mutex
 	t   tracking
+
+	usage usageState
 }
 
 // New builds the cluster's nodes, StatefulSet and pods in a fake clientset

@@ -147,6 +147,8 @@ func TestImportDirection(t *testing.T) {
 		"plugins/core/balancedcostpriority": {"state", "statefulset", "autoscaler", "descheduler", "config"},
 		// The estimator is fed numbers; it reaches no scheduler part.
 		"costestimate": {"framework", "state", "statefulset", "autoscaler", "descheduler", "config", "plugins", "evictor", "embed", "memcluster"},
+		// The usage contract is a leaf: readers and consumers import it.
+		"usage": {"framework", "state", "statefulset", "autoscaler", "descheduler", "config", "plugins", "evictor", "embed", "memcluster", "costestimate", "sourceautoscaler"},
 	}
 	for dir, not := range forbidden {
 		_, files := parseDir(t, dir)
