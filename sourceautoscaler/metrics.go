@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // The source autoscaler's instruments, in the meter named MeterName. Each
@@ -48,22 +49,43 @@ func (a *Autoscaler) registerMetrics(mp metric.MeterProvider) error {
 		return err
 	}
 	_, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		for i := range a.slots {
-			s := &a.slots[i]
-			if !s.alive || s.lastAt == 0 {
-				continue
+		for _, r := range a.metricRows() {
+			attrs := metric.WithAttributes(attribute.String("k8s.namespace.name", r.key.Namespace), attribute.String("vsched.source.name", r.key.Name))
+			if r.known {
+				o.ObserveFloat64(sig, r.signal, attrs)
 			}
-			attrs := metric.WithAttributes(attribute.String("k8s.namespace.name", s.key.Namespace), attribute.String("vsched.source.name", s.key.Name))
-			if s.last.Known {
-				o.ObserveFloat64(sig, s.last.Signal, attrs)
-			}
-			o.ObserveInt64(desired, int64(s.last.Desired), attrs)
-			o.ObserveInt64(actual, int64(s.last.Current), attrs)
-			o.ObserveInt64(mode, 1, attrs, metric.WithAttributes(attribute.String("mode", s.last.Mode.String())))
+			o.ObserveInt64(desired, int64(r.desired), attrs)
+			o.ObserveInt64(actual, int64(r.current), attrs)
+			o.ObserveInt64(mode, 1, attrs, metric.WithAttributes(attribute.String("mode", r.mode)))
 		}
 		return nil
 	}, sig, desired, actual, mode)
 	return err
+}
+
+// metricRow is what a scrape reports of one source.
+type metricRow struct {
+	key              types.NamespacedName
+	known            bool
+	signal           float64
+	desired, current int32
+	mode             string
+}
+
+// metricRows copies, under the lock, what a scrape reports, so that the
+// scrape observes (and the exporter encodes) with the lock released:
+// Upsert, Delete and the cycle wait for a copy of the sources, not for the
+// whole scrape.
+func (a *Autoscaler) metricRows() []metricRow {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	rows := make([]metricRow, 0, len(a.slots))
+	for i := range a.slots {
+		s := &a.slots[i]
+		if !s.alive || s.lastAt == 0 {
+			continue
+		}
+		rows = append(rows, metricRow{key: s.key, known: s.last.Known, signal: s.last.Signal, desired: s.last.Desired, current: s.last.Current, mode: s.last.Mode.String()})
+	}
+	return rows
 }
