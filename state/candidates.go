@@ -1,8 +1,6 @@
 package state
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // ensure recomputes what derives from pods and nodes. It runs after pod,
 // node or replica changes, which are rare next to decisions.

@@ -1,8 +1,6 @@
 package state
 
-import (
-	"github.com/vsched/vsched/framework"
-)
+import "github.com/vsched/vsched/framework"
 
 // Capacity implements framework.Cluster.
 func (s *State) Capacity() int32 { return s.opts.Capacity }

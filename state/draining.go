@@ -1,8 +1,6 @@
 package state
 
-import (
-	"sort"
-)
+import "sort"
 
 // Draining reports whether the pod is draining, by annotation or memory.
 func (s *State) Draining(ord int32) bool {

@@ -53,20 +53,3 @@ func (s *State) Unfence() {
 
 // Fenced returns the size a shrink not yet confirmed fences the state at.
 func (s *State) Fenced() (int32, bool) { return s.fence, s.fenced }
-
-// newerRV reports whether resource version rv is known to be newer than
-// written, the version a shrink was written at. Kubernetes resource
-// versions are opaque, but every API server in use issues increasing
-// integers; when they do not parse, a version other than the written one
-// and than from (the one observed before the write) counts as newer.
-func newerRV(rv, written, from string) bool {
-	if rv == "" || written == "" {
-		return false
-	}
-	a, okA := parseRV(rv)
-	b, okB := parseRV(written)
-	if okA && okB {
-		return a > b
-	}
-	return rv != written && rv != from
-}

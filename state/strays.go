@@ -1,8 +1,6 @@
 package state
 
-import (
-	"github.com/vsched/vsched"
-)
+import "github.com/vsched/vsched"
 
 // strayMargin is how far above the replicas the state keeps ordinals as
 // the StatefulSet's even before its replicas reach them: a pod informer
