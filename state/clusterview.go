@@ -1,6 +1,10 @@
 package state
 
-import "github.com/vsched/vsched/framework"
+import (
+	"strings"
+
+	"github.com/vsched/vsched/framework"
+)
 
 // Capacity implements framework.Cluster.
 func (s *State) Capacity() int32 { return s.opts.Capacity }
@@ -134,4 +138,38 @@ func (s *State) NumPods() int32 { return int32(len(s.pods)) }
 // PodExists reports whether the pod with the ordinal exists.
 func (s *State) PodExists(ord int32) bool {
 	return ord >= 0 && int(ord) < len(s.pods) && s.pods[ord].exists
+}
+
+// SchedulableNodeZones lists, ascending, the zones with at least one
+// schedulable node (virtual nodes aside), whether or not a pod of the
+// StatefulSet runs there yet: the zones a zone topology spread constraint
+// spreads new pods over.
+func (s *State) SchedulableNodeZones() []int32 {
+	has := make([]bool, len(s.zones))
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if n.exists && n.schedulable && n.zone >= 0 && !strings.HasPrefix(n.name, VirtualNodePrefix) {
+			has[n.zone] = true
+		}
+	}
+	var out []int32
+	for z, ok := range has {
+		if ok {
+			out = append(out, int32(z))
+		}
+	}
+	return out
+}
+
+// FreeCapacity is the free capacity of the candidate pods: the sum of Free
+// over candidates, pods over capacity counting 0.
+func (s *State) FreeCapacity() int64 {
+	s.ensure()
+	var n int64
+	for _, ord := range s.candidates {
+		if f := s.pods[ord].free(s.opts.Capacity); f > 0 {
+			n += f
+		}
+	}
+	return n
 }

@@ -292,3 +292,9 @@ func (s *State) VReplicasOf(key types.NamespacedName) int32 {
 	}
 	return 0
 }
+
+// Knows reports whether the state holds anything about the source.
+func (s *State) Knows(key types.NamespacedName) bool {
+	_, ok := s.sources[key]
+	return ok
+}
