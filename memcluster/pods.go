@@ -95,11 +95,30 @@ func (c *Cluster) SetDraining(ord int32, draining bool) error {
 	return c.RemovePodAnnotation(ord, c.opts.DrainingAnnotation)
 }
 
-func podSpec() corev1.PodSpec {
-	return corev1.PodSpec{Containers: []corev1.Container{{Name: "adapter", Image: "vsched.dev/adapter:test"}}}
+// CreatePod creates the pod with the ordinal bound to node ("" leaves it
+// unbound), whatever the StatefulSet's replicas: a pod the StatefulSet
+// controller made before a size the informers show, one above the replicas
+// it has not removed yet, or one a test places by hand. It fails when the
+// pod exists or the node is unknown.
+func (c *Cluster) CreatePod(ord int32, node string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, known := c.nodes[node]; node != "" && !known {
+		return fmt.Errorf("memcluster: unknown node %q", node)
+	}
+	return c.createPodOnLocked(context.Background(), ord, node)
+}
+
+func (c *Cluster) podSpec() corev1.PodSpec {
+	return corev1.PodSpec{Containers: []corev1.Container{{Name: "adapter", Image: "vsched.dev/adapter:test", Resources: *c.opts.PodResources.DeepCopy()}}}
 }
 
 func (c *Cluster) createPodLocked(ctx context.Context, ord int32) error {
+	return c.createPodOnLocked(ctx, ord, c.nodeForLocked(ord, true))
+}
+
+// createPodOnLocked creates the pod bound to node ("" for none).
+func (c *Cluster) createPodOnLocked(ctx context.Context, ord int32, node string) error {
 	if ord < 0 {
 		return fmt.Errorf("memcluster: negative ordinal %d", ord)
 	}
@@ -122,9 +141,9 @@ func (c *Cluster) createPodLocked(ctx context.Context, ord int32) error {
 				Controller: ptr(true), BlockOwnerDeletion: ptr(true),
 			}},
 		},
-		Spec: podSpec(),
+		Spec: c.podSpec(),
 	}
-	bindPod(pod, c.nodeForLocked(ord, true))
+	bindPod(pod, node)
 	if r := c.nodes[pod.Spec.NodeName]; r != nil && r.failed {
 		setPodReady(pod, false)
 	}

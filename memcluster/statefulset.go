@@ -144,6 +144,37 @@ func (c *Cluster) ScaleTo(n int32) error {
 	return nil
 }
 
+// SetReplicas writes the StatefulSet's spec.replicas, as a client's update
+// does, without the pods following: the StatefulSet controller has not
+// acted yet. Pods at n and above stay and missing ones below n are not
+// created until Settle (or ScaleTo); CreatePod and DeletePod change them
+// one by one. Replicas keeps reporting the size the pods last followed.
+func (c *Cluster) SetReplicas(n int32) error {
+	if n < 0 {
+		return fmt.Errorf("memcluster: cannot set %d replicas", n)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.writeSpecReplicas(n); err != nil {
+		return err
+	}
+	return c.throttle(KindStatefulSet)
+}
+
+// writeSpecReplicas stores the StatefulSet with spec.replicas n, not
+// settled. Called with mu held.
+func (c *Cluster) writeSpecReplicas(n int32) error {
+	c.setMu.Lock()
+	defer c.setMu.Unlock()
+	obj, err := c.client.Tracker().Get(statefulSetsGVR, c.opts.Namespace, c.opts.StatefulSetName)
+	if err != nil {
+		return err
+	}
+	set := obj.(*appsv1.StatefulSet).DeepCopy()
+	set.Spec.Replicas = &n
+	return c.writeSetLocked(set, false, false)
+}
+
 // Settle does what the StatefulSet controller does after spec.replicas was
 // written through the scale subresource: ScaleTo the written size. It
 // reports the size. While the StatefulSet is deleted (DeleteStatefulSet)
@@ -188,7 +219,7 @@ func (c *Cluster) settleStatefulSet(replicas int32, create bool) error {
 			Selector:    &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       podSpec(),
+				Spec:       c.podSpec(),
 			},
 		},
 		Status: appsv1.StatefulSetStatus{
