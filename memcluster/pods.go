@@ -114,6 +114,9 @@ func (c *Cluster) podSpec() corev1.PodSpec {
 }
 
 func (c *Cluster) createPodLocked(ctx context.Context, ord int32) error {
+	if ord < 0 {
+		return fmt.Errorf("memcluster: negative ordinal %d", ord)
+	}
 	return c.createPodOnLocked(ctx, ord, c.nodeForLocked(ord, true))
 }
 
