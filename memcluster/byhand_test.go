@@ -1,6 +1,8 @@
 package memcluster_test
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -105,4 +107,35 @@ func TestPodResourcesInTemplateAndPods(t *testing.T) {
 			t.Errorf("%s resources (-want +got):\n%s", what, d)
 		}
 	}
+}
+
+// ExampleCluster_SetReplicas arranges a StatefulSet mid-scale by hand:
+// spec.replicas written before the StatefulSet controller acted, a pod
+// above it not removed yet, and one below it not created yet.
+func ExampleCluster_SetReplicas() {
+	c, err := memcluster.New(context.Background(), memcluster.Options{NoNodes: true})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Shutdown()
+	if err := c.AddNode(memcluster.NodeSpec{Name: "n0", Zone: "za"}); err != nil {
+		panic(err)
+	}
+	for _, ord := range []int32{0, 3} {
+		if err := c.CreatePod(ord, "n0"); err != nil {
+			panic(err)
+		}
+	}
+	if err := c.SetReplicas(2); err != nil {
+		panic(err)
+	}
+	set, _ := c.StatefulSet()
+	ords, _ := c.PodOrdinals()
+	fmt.Printf("spec.replicas %d, pods %v\n", *set.Spec.Replicas, ords)
+	n, _ := c.Settle()
+	ords, _ = c.PodOrdinals()
+	fmt.Printf("settled at %d, pods %v\n", n, ords)
+	// Output:
+	// spec.replicas 2, pods [0 3]
+	// settled at 2, pods [0 1]
 }
