@@ -10,12 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
-
-	"go.uber.org/zap"
 	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
@@ -479,4 +478,13 @@ func wantPlacements(t testing.TB, got []vsched.Placement, pairs ...int32) {
 
 func quiet() context.Context {
 	return logging.WithLogger(context.Background(), zap.NewNop().Sugar())
+}
+
+func (e *asEnv) nodeOf(ord int32) string {
+	e.t.Helper()
+	p, err := e.c.Pod(ord)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return p.Spec.NodeName
 }

@@ -2,6 +2,7 @@ package autoscaler
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -186,5 +187,44 @@ func TestTriggerPolicyOrder(t *testing.T) {
 	want := Recommendation{Replicas: 11, Reason: "room trigger (usage 80%): 1 of 1 point(s) in 0s above it, more than 0%; 11 pod(s)"}
 	if diff := cmp.Diff(want, p.Recommend(context.Background(), obs)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+type countingPolicy struct{ n *atomic.Int32 }
+
+func (p countingPolicy) Name() string { return "counting" }
+
+func (p countingPolicy) Recommend(ctx context.Context, obs Observation) Recommendation {
+	p.n.Add(1)
+	return FitPolicy{}.Recommend(ctx, obs)
+}
+
+func TestAutoscalerTriggersDoNotResetScaleDownTimer(t *testing.T) {
+	// stuck has 2 partitions and wants 30: 10 stay pending forever. Pods
+	// 2..5 are idle. The pending source triggers the autoscaler over and
+	// over; the window must still run out.
+	e := newEnv(t, envOpts{replicas: 6, profiles: asProfiles(t, map[string]string{
+		"predicates": `[{"Name": "PodFitsResources"}, {"Name": "NoMaxResourceCount"}]`,
+		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
+	}), config: func(c *config.AutoscalerConfig) { c.StabilizationWindow, c.ScaleDownCooldown = 5*time.Minute, 0 }})
+	e.create("stuck", 30, 2)
+	d := e.reconcile()
+	since := d.ScaleDownSince
+	if d.Action != ActionHold || since.IsZero() || d.Unplaceable != 10 {
+		t.Fatalf("first cycle: %+v", d)
+	}
+	for i := 0; i < 10; i++ {
+		e.step(30 * time.Second)
+		e.schedule(e.key("stuck")) // still pending: triggers
+		d = e.reconcile()
+		if !d.ScaleDownSince.Equal(since) {
+			t.Fatalf("cycle %d moved scale-down-since from %v to %v", i, since, d.ScaleDownSince)
+		}
+		if d.Written {
+			break
+		}
+	}
+	if !d.Written || d.Target != 2 {
+		t.Fatalf("after the window: %+v", d)
 	}
 }

@@ -74,6 +74,9 @@ type Options struct {
 	Zones []string
 	// NodesPerZone defaults to 1.
 	NodesPerZone int
+	// NoNodes starts the cluster without any node (Zones and Nodes must
+	// be empty), for a caller that adds them one by one with AddNode.
+	NoNodes bool
 	// Nodes lists the nodes one by one.
 	Nodes []NodeSpec
 	// Replicas is the StatefulSet's initial spec.replicas; its pods are
@@ -94,6 +97,10 @@ type Options struct {
 	// DrainingAnnotation is what SetDraining sets; defaults to
 	// state.DefaultDrainingAnnotation.
 	DrainingAnnotation string
+	// PodResources are the requests and limits of the StatefulSet's pod
+	// template's container, and so of every pod created (what
+	// statefulset.TemplateResources reads); none by default.
+	PodResources corev1.ResourceRequirements
 	// Clock defaults to a fake clock at a fixed instant.
 	Clock *clocktesting.FakeClock
 	// SyncTimeout defaults to DefaultSyncTimeout.
@@ -217,8 +224,10 @@ func defaults(o *Options) error {
 		return fmt.Errorf("memcluster: SyncTimeout must not be negative, got %v", o.SyncTimeout)
 	case len(o.Zones) > 0 && len(o.Nodes) > 0:
 		return fmt.Errorf("memcluster: set Zones or Nodes, not both")
+	case o.NoNodes && (len(o.Zones) > 0 || len(o.Nodes) > 0 || o.NodesPerZone > 0):
+		return fmt.Errorf("memcluster: NoNodes with Zones, Nodes or NodesPerZone set")
 	}
-	if len(o.Nodes) == 0 {
+	if len(o.Nodes) == 0 && !o.NoNodes {
 		zones := o.Zones
 		if len(zones) == 0 {
 			zones = DefaultZones

@@ -72,6 +72,8 @@ func TestNewValidation(t *testing.T) {
 		{"unnamed node", memcluster.Options{Nodes: []memcluster.NodeSpec{{Zone: "a"}}}, "no name"},
 		{"duplicate node", memcluster.Options{Nodes: []memcluster.NodeSpec{{Name: "n"}, {Name: "n"}}}, "twice"},
 		{"unknown pod node", memcluster.Options{PodNodes: []string{"nope"}}, "unknown node"},
+		{"no nodes and zones", memcluster.Options{NoNodes: true, Zones: []string{"a"}}, "NoNodes"},
+		{"no nodes and nodes per zone", memcluster.Options{NoNodes: true, NodesPerZone: 2}, "NoNodes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,6 +23,13 @@
 // object. Writes made directly through Client() are not tracked, except
 // through the StatefulSet's scale subresource.
 //
+// A test that arranges the cluster by hand starts it with NoNodes and adds
+// nodes with AddNode, creates single pods with CreatePod (bound to a named
+// node or to none, at any ordinal), and writes spec.replicas with
+// SetReplicas without the pods following, as before the StatefulSet
+// controller acts; Options.PodResources gives the pod template, and so
+// statefulset.TemplateResources, its resources.
+//
 // # The scale subresource
 //
 // The fake clientset does not serve subresources; the cluster serves

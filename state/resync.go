@@ -109,3 +109,9 @@ func newerThanList(src *source, listRV uint64) bool {
 	}
 	return ok && n > listRV
 }
+
+// Seq is a counter that grows with every observation and reservation. A
+// caller that lists the sources without the lock reads it first and passes
+// it to Resync, so that nothing observed after the list was taken is
+// forgotten.
+func (s *State) Seq() uint64 { return s.seq }

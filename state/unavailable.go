@@ -73,3 +73,12 @@ func (s *State) UnavailableVReplicas() int64 {
 	}
 	return n
 }
+
+// NodeUnavailableSince is when the pod's node was first seen NotReady or
+// unreachable; zero when it is available or unknown.
+func (s *State) NodeUnavailableSince(ord int32) time.Time {
+	if ord < 0 || int(ord) >= len(s.pods) || s.pods[ord].node < 0 {
+		return time.Time{}
+	}
+	return s.nodes[s.pods[ord].node].unavailableSince
+}

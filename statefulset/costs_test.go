@@ -10,20 +10,19 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/framework/frameworktest"
+	"github.com/vsched/vsched/memcluster"
 )
 
 // memoryPods gives every pod 1Gi of memory.
 func memoryPods(cfg *Config) { cfg.PodResources = frameworktest.Resources("memory", "1Gi") }
 
 // oneNode is one node with three pods of capacity 10.
-func oneNode(t *testing.T) *kubeCluster {
-	c := newKubeCluster(t).addNode("n0", "za")
+func oneNode(t *testing.T, opts ...func(*memcluster.Options)) *kubeCluster {
+	c := newKubeCluster(t, opts...).addNode("n0", "za")
 	for ord := int32(0); ord < 3; ord++ {
 		c.addPod(ord, "n0")
 	}
@@ -158,13 +157,8 @@ func TestWeightedCostOutOfBounds(t *testing.T) {
 // TestWeightedFromTemplate checks that without Config.PodResources the
 // pods' resources come from the StatefulSet's template.
 func TestWeightedFromTemplate(t *testing.T) {
-	c := oneNode(t)
-	c.write(func() (runtime.Object, bool) {
-		set := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: testNS, Name: testSet},
-			Spec: appsv1.StatefulSetSpec{Replicas: ptrTo(int32(3))}}
-		set.Spec.Template.Spec.Containers = []corev1.Container{{Name: "adapter", Resources: corev1.ResourceRequirements{
-			Limits: frameworktest.Resources("memory", "1Gi")}}}
-		return set, false
+	c := oneNode(t, func(o *memcluster.Options) {
+		o.PodResources = corev1.ResourceRequirements{Limits: frameworktest.Resources("memory", "1Gi")}
 	})
 	s := c.start()
 	costed(t, c, "heavy", 3, "memory=400Mi")

@@ -45,3 +45,11 @@ func (s *Scheduler) UnmarkRemoved(from int32) {
 	defer s.st.Unlock()
 	s.st.UnmarkRemoved(from)
 }
+
+// drainMoveLimit is Config.DrainMoveLimit's bound, 0 for none.
+func (s *Scheduler) drainMoveLimit() int32 {
+	if s.cfg.DrainMoveLimit == nil {
+		return 0
+	}
+	return max(s.cfg.DrainMoveLimit(), 0)
+}

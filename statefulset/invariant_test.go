@@ -282,24 +282,24 @@ func (m *sim) randomOp() {
 	case r < 61:
 		m.count("cordon")
 		n := simNodes[m.rng.Intn(len(simNodes))]
-		c.cordon(n, !c.nodes[n].cordoned)
+		c.cordon(n, !c.node(n).cordoned)
 	case r < 65:
 		m.count("node ready")
 		n := simNodes[m.rng.Intn(len(simNodes))]
-		c.setReady(n, !c.nodes[n].ready)
+		c.setReady(n, !c.node(n).ready)
 	case r < 70:
 		m.count("heal")
 		m.heal()
 	case r < 74:
 		m.count("delete pod")
-		ord := int32(m.rng.Intn(int(c.replicas)))
-		if c.pods[ord] != nil {
+		ord := int32(m.rng.Intn(int(c.replicas())))
+		if c.pod(ord) != nil {
 			c.deletePod(ord)
 		}
 	case r < 79:
 		m.count("recreate pod")
-		for ord := int32(0); ord < c.replicas; ord++ {
-			if c.pods[ord] == nil {
+		for ord := int32(0); ord < c.replicas(); ord++ {
+			if c.pod(ord) == nil {
 				node := ""
 				if m.rng.Intn(2) == 0 {
 					node = simNodes[m.rng.Intn(len(simNodes))]
@@ -311,15 +311,15 @@ func (m *sim) randomOp() {
 	case r < 82:
 		m.count("bind pod")
 		for ord := int32(0); ord < simMaxPods; ord++ { // not the map: runs must repeat
-			if p := c.pods[ord]; p != nil && p.node == "" {
+			if p := c.pod(ord); p != nil && p.node == "" {
 				c.bind(ord, simNodes[m.rng.Intn(len(simNodes))])
 				break
 			}
 		}
 	case r < 86:
 		m.count("drain")
-		ord := int32(m.rng.Intn(int(c.replicas)))
-		if p := c.pods[ord]; p != nil {
+		ord := int32(m.rng.Intn(int(c.replicas())))
+		if p := c.pod(ord); p != nil {
 			c.drain(ord, !p.draining)
 		}
 	case r < 90:
@@ -354,15 +354,15 @@ func (m *sim) randomOp() {
 func (m *sim) heal() {
 	c := m.c
 	for _, n := range simNodes {
-		if c.nodes[n].cordoned {
+		if c.node(n).cordoned {
 			c.cordon(n, false)
 		}
-		if !c.nodes[n].ready {
+		if !c.node(n).ready {
 			c.setReady(n, true)
 		}
 	}
-	for ord := int32(0); ord < c.replicas; ord++ {
-		switch p := c.pods[ord]; {
+	for ord := int32(0); ord < c.replicas(); ord++ {
+		switch p := c.pod(ord); {
 		case p == nil:
 			c.addPod(ord, simNodes[ord%6])
 		case p.node == "":
@@ -377,18 +377,18 @@ func (m *sim) heal() {
 // StatefulSet controller would.
 func (m *sim) scaleStatefulSet(n int32) {
 	c := m.c
-	old := c.replicas
+	old := c.replicas()
 	if n < old {
 		c.scale(n)
 		for ord := n; ord < simMaxPods; ord++ {
-			if c.pods[ord] != nil {
+			if c.pod(ord) != nil {
 				c.deletePod(ord)
 			}
 		}
 		return
 	}
 	for ord := old; ord < n; ord++ {
-		if c.pods[ord] == nil {
+		if c.pod(ord) == nil {
 			c.addPod(ord, simNodes[ord%6])
 		}
 	}
@@ -557,13 +557,13 @@ func (m *sim) concurrentBatch() {
 // StatefulSet exists, is bound and is not draining.
 func (m *sim) healthy() bool {
 	c := m.c
-	for _, n := range c.nodes {
-		if !n.ready || n.cordoned {
+	for _, name := range simNodes {
+		if n := c.node(name); !n.ready || n.cordoned {
 			return false
 		}
 	}
-	for ord := int32(0); ord < c.replicas; ord++ {
-		if p := c.pods[ord]; p == nil || p.node == "" || p.draining {
+	for ord := int32(0); ord < c.replicas(); ord++ {
+		if p := c.pod(ord); p == nil || p.node == "" || p.draining {
 			return false
 		}
 	}
@@ -575,7 +575,7 @@ func (m *sim) healthy() bool {
 func (m *sim) zoneSkew(ps map[int32]int32) int32 {
 	byZone := map[string]int32{"zone-a": 0, "zone-b": 0, "zone-c": 0}
 	for ord, n := range ps {
-		if p := m.c.pods[ord]; p != nil && p.node != "" && ord < m.c.replicas {
+		if p := m.c.pod(ord); p != nil && p.node != "" && ord < m.c.replicas() {
 			byZone[simZone(p.node)] += n
 		}
 	}

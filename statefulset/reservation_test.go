@@ -453,7 +453,7 @@ func TestNotReadyUntilInformersSync(t *testing.T) {
 	// after a Resync loaded every source: it would see only part of the
 	// pods. Resync used to mark the state loaded regardless.
 	c := zones3(t, 3)
-	factory := informers.NewSharedInformerFactoryWithOptions(c.client, 0, informers.WithNamespace(testNS))
+	factory := informers.NewSharedInformerFactoryWithOptions(c.Client(), 0, informers.WithNamespace(testNS))
 	s, err := New(quietCtx(), Config{
 		Namespace: testNS, Name: testSet, Capacity: 10,
 		Lister: c.store.List, ListerSynced: c.store.HasSynced, Informers: InformersFromFactory(factory),

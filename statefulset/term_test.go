@@ -137,7 +137,7 @@ func TestTermReadNotKeptAfterFailedResync(t *testing.T) {
 	var reads atomic.Int32
 	s.SetStatefulSetReader(func(ctx context.Context) (*appsv1.StatefulSet, error) {
 		reads.Add(1)
-		return c.client.AppsV1().StatefulSets(testNS).Get(ctx, testSet, metav1.GetOptions{})
+		return c.Client().AppsV1().StatefulSets(testNS).Get(ctx, testSet, metav1.GetOptions{})
 	})
 	c.store.FailList(errors.New("lister down"))
 	if err := s.Resync(quietCtx()); err == nil {
@@ -207,7 +207,7 @@ func (g *gatedSetReader) read(ctx context.Context) (*appsv1.StatefulSet, error) 
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return g.c.client.AppsV1().StatefulSets(testNS).Get(ctx, testSet, metav1.GetOptions{})
+	return g.c.Client().AppsV1().StatefulSets(testNS).Get(ctx, testSet, metav1.GetOptions{})
 }
 
 // waitForTermRead waits until the StatefulSet is being read once and n
