@@ -75,7 +75,7 @@ func (sim *simulation) apply(ctx context.Context, st *Step) (notes []string, cyc
 			err = sim.cluster.BindPending()
 		}
 	case StepAdvance:
-		sim.cluster.Clock().Step(st.Duration)
+		notes, cycles, err = sim.auto.advance(ctx, st.Duration)
 	case StepAutoscale:
 		notes, err = sim.auto.autoscale(ctx)
 	case StepCompact:
