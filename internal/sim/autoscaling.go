@@ -54,6 +54,7 @@ func newAutoscaling(ctx context.Context, sim *simulation, cfg config.AutoscalerS
 		Requeue:       a.evict,
 		Clock:         sim.cluster.Clock(),
 		MeterProvider: noop.NewMeterProvider(),
+		Usage:         triggerUsage{reader: sim.cluster.UsageReader(), resources: sim.s.podResources(), now: sim.cluster.Clock().Now},
 	})
 	if err != nil {
 		return nil, err

@@ -24,6 +24,9 @@ func (sim *simulation) loadSources(ctx context.Context) (*StepResult, error) {
 			parts = append(parts, *src.Partitions)
 		}
 		v, err := sim.sources.Create(key, *src.VReplicas, parts...)
+		if err == nil {
+			v, err = sim.setCost(v, src.Cost)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -66,11 +69,19 @@ func (sim *simulation) schedule(ctx context.Context, sp SourceSpec) error {
 		if sp.Partitions != nil {
 			parts = append(parts, *sp.Partitions)
 		}
-		if _, err := sim.sources.Create(key, *sp.VReplicas, parts...); err != nil {
+		v, err := sim.sources.Create(key, *sp.VReplicas, parts...)
+		if err != nil {
+			return err
+		}
+		if _, err := sim.setCost(v, sp.Cost); err != nil {
 			return err
 		}
 	} else {
-		if _, err := sim.sources.Update(key, *sp.VReplicas); err != nil {
+		v, err := sim.sources.Update(key, *sp.VReplicas)
+		if err != nil {
+			return err
+		}
+		if _, err := sim.setCost(v, sp.Cost); err != nil {
 			return err
 		}
 		if sp.Partitions != nil {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // The heat map's geometry, in pixels.
@@ -34,6 +35,9 @@ type htmlMap struct {
 	Groups  []htmlGroup
 	FreeX   int
 	StatusX int
+	// ResX is where the pods' resources are written; 0 when no pod has
+	// any.
+	ResX int
 	LabelX  [3]int // zone, node, pod label columns
 }
 
@@ -58,6 +62,9 @@ type htmlRow struct {
 	Over         bool
 	// GridX and GridW span the row's cells, drawn as its background.
 	GridX, GridW int
+	// Resources is the pod's use of each resource: "cpu 200m/1, memory
+	// 950Mi/1Gi; measured cpu=900m".
+	Resources string
 }
 
 type htmlCell struct {
@@ -132,6 +139,10 @@ func layoutMap(keys []string, others int, pods []PodState, on map[string]map[str
 	}
 	m.Height = y + labelPad
 	m.Width = m.StatusX + statusWidth
+	if w := m.addResources(pods); w > 0 {
+		m.ResX = m.Width
+		m.Width += w + labelPad
+	}
 	return m
 }
 
@@ -191,4 +202,27 @@ func (m *htmlMap) addRow(p PodState, y int, zone, node string, newZone, showNode
 			Pod: p.Name, Source: k, VReplicas: v, Fill: fill, Ink: ink,
 		})
 	}
+}
+
+// addResources writes each row's resources, and returns the widest text.
+func (m *htmlMap) addResources(pods []PodState) int {
+	widest := 0
+	for i, p := range pods {
+		if len(p.Resources) == 0 {
+			continue
+		}
+		var parts []string
+		for _, r := range p.Resources {
+			if r.Capacity != "" {
+				parts = append(parts, r.Name+" "+r.Cost+"/"+r.Capacity)
+			}
+		}
+		text := strings.Join(parts, ", ")
+		if mt := measuredText(p.Resources); mt != "-" {
+			text = strings.TrimPrefix(text+"; measured "+mt, "; ")
+		}
+		m.Rows[i].Resources = text
+		widest = max(widest, textWidth(text))
+	}
+	return widest
 }

@@ -53,6 +53,7 @@ func (sim *simulation) record(st *Step, before map[string]vsched.VPod, notes []s
 	}
 	capacity := sim.cluster.Capacity()
 	sr.Metrics.LowerBound = int((sr.Metrics.VReplicas + int64(capacity) - 1) / int64(capacity))
+	sim.recordResources(sr, after)
 	return sr, nil
 }
 

@@ -193,4 +193,20 @@ type PodState struct {
 	// when over capacity).
 	Used int32 `json:"used"`
 	Free int32 `json:"free"`
+	// Resources are the pod's use of each resource, by name, when the
+	// StatefulSet has resources or the pod's usage was measured (issue 23).
+	Resources []ResourceUse `json:"resources,omitempty"`
+}
+
+// ResourceUse is a pod's use of one resource, as quantities ("800Mi").
+type ResourceUse struct {
+	Name string `json:"name"`
+	// Cost is what the declared costs of the vreplicas on the pod add up
+	// to; Capacity the pod's capacity in the resource ("" without one).
+	// The scheduler keeps Cost within Capacity.
+	Cost     string `json:"cost"`
+	Capacity string `json:"capacity,omitempty"`
+	// Measured is the pod's measured usage, as a usage step set it (""
+	// when not measured).
+	Measured string `json:"measured,omitempty"`
 }

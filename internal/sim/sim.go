@@ -183,6 +183,7 @@ func (sim *simulation) newScheduler(ctx context.Context, ns, name string) (*stat
 		Profiles:     sim.live.currentProfiles,
 		AlwaysLeader: true,
 		Clock:        sim.cluster.Clock(),
+		PodResources: sim.s.podResources(),
 		// The autoscaler's move limit, as embed wires it.
 		DrainMoveLimit: config.AutoscalerSource(sim.live.currentAutoscaler).DrainMoveLimit,
 	})

@@ -86,6 +86,8 @@ func (sim *simulation) apply(ctx context.Context, st *Step) (notes []string, cyc
 		err = sim.setSignal(ctx, st.Signal)
 	case StepTraffic:
 		notes, err = sim.traffic(ctx, st.Traffic)
+	case StepUsage:
+		err = sim.setUsage(st.Usage)
 	default:
 		err = fmt.Errorf("unknown step %q", st.Kind)
 	}
