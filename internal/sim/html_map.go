@@ -37,8 +37,8 @@ type htmlMap struct {
 	StatusX int
 	// ResX is where the pods' resources are written; 0 when no pod has
 	// any.
-	ResX int
-	LabelX  [3]int // zone, node, pod label columns
+	ResX   int
+	LabelX [3]int // zone, node, pod label columns
 }
 
 type htmlColumn struct {
