@@ -56,20 +56,28 @@ func (s *Scenario) costOf(cost string) corev1.ResourceList {
 // quantities within the state's bound.
 func (v *validator) resources() {
 	p := path{"cluster", "statefulSet", "resources"}
-	for _, name := range slices.Sorted(maps.Keys(v.s.Cluster.StatefulSet.Resources)) {
+	v.quantities(p, v.s.Cluster.StatefulSet.Resources, false)
+}
+
+// quantities checks resource names and their quantities: more than 0 (at
+// least 0 with zeroOK), at most maxPodResource milli-units.
+func (v *validator) quantities(p path, qs Quantities, zeroOK bool) {
+	for _, name := range slices.Sorted(maps.Keys(qs)) {
 		rp := p.key(name)
 		if msgs := validation.IsQualifiedName(name); len(msgs) > 0 {
 			v.problem(rp, "%q is not a resource name: %s", name, strings.Join(msgs, "; "))
 			continue
 		}
-		q, err := resource.ParseQuantity(strings.TrimSpace(v.s.Cluster.StatefulSet.Resources[name]))
+		q, err := resource.ParseQuantity(strings.TrimSpace(qs[name]))
 		switch {
 		case err != nil:
-			v.problem(rp, "%q is not a quantity; write one such as 1Gi, 512Mi, 2 or 500m", v.s.Cluster.StatefulSet.Resources[name])
-		case q.Sign() <= 0:
+			v.problem(rp, "%q is not a quantity; write one such as 1Gi, 512Mi, 2 or 500m", qs[name])
+		case q.Sign() < 0 && zeroOK:
+			v.problem(rp, "must not be negative, not %s", q.String())
+		case q.Sign() <= 0 && !zeroOK:
 			v.problem(rp, "must be more than 0, not %s", q.String())
 		case q.Cmp(*resource.NewMilliQuantity(maxPodResource, q.Format)) > 0:
-			v.problem(rp, "%s is more than a pod's capacity may be (2^62 milli-units)", q.String())
+			v.problem(rp, "%s is more than a pod's resources may be (2^62 milli-units)", q.String())
 		}
 	}
 }
@@ -116,8 +124,9 @@ func (sim *simulation) setCost(v *vsched.PlainVPod, cost *string) (*vsched.Plain
 	return sim.sources.SetCost(v.GetKey(), sim.s.costOf(strings.TrimSpace(*cost)))
 }
 
-// describeCost is a cost as the annotation writes it, names sorted.
-func describeCost(cost corev1.ResourceList) string {
+// quantityList is a cost (or a usage) as the vreplica-cost annotation
+// writes it, "cpu=250m,memory=512Mi", names sorted.
+func quantityList(cost corev1.ResourceList) string {
 	parts := make([]string, 0, len(cost))
 	for _, name := range slices.Sorted(maps.Keys(cost)) {
 		q := cost[name]

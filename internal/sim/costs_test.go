@@ -250,3 +250,39 @@ func TestHTMLResources(t *testing.T) {
 		t.Error("the built-in scenario, without resources, shows them")
 	}
 }
+
+// TestUsageStep: a usage step replaces a pod's measurement; a pod given
+// without a resource is no longer measured; without pod resources only
+// the measurement shows, and the cpu trigger stays quiet (no capacity to
+// measure against).
+func TestUsageStep(t *testing.T) {
+	res := runScenario(t, `version: 1
+cluster:
+  zones: [zone-a]
+  statefulSet: {replicas: 2, capacity: 10}
+autoscaler:
+  policy: triggers
+  triggers: '{"up": {"triggers": [{"type": "cpu", "usage": 50, "threshold": 0, "time": "0s"}]}}'
+steps:
+  - usage: [{pod: adapter-0, cpu: 2}, {pod: adapter-1, cpu: 1, memory: 1Mi}]
+  - usage: {pod: adapter-1, memory: 2Mi}
+  - usage: {pod: adapter-0}
+  - autoscale: {}
+`)
+	var got []string
+	for _, st := range res.Steps {
+		got = append(got, st.Action+" | "+strings.Join(podResources(st), " | "))
+	}
+	want := []string{
+		"usage adapter-0 cpu=2 adapter-1 cpu=1,memory=1Mi | adapter-0: cpu 0/ measured 2 | adapter-1: cpu 0/ measured 1, memory 0/ measured 1Mi",
+		"usage adapter-1 memory=2Mi | adapter-0: cpu 0/ measured 2 | adapter-1: memory 0/ measured 2Mi",
+		"usage adapter-0 unmeasured | adapter-0:  | adapter-1: memory 0/ measured 2Mi",
+		"autoscale | adapter-0:  | adapter-1: memory 0/ measured 2Mi",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+	if res.Steps[3].Replicas != 2 {
+		t.Errorf("the cpu trigger acted without a capacity: %d replicas, notes %q", res.Steps[3].Replicas, res.Steps[3].Notes)
+	}
+}

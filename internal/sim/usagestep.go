@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"maps"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/usage"
@@ -92,22 +89,7 @@ func (v *validator) usageStep(st *Step, ap path) {
 			v.problem(p.key("pod"), "pod %s is listed twice in this step", u.Pod)
 		}
 		seen[u.Pod] = true
-		for _, name := range slices.Sorted(maps.Keys(u.Usage)) {
-			rp := p.key(name)
-			if msgs := validation.IsQualifiedName(name); len(msgs) > 0 {
-				v.problem(rp, "%q is not a resource name: %s", name, strings.Join(msgs, "; "))
-				continue
-			}
-			q, err := resource.ParseQuantity(strings.TrimSpace(u.Usage[name]))
-			switch {
-			case err != nil:
-				v.problem(rp, "%q is not a quantity; write one such as 700Mi or 900m", u.Usage[name])
-			case q.Sign() < 0:
-				v.problem(rp, "must not be negative, not %s", q.String())
-			case q.Cmp(*resource.NewMilliQuantity(maxPodResource, q.Format)) > 0:
-				v.problem(rp, "%s is more than a pod's usage may be (2^62 milli-units)", q.String())
-			}
-		}
+		v.quantities(p, u.Usage, true)
 	}
 }
 
@@ -145,7 +127,7 @@ func describeUsage(us []PodUsage) string {
 			parts[i] += "unmeasured"
 			continue
 		}
-		parts[i] += describeCost(u.list())
+		parts[i] += quantityList(u.list())
 	}
 	return shortList(parts)
 }
