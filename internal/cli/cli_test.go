@@ -206,7 +206,7 @@ func TestSimulateBadInput(t *testing.T) {
 		name, data, want string
 	}{
 		{"unknown step", scenario + "  - explode: {}\n",
-			`bad.yaml:9: step 3: explode: unknown step "explode"; a step is one of schedule, delete, cordon, uncordon, fail, recover, autoscale, compact, advance, configmap, signal, traffic`},
+			`bad.yaml:9: step 3: explode: unknown step "explode"; a step is one of schedule, delete, cordon, uncordon, fail, recover, autoscale, compact, advance, configmap, signal, traffic, usage`},
 		{"unknown node", scenario + "  - name: outage\n    fail: {node: node-9}\n",
 			`bad.yaml:10: step 3 "outage": fail.node: unknown node "node-9"; the nodes are node-zone-a-0, node-zone-b-0`},
 		{"negative vreplicas", strings.Replace(scenario, "vreplicas: 3", "vreplicas: -3", 1),

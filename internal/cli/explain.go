@@ -31,8 +31,8 @@ limits, the bounds and the partition cap, and what held a decrease.`
 const explainExample = `  # How the built-in scenario's compaction moved shop/payments
   %[1]s explain --source shop/payments
 
-  # The decision made in step 5 (the eviction), and every decision in order
-  %[1]s explain --source shop/orders --step 5
+  # The decision made in step 4 (the eviction), and every decision in order
+  %[1]s explain --source shop/orders --step 4
   %[1]s explain --source shop/orders --all
 
   # How a snapshot's source was reconciled when the simulation loaded it

@@ -11,11 +11,12 @@ import (
 )
 
 // capped leaves vreplicas pending: one pod of capacity 2 for 4 vreplicas,
-// and no autoscaler step.
+// and max-replicas 1 for the autoscaler's loop that advance runs.
 const capped = `version: 1
 cluster:
   zones: [zone-a]
   statefulSet: {replicas: 1, capacity: 2}
+autoscaler: {max-replicas: 1}
 steps:
   - schedule: {source: default/s, vreplicas: 4}
   - advance: 1m
@@ -162,7 +163,7 @@ func TestExplainInitialDecisions(t *testing.T) {
 		err  string
 	}{
 		{[]string{"-f", "snapshot.yaml", "--source", "shop/new", "--step", "1"}, ExitInvalid,
-			"vsched explain: source shop/new: the scheduler made no decision about it in step 1; it made one in step(s) 0 (the initial state), 3\n"},
+			"vsched explain: source shop/new: the scheduler made no decision about it in step 1; it made one in step(s) 0 (the initial state), 2\n"},
 		{[]string{"-f", "snapshot.yaml", "--source", "shop/new", "--step", "5"}, ExitUsage,
 			"vsched explain: --step 5: the scenario's steps are 0 (its initial sources) to 4\n"},
 		{[]string{"-f", "s.yaml", "--source", "default/s", "--step", "0"}, ExitUsage,

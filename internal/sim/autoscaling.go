@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/metric/noop"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -36,6 +37,9 @@ type autoscaling struct {
 
 	mu      sync.Mutex
 	evicted []types.NamespacedName
+	// next is when the autoscaler's loop runs its next cycle, one refresh
+	// period after the last (advance).
+	next time.Time
 }
 
 func newAutoscaling(ctx context.Context, sim *simulation, cfg config.AutoscalerSource) (*autoscaling, error) {
@@ -50,10 +54,12 @@ func newAutoscaling(ctx context.Context, sim *simulation, cfg config.AutoscalerS
 		Requeue:       a.evict,
 		Clock:         sim.cluster.Clock(),
 		MeterProvider: noop.NewMeterProvider(),
+		Usage:         triggerUsage{reader: sim.cluster.UsageReader(), resources: sim.s.podResources(), now: sim.cluster.Clock().Now},
 	})
 	if err != nil {
 		return nil, err
 	}
+	a.cycled()
 	return a, nil
 }
 
@@ -173,6 +179,7 @@ func (a *autoscaling) cycle(ctx context.Context, notes *[]string) (bool, CycleRe
 	cr.Draining = a.drainingPods(after)
 	cr.Notes = append([]string(nil), (*notes)[first:]...)
 	changed := dec.Written || placed || !maps.Equal(before, after)
+	a.cycled()
 	return changed, cr, nil
 }
 

@@ -319,8 +319,8 @@ func TestBrowserWhy(t *testing.T) {
 		step, decidedIn int
 		source          string
 	}{
-		{10, 10, "shop/payments"}, // the compaction moved it
-		{6, 5, "shop/orders"},     // node-b1 is back: the eviction's decision still explains it
+		{10, 9, "shop/payments"}, // the compaction the loop started moved it
+		{6, 4, "shop/orders"},    // node-b1 is back: the eviction's decision still explains it
 	} {
 		got := openWhy(openPage(t, bin, url), tc.step, tc.source)
 		if diff := cmp.Diff(wantWhy(t, tc.source, res.Explanations[tc.decidedIn-1][tc.source]), got); diff != "" {

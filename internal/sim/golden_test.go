@@ -117,7 +117,7 @@ func TestGoldenTable(t *testing.T) {
 // TestDeterministic runs the same scenarios again and again: the output
 // must not change by a byte.
 func TestDeterministic(t *testing.T) {
-	for _, name := range []string{"builtin.yaml", "compact.yaml", "traffic.yaml"} {
+	for _, name := range []string{"builtin.yaml", "compact.yaml", "traffic.yaml", "costs.yaml"} {
 		s := loadExample(t, name)
 		first := simulateJSON(t, s, Options{})
 		for i := 0; i < 3; i++ {

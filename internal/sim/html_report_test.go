@@ -41,10 +41,11 @@ func section(doc *html.Node, i int) *html.Node {
 func TestHTMLChangedCells(t *testing.T) {
 	_, page := renderHTML(t, "builtin.yaml")
 	doc := parsePage(t, page)
-	// Step 5 evicts from adapter-1: shop/orders goes from adapter-1 (4)
-	// to adapter-4 (4): best fit fills the fullest pod the spread allows.
+	// Step 4's autoscaler loop evicts from adapter-1: shop/orders goes
+	// from adapter-1 (4) to adapter-4 (4): best fit fills the fullest pod
+	// the spread allows.
 	got := map[string]string{}
-	walk(section(doc, 5), func(n *html.Node) {
+	walk(section(doc, 4), func(n *html.Node) {
 		if n.Data == "rect" && hasClass(n, "changed") {
 			if src, _ := attr(n, "data-source"); src == "shop/orders" {
 				pod, _ := attr(n, "data-pod")
@@ -57,7 +58,7 @@ func TestHTMLChangedCells(t *testing.T) {
 		"adapter-4": "0 | adapter-4 · shop/orders: 4 vreplica(s), was 0; came from adapter-1 (-4)",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("changed cells of shop/orders in step 5 (-want +got):\n%s", diff)
+		t.Errorf("changed cells of shop/orders in step 4 (-want +got):\n%s", diff)
 	}
 	// Step 1 has nothing before it: nothing is outlined.
 	walk(section(doc, 1), func(n *html.Node) {
@@ -70,7 +71,7 @@ func TestHTMLChangedCells(t *testing.T) {
 // TestHTMLUnchangedStepsCollapsed: a step that changed nothing keeps its
 // heading, with its map and table folded away.
 func TestHTMLUnchangedStepsCollapsed(t *testing.T) {
-	res, page := renderHTML(t, "builtin.yaml")
+	res, page := renderHTML(t, "failures.yaml")
 	doc := parsePage(t, page)
 	var collapsed []int
 	for i := range res.Steps {
@@ -89,8 +90,9 @@ func TestHTMLUnchangedStepsCollapsed(t *testing.T) {
 			collapsed = append(collapsed, i+1)
 		}
 	}
-	// The grace period and the stabilization window only move the clock.
-	if diff := cmp.Diff([]int{4, 9}, collapsed); diff != "" {
+	// The autoscaler's loop, within its grace, changes nothing while the
+	// clock moves.
+	if diff := cmp.Diff([]int{6}, collapsed); diff != "" {
 		t.Errorf("collapsed steps (-want +got):\n%s", diff)
 	}
 }
@@ -126,11 +128,12 @@ func TestNaturalCompare(t *testing.T) {
 }
 
 // manySources is a scenario of n sources of one vreplica each, then a
-// zone failure and its eviction.
+// zone failure and its eviction at step 4 (the refresh period is longer
+// than the advance: the loop does not run in it).
 func manySources(n int) string {
 	var b strings.Builder
 	b.WriteString("version: 1\nname: many sources\ncluster:\n  zones: [zone-a, zone-b, zone-c]\n  nodesPerZone: 2\n")
-	fmt.Fprintf(&b, "  statefulSet: {replicas: %d, capacity: 100}\nautoscaler: {unavailable-pod-grace: 1m}\nsteps:\n  - schedule:\n", n/80+1)
+	fmt.Fprintf(&b, "  statefulSet: {replicas: %d, capacity: 100}\nautoscaler: {unavailable-pod-grace: 1m, refresh-period: 10m}\nsteps:\n  - schedule:\n", n/80+1)
 	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&b, "      - {source: ns/src-%d, vreplicas: 1}\n", i)
 	}
@@ -262,8 +265,8 @@ func TestHTMLExplanations(t *testing.T) {
 	// the last one made by then.
 	linked := map[int]string{
 		1:  `step 1 "sources arrive"`,
-		6:  `step 5 "evict from the failed node"`,
-		10: `step 10 "compact and scale down"`,
+		6:  `step 4 "the grace period passes; the autoscaler's loop evicts from the failed node"`,
+		10: `step 9 "the stabilization window passes; the autoscaler's loop starts compacting"`,
 	}
 	want := map[string]string{}
 	for step, decision := range linked {

@@ -122,6 +122,7 @@ func (v *validator) validate() {
 		v.problem(path{"version"}, "version %d is not supported; this vsched reads version %d", *s.Version, FormatVersion)
 	}
 	v.cluster()
+	v.costClasses()
 	for k := range numConfigKinds {
 		data := [...]ConfigData{s.Scheduler, s.Descheduler, s.Autoscaler}[k]
 		if cm := scenarioConfigMap(k, data); cm != nil {
@@ -136,6 +137,7 @@ func (v *validator) cluster() {
 	v.clusterZones()
 	v.clusterNodes()
 	v.statefulSet()
+	v.resources()
 }
 
 // clusterZones checks the zones and nodesPerZone.
@@ -323,6 +325,8 @@ func (v *validator) steps() {
 			if st.Traffic != nil {
 				v.trafficStep(st.Traffic, ap)
 			}
+		case StepUsage:
+			v.usageStep(st, ap)
 		}
 	}
 }
@@ -340,6 +344,7 @@ func (v *validator) sourceSpec(p path, sp SourceSpec, seen map[string]bool, wher
 	if sp.Partitions != nil && *sp.Partitions < 1 {
 		v.problem(p.key("partitions"), "must be at least 1 when given, not %d", *sp.Partitions)
 	}
+	v.cost(p.key("cost"), sp.Cost)
 }
 
 // maxVReplicas bounds one source's vreplicas: the scheduler refuses more.
@@ -351,7 +356,7 @@ func (v *validator) sources() {
 	seen := map[string]bool{}
 	for i, src := range v.s.Sources {
 		sp := path{"sources", i}
-		v.sourceSpec(sp, SourceSpec{Source: src.Source, VReplicas: src.VReplicas, Partitions: src.Partitions}, seen, "")
+		v.sourceSpec(sp, SourceSpec{Source: src.Source, VReplicas: src.VReplicas, Partitions: src.Partitions, Cost: src.Cost}, seen, "")
 		pods := map[string]bool{}
 		for j, pl := range src.Placements {
 			pp := sp.key("placements").index(j)

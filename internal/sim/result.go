@@ -76,7 +76,8 @@ type StepResult struct {
 	// autoscaler or evictor decision.
 	Notes []string `json:"notes,omitempty"`
 	// Cycles are a compact step's autoscaler cycles, in order, up to the
-	// one that changed nothing.
+	// one that changed nothing; or an advance step's, one per refresh
+	// period, with the clock each ran at.
 	Cycles []CycleResult `json:"cycles,omitempty"`
 	// Traffic are a traffic step's polling intervals where a source's
 	// vreplicas, the pods or the pending vreplicas changed, and its last.
@@ -86,10 +87,13 @@ type StepResult struct {
 	VReplicas map[string]VReplicaDecision `json:"vreplicaDecisions,omitempty"`
 }
 
-// CycleResult is one autoscaler cycle of a compact step.
+// CycleResult is one autoscaler cycle of a compact or advance step.
 type CycleResult struct {
 	// Cycle counts the step's cycles from 1.
 	Cycle int `json:"cycle"`
+	// Clock is when an advance step's cycle ran, as StepResult.Clock
+	// (a compact step's cycles all run at the step's clock).
+	Clock string `json:"clock,omitempty"`
 	// Replicas is spec.replicas after the cycle.
 	Replicas int32 `json:"replicas"`
 	// Draining are the pods marked draining after the cycle.
@@ -189,4 +193,20 @@ type PodState struct {
 	// when over capacity).
 	Used int32 `json:"used"`
 	Free int32 `json:"free"`
+	// Resources are the pod's use of each resource, by name, when the
+	// StatefulSet has resources or the pod's usage was measured (issue 23).
+	Resources []ResourceUse `json:"resources,omitempty"`
+}
+
+// ResourceUse is a pod's use of one resource, as quantities ("800Mi").
+type ResourceUse struct {
+	Name string `json:"name"`
+	// Cost is what the declared costs of the vreplicas on the pod add up
+	// to; Capacity the pod's capacity in the resource ("" without one).
+	// The scheduler keeps Cost within Capacity.
+	Cost     string `json:"cost"`
+	Capacity string `json:"capacity,omitempty"`
+	// Measured is the pod's measured usage, as a usage step set it (""
+	// when not measured).
+	Measured string `json:"measured,omitempty"`
 }

@@ -30,6 +30,9 @@ type Scenario struct {
 	Scheduler   ConfigData `json:"scheduler"`
 	Descheduler ConfigData `json:"descheduler"`
 	Autoscaler  ConfigData `json:"autoscaler"`
+	// CostClasses name costs that sources refer to by name (cost: heavy):
+	// each a cost in the vsched.dev/vreplica-cost format.
+	CostClasses Quantities `json:"costClasses"`
 	// Sources are the sources that exist before the first step, with
 	// their placements (a snapshot of a live cluster has them).
 	Sources []InitialSource `json:"sources"`
@@ -79,6 +82,12 @@ type StatefulSet struct {
 	// beyond the list (and "" entries: unbound) follow the default rule,
 	// round-robin over the zones as a topology spread constraint does.
 	PodNodes []string `json:"podNodes"`
+	// Resources is what one pod holds in each resource (memory: 1Gi,
+	// cpu: 2), as its containers' limits (else requests) give it: the
+	// scheduler keeps every pod within it (statefulset.Config's
+	// PodResources), and the cpu and memory triggers measure usage
+	// against it. None: slots only.
+	Resources Quantities `json:"resources"`
 }
 
 // Defaults of the StatefulSet.
@@ -107,11 +116,14 @@ const (
 	// source autoscaler on it over time (issue 22).
 	StepSignal  StepKind = "signal"
 	StepTraffic StepKind = "traffic"
+	// StepUsage sets the pods' measured usage (issue 23), as
+	// metrics-server would report it.
+	StepUsage StepKind = "usage"
 )
 
 // StepKinds lists every step kind, in the order the documentation gives
 // them.
-var StepKinds = []StepKind{StepSchedule, StepDelete, StepCordon, StepUncordon, StepFail, StepRecover, StepAutoscale, StepCompact, StepAdvance, StepConfigMap, StepSignal, StepTraffic}
+var StepKinds = []StepKind{StepSchedule, StepDelete, StepCordon, StepUncordon, StepFail, StepRecover, StepAutoscale, StepCompact, StepAdvance, StepConfigMap, StepSignal, StepTraffic, StepUsage}
 
 // Step is one thing that happens to the cluster or its sources.
 type Step struct {
@@ -134,6 +146,8 @@ type Step struct {
 	// autoscaler runs on the signals, how often (traffic).
 	Signal  *SignalSpec
 	Traffic *TrafficSpec
+	// Usage are the pods' measured usage (usage).
+	Usage []PodUsage
 
 	// listed is true when schedule or delete was written as a list.
 	listed bool
@@ -148,6 +162,11 @@ type SourceSpec struct {
 	// Partitions is the source's resource count (a Kafka topic's
 	// partitions), read by NoMaxResourceCount. Optional.
 	Partitions *int32 `json:"partitions"`
+	// Cost is what one vreplica costs, as the vsched.dev/vreplica-cost
+	// annotation writes it ("memory=512Mi,cpu=250m"), or the name of one
+	// of the scenario's costClasses; "" declares none. Omitted on an
+	// update, the source keeps its cost.
+	Cost *string `json:"cost"`
 }
 
 // InitialSource is a source that exists before the first step.
@@ -158,6 +177,8 @@ type InitialSource struct {
 	VReplicas *int32 `json:"vreplicas"`
 	// Partitions is the source's resource count. Optional.
 	Partitions *int32 `json:"partitions"`
+	// Cost is what one vreplica costs, as SourceSpec's.
+	Cost *string `json:"cost"`
 	// Placements are where its vreplicas are: pods of the StatefulSet.
 	Placements []InitialPlacement `json:"placements"`
 }
@@ -267,6 +288,8 @@ func (s *Step) decodeAction(d *decoder, a member, ap path) {
 		s.decodeSignal(d, a.value, ap)
 	case StepTraffic:
 		s.decodeTraffic(d, a.value, ap)
+	case StepUsage:
+		s.decodeUsage(d, a.value, ap)
 	case StepAdvance:
 		var str string
 		if json.Unmarshal(a.value, &str) != nil {
@@ -359,6 +382,8 @@ func (s *Step) Describe() string {
 		if s.Traffic != nil {
 			return "traffic for " + s.Traffic.dur.String() + " every " + s.Traffic.every.String()
 		}
+	case StepUsage:
+		return "usage " + describeUsage(s.Usage)
 	}
 	return string(s.Kind)
 }

@@ -176,8 +176,8 @@ steps:
 	want := []skews{
 		{"zone-a=2 zone-b=2 zone-c=2", 0, 0, 0},
 		{"zone-a=2 zone-b=2 zone-c=2", 0, 2, 0}, // zone-b's 2 run nowhere
-		{"zone-a=2 zone-b=2 zone-c=2", 0, 2, 0},
-		{"zone-a=3 zone-c=3", 0, 3, 0}, // evicted: 3 / 0 / 3
+		{"zone-a=3 zone-c=3", 0, 3, 0},          // evicted by the autoscaler's loop at 1m: 3 / 0 / 3
+		{"zone-a=3 zone-c=3", 0, 3, 0},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("placements and zone skews per step (-want +got):\n%s", diff)

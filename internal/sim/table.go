@@ -47,6 +47,9 @@ func WriteTable(w io.Writer, s *Scenario, res *Result) error {
 		prev = res.Steps[i].Replicas
 	}
 	b.WriteString(tableLegend)
+	if hasResources(res) {
+		b.WriteString(resourceLegend)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -257,9 +260,12 @@ func writePods(b *strings.Builder, st *StepResult, keys []string, grid bool, ord
 	} else {
 		header = append(header, "USED")
 	}
-	header = append(header, "FREE", "")
+	header = append(header, "FREE")
+	names, measured := resourceColumns(st.Pods)
+	free := len(header)
+	header = append(append(header, resourceHeader(names, measured)...), "")
 	t.row(header...)
-	t.rightFrom(3, len(header)-1)
+	t.rightFrom(3, free)
 	lastZone, lastNode := "\x00", "\x00"
 	for _, p := range sortPods(st.Pods, order) {
 		zone, node := p.Zone, p.Node
@@ -286,7 +292,8 @@ func writePods(b *strings.Builder, st *StepResult, keys []string, grid bool, ord
 		if p.Status != PodOK {
 			status = p.Status
 		}
-		t.row(append(cells, strconv.Itoa(int(p.Free)), status)...)
+		cells = append(append(cells, strconv.Itoa(int(p.Free))), resourceCells(p, names, measured)...)
+		t.row(append(cells, status)...)
 	}
 	t.write(b, "  ")
 }
