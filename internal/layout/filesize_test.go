@@ -15,11 +15,7 @@ const maxFileLines = 600
 // pendingSplits names the files still over maxFileLines whose split is
 // another branch's work, module-relative. An entry that is no longer over
 // the bound fails the test, so the exemption goes when the split lands.
-var pendingSplits = map[string]bool{
-	// internal/sim is being split on its own branch (issue 25 item 1).
-	"internal/sim/sim.go":  true,
-	"internal/sim/html.go": true,
-}
+var pendingSplits = map[string]bool{}
 
 // TestFilesAreShort holds every non-test Go file of the repository (nested
 // modules included) to maxFileLines.
