@@ -1,8 +1,6 @@
 package descheduler
 
 import (
-	"sort"
-
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched/evictor"
@@ -22,62 +20,71 @@ type HotShare struct {
 // weights, summed, reach need in every resource (need[d] is how much the
 // pod is over its limit in resource d, 0 for a resource it is not over
 // in), within maxPerCycle in all and maxPerSource per source (below 1 they
-// count as 1). Heaviest first: with one resource, taking the k heaviest
-// vreplicas gives the most weight any k can, so the count is the fewest
-// there is; with two, a vreplica ranks by the larger of its shares of each
-// need. Ties go to the source with the most vreplicas there, then by key,
-// so the plan is deterministic. covered is false when the limits, or the
-// vreplicas there, stop the plan short of need: it moves what it may.
+// count as 1). One vreplica at a time, the one whose weight is the
+// largest share of what is still over (in the resource where its share is
+// largest): with one resource that is the heaviest, and taking the k
+// heaviest gives the most weight any k can, so the count is the fewest
+// there is (and, of the plans that few, the one leaving the pod furthest
+// under its limit); with two it is a greedy choice. Ties go to the source with the
+// most vreplicas there, then by key, so the plan is deterministic.
+// covered is false when the limits, or the vreplicas there, stop the plan
+// short of need: it moves what it may. Moves come in the order first
+// chosen.
 func PlanShed(shares []HotShare, need []int64, maxPerCycle, maxPerSource int32) (moves []evictor.Move, covered bool) {
 	maxPerCycle = max(maxPerCycle, 1)
 	maxPerSource = min(max(maxPerSource, 1), maxPerCycle)
-	order := make([]HotShare, 0, len(shares))
-	for _, s := range shares {
-		if s.VReplicas > 0 {
-			order = append(order, s)
-		}
-	}
-	rank := func(s HotShare) float64 {
-		r := 0.0
-		for d, n := range need {
-			if n > 0 && d < len(s.Weight) {
-				r = max(r, float64(s.Weight[d])/float64(n))
-			}
-		}
-		return r
-	}
-	sort.SliceStable(order, func(i, j int) bool {
-		ri, rj := rank(order[i]), rank(order[j])
-		if ri != rj {
-			return ri > rj
-		}
-		if order[i].VReplicas != order[j].VReplicas {
-			return order[i].VReplicas > order[j].VReplicas
-		}
-		return state.KeyLess(order[i].Source, order[j].Source)
-	})
 	left := append([]int64(nil), need...)
-	var used int32
-	for _, s := range order {
-		if met(left) || used >= maxPerCycle {
-			break
-		}
-		if rank(s) == 0 {
-			break // weighs nothing in what is over: moving it helps nothing
-		}
-		var n int32
-		for n < min(s.VReplicas, maxPerSource) && used < maxPerCycle && !met(left) {
-			for d := range left {
-				if d < len(s.Weight) {
-					left[d] -= s.Weight[d]
-				}
+	taken := make([]int32, len(shares))
+	at := map[int]int{} // share index to its move
+	for used := int32(0); used < maxPerCycle && !met(left); used++ {
+		best, bestRank := -1, 0.0
+		for i, s := range shares {
+			if taken[i] >= min(s.VReplicas, maxPerSource) {
+				continue
 			}
-			n++
-			used++
+			r := shedRank(s, left)
+			if r > 0 && (best < 0 || r > bestRank || (r == bestRank && before(s, shares[best]))) {
+				best, bestRank = i, r
+			}
 		}
-		moves = append(moves, evictor.Move{Source: s.Source, VReplicas: n})
+		if best < 0 {
+			break // nothing left weighs anything in what is over
+		}
+		for d := range left {
+			if d < len(shares[best].Weight) {
+				left[d] -= shares[best].Weight[d]
+			}
+		}
+		taken[best]++
+		if m, ok := at[best]; ok {
+			moves[m].VReplicas++
+			continue
+		}
+		at[best] = len(moves)
+		moves = append(moves, evictor.Move{Source: shares[best].Source, VReplicas: 1})
 	}
 	return moves, met(left)
+}
+
+// shedRank is the largest share of what is still over, in any resource,
+// that one of the source's vreplicas weighs.
+func shedRank(s HotShare, left []int64) float64 {
+	r := 0.0
+	for d, l := range left {
+		if l > 0 && d < len(s.Weight) && s.Weight[d] > 0 {
+			r = max(r, float64(s.Weight[d])/float64(l))
+		}
+	}
+	return r
+}
+
+// before breaks a tie between two sources as fast as their rank: the one
+// with more vreplicas on the pod, then by key.
+func before(a, b HotShare) bool {
+	if a.VReplicas != b.VReplicas {
+		return a.VReplicas > b.VReplicas
+	}
+	return state.KeyLess(a.Source, b.Source)
 }
 
 // met reports whether nothing is left over.
