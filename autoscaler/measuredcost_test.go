@@ -23,9 +23,9 @@ func measuredEnv(t *testing.T) (*asEnv, *costestimate.Measured) {
 	var e *asEnv
 	m := costestimate.NewMeasured(costestimate.MeasuredOptions{MaxAge: 10 * time.Minute, Now: func() time.Time { return e.clk.Now() }})
 	e = newEnv(t, envOpts{replicas: 6, zones: []string{"z1"}, nodesPerZone: 1, profiles: packProfiles(t),
-		scheduler: func(c *statefulset.Config) { c.PodResources = memory(4096); c.CostEstimates = m },
+		scheduler:  func(c *statefulset.Config) { c.PodResources = memory(4096); c.CostEstimates = m },
 		autoscaler: func(o *Options) { o.CostEstimates = m },
-		config: func(c *config.AutoscalerConfig) { c.MinReplicas, c.HotPodMemory = 6, 0 }})
+		config:     func(c *config.AutoscalerConfig) { c.MinReplicas, c.HotPodMemory = 6, 0 }})
 	e.a.cfg.PodUsage = e.c.UsageReader()
 	for _, v := range []vsched.PlainVPod{
 		{Key: e.key("a"), VReplicas: 4, Placements: []vsched.Placement{e.on(0, 2), e.on(1, 1), e.on(3, 1)}, MeasureCost: true},
