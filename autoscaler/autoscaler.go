@@ -187,6 +187,11 @@ type Report struct {
 	ScaleDownSince, LastScaleUp time.Time
 	// Simulations is how many simulated sizes the cycle tried.
 	Simulations int
+	// HotPods are the pods whose measured usage is over their hot-pod
+	// limit, in the grace or shedding, by ordinal; Shed the vreplicas hot
+	// pods began to shed this cycle (docs/autoscaler.md#hot-pods).
+	HotPods []int32
+	Shed    int32
 	// UnboundPods are the pods below the size that have waited for a node
 	// longer than the unavailable-pod grace, by ordinal: not counted as
 	// room, so the vreplicas that would wait for them are in Unplaced.

@@ -83,7 +83,6 @@ func (a *Autoscaler) hotCycle(c *cycle, fresh map[int32]usage.Sample) {
 			delete(a.hot, ord)
 		}
 	}
-	hot := 0
 	for ord := int32(0); ord < replicas; ord++ {
 		h := a.hot[ord]
 		if _, other := c.wants[ord]; other || (c.base.Draining(ord) && a.drainer.Reason(ord) != evictor.ReasonHot) {
@@ -93,7 +92,7 @@ func (a *Autoscaler) hotCycle(c *cycle, fresh map[int32]usage.Sample) {
 			continue
 		}
 		if h != nil && h.shed != nil {
-			hot++
+			c.dec.HotPods = append(c.dec.HotPods, ord)
 			a.followShed(c, ord, h)
 			continue
 		}
@@ -113,12 +112,12 @@ func (a *Autoscaler) hotCycle(c *cycle, fresh map[int32]usage.Sample) {
 				h.since = now
 			}
 		}
-		hot++
+		c.dec.HotPods = append(c.dec.HotPods, ord)
 		if now.Sub(h.since) >= cfg.HotPodGrace && c.write && a.drainer.CanRequeue() {
 			a.shedPod(c, ord, h, dims, over, fresh[ord])
 		}
 	}
-	a.metrics.hot(c.ctx, hot)
+	a.metrics.hot(c.ctx, len(c.dec.HotPods))
 }
 
 // overLimits is how far the pod's fresh sample is over each limit (0
@@ -181,6 +180,7 @@ func (a *Autoscaler) shedPod(c *cycle, ord int32, h *hotPod, dims []hotDim, over
 		name, overText(dims, over, s), h.since.UTC().Format(time.RFC3339), c.cfg.HotPodGrace, total, note, strings.Join(what, ", "))
 	c.log.Infow("vsched autoscaler: hot pod sheds vreplicas", "pod", name, "vreplicas", total, "moves", what, "covered", covered)
 	a.metrics.shed(c.ctx, int64(total))
+	c.dec.Shed += total
 	a.followShed(c, ord, h)
 }
 

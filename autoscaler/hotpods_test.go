@@ -112,9 +112,11 @@ func TestHotPodShedsTheFewestPastTheGrace(t *testing.T) {
 	e.step(30 * time.Second)
 	e.c.SetPodUsage(0, memory(700))
 	e.reconcile()
-	e.sync()
-	if _, ok := e.a.Marks()[0]; ok || e.draining(0) {
-		t.Errorf("pod 0 still drains once its shed is done (marks %v)", e.a.Marks())
+	if _, ok := e.a.Marks()[0]; ok {
+		t.Errorf("pod 0 still marked once its shed is done (marks %v)", e.a.Marks())
+	}
+	if err := e.c.WaitFor(e.ctx, func() bool { return e.podAnnotation(0) == "" && !e.draining(0) }); err != nil {
+		t.Errorf("pod 0 still drains once its shed is done: %v", err)
 	}
 }
 
