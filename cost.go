@@ -76,6 +76,9 @@ func ParseVReplicaCost(s string) (corev1.ResourceList, error) {
 	if err := ValidateVReplicaCost(out); err != nil {
 		return nil, err
 	}
+	if len(out) == 0 {
+		return nil, nil // "measured" alone declares nothing
+	}
 	return out, nil
 }
 
