@@ -48,7 +48,7 @@ const (
 
 // ParseVReplicaCost reads a cost written as comma-separated name=quantity
 // pairs, such as "memory=512Mi,cpu=250m" (spaces around items are
-// ignored; "" is no cost). A name given twice, a malformed quantity, a
+// ignored; "" is no cost). The item MeasuredCost is skipped. A name given twice, a malformed quantity, a
 // negative one and one above MaxCost are errors naming the item.
 func ParseVReplicaCost(s string) (corev1.ResourceList, error) {
 	if strings.TrimSpace(s) == "" {
@@ -56,6 +56,9 @@ func ParseVReplicaCost(s string) (corev1.ResourceList, error) {
 	}
 	out := corev1.ResourceList{}
 	for i, item := range strings.Split(s, ",") {
+		if strings.TrimSpace(item) == MeasuredCost {
+			continue // not a quantity: CostDeclaresMeasured reads it
+		}
 		name, value, ok := strings.Cut(strings.TrimSpace(item), "=")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 		if !ok || name == "" {
@@ -72,6 +75,9 @@ func ParseVReplicaCost(s string) (corev1.ResourceList, error) {
 	}
 	if err := ValidateVReplicaCost(out); err != nil {
 		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, nil // "measured" alone declares nothing
 	}
 	return out, nil
 }

@@ -72,12 +72,17 @@ type PlainVPod struct {
 	// Cost is what one vreplica costs (VReplicaCoster); nil declares
 	// none.
 	Cost corev1.ResourceList
+	// MeasureCost opts into a measured cost for the resources Cost does
+	// not declare (VReplicaCostMeasurer).
+	MeasureCost bool
 }
 
 var (
 	_ VPod            = &PlainVPod{}
 	_ ResourceCounter = &PlainVPod{}
 	_ VReplicaCoster  = &PlainVPod{}
+
+	_ VReplicaCostMeasurer = &PlainVPod{}
 )
 
 func (v *PlainVPod) GetKey() types.NamespacedName { return v.Key }
@@ -88,6 +93,9 @@ func (v *PlainVPod) GetResourceCount() int32      { return v.Resources }
 
 // GetVReplicaCost implements VReplicaCoster.
 func (v *PlainVPod) GetVReplicaCost() corev1.ResourceList { return v.Cost }
+
+// MeasuresVReplicaCost implements VReplicaCostMeasurer.
+func (v *PlainVPod) MeasuresVReplicaCost() bool { return v.MeasureCost }
 
 // String reads, for example, "ns/name@7{vreplicas: 3, placements: [...]}".
 func (v *PlainVPod) String() string {

@@ -25,10 +25,12 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/costestimate"
 	"github.com/vsched/vsched/descheduler"
 	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/internal/bounded"
 	"github.com/vsched/vsched/internal/vlog"
+	"github.com/vsched/vsched/usage"
 )
 
 // Annotations the autoscaler reads and writes on the StatefulSet. The
@@ -97,6 +99,17 @@ type Options struct {
 	// Usage feeds the triggers policy's cpu and memory triggers
 	// (config.PolicyTriggers); nil: only its room triggers act.
 	Usage UsageReader
+	// PodUsage reads the adapter pods' measured usage (metrics.k8s.io in
+	// a cluster, memcluster's UsageReader in tests), once per cycle: it
+	// feeds CostEstimates and finds hot pods (config-autoscaler's
+	// hot-pod keys, docs/autoscaler.md#hot-pods). nil: neither happens.
+	PodUsage usage.Reader
+	// CostEstimates receives, each cycle, a round of the pods' usage
+	// shared among the sources on them; give the same one to the
+	// scheduler (statefulset.Config.CostEstimates) so that the sources
+	// that opt in count their measured costs. nil with PodUsage: the
+	// autoscaler keeps its own, to weigh hot pods' vreplicas only.
+	CostEstimates *costestimate.Measured
 	// MeterProvider defaults to OpenTelemetry's global provider.
 	MeterProvider metric.MeterProvider
 	// MinTriggerInterval defaults to DefaultMinTriggerInterval.
@@ -174,6 +187,11 @@ type Report struct {
 	ScaleDownSince, LastScaleUp time.Time
 	// Simulations is how many simulated sizes the cycle tried.
 	Simulations int
+	// HotPods are the pods whose measured usage is over their hot-pod
+	// limit, in the grace or shedding, by ordinal; Shed the vreplicas hot
+	// pods began to shed this cycle (docs/autoscaler.md#hot-pods).
+	HotPods []int32
+	Shed    int32
 	// UnboundPods are the pods below the size that have waited for a node
 	// longer than the unavailable-pod grace, by ordinal: not counted as
 	// room, so the vreplicas that would wait for them are in Unplaced.
@@ -226,6 +244,13 @@ type Autoscaler struct {
 	// unboundReported are the pods waiting for a node last reported, so
 	// that each is evented once.
 	unboundReported map[UnboundPod]bool
+	// estimates are Options.CostEstimates, or the autoscaler's own;
+	// estimatesExpired and usageFailing are what was last reported of
+	// them and of the usage reads. hot follows each pod's usage.
+	estimates        *costestimate.Measured
+	estimatesExpired bool
+	usageFailing     bool
+	hot              map[int32]*hotPod
 }
 
 // New builds the autoscaler of cfg.Scheduler and hooks it to the
@@ -256,6 +281,10 @@ func New(ctx context.Context, cfg Options) (*Autoscaler, error) {
 		wake:  make(chan struct{}, 1),
 		good:  config.DefaultAutoscalerConfig(),
 		log:   s.Logger(),
+		hot:   map[int32]*hotPod{},
+	}
+	if a.estimates = cfg.CostEstimates; a.estimates == nil && cfg.PodUsage != nil {
+		a.estimates = costestimate.NewMeasured(costestimate.MeasuredOptions{Now: cfg.Clock.Now})
 	}
 	if l := vlog.Explicit(cfg.Logger); l != nil {
 		a.log = l

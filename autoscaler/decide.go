@@ -51,6 +51,7 @@ func (a *Autoscaler) Reconcile(ctx context.Context) (Report, error) {
 		a.overReported = ""
 		a.drainer.Reset()
 		a.rebalanceScan.Reset()
+		a.resetHot()
 	}
 	if to, ok := s.RestoreSize(); ok {
 		return a.restore(ctx, dec, to)
@@ -136,8 +137,12 @@ type cycle struct {
 	listed map[types.NamespacedName]vsched.VPod
 	// wants are the drains wanted for other reasons than compaction.
 	wants map[int32]descheduler.Drain
-	dec   *Report
-	write bool
+	// hotMoves are the hot pods' sheds' moves to requeue, hotMoved the
+	// vreplicas they move (hotCycle).
+	hotMoves []evictor.Move
+	hotMoved int32
+	dec      *Report
+	write    bool
 	// compacting says compaction may drain pods this cycle.
 	compacting bool
 	// current is the size decided from; limit the largest the limits
@@ -169,6 +174,7 @@ func (a *Autoscaler) decide(ctx context.Context, dec Report, cfg *config.Autosca
 	marks := a.drainer.Marks()
 	c.compacting = a.drainer.CanRequeue() && cfg.Compaction
 	c.wants = descheduler.Drains(base, marks, dec.Time, cfg.UnavailablePodGrace)
+	a.usageCycle(c)
 	dec.UnboundPods = a.unboundPods(c)
 	dec.Unavailable = base.UnavailableVReplicas()
 	extra := simulationBase(base, marks, c.wants, dec.Time, cfg.UnavailablePodGrace)
@@ -246,7 +252,7 @@ func simulationBase(base *state.State, marks map[int32]string, wants map[int32]d
 		switch w.Reason {
 		case evictor.ReasonUnavailable:
 			base.SetDraining(ord, true)
-		case evictor.ReasonOverCapacity:
+		case evictor.ReasonOverCapacity, evictor.ReasonHot:
 			base.ClearDraining(ord)
 			extra += w.Excess
 		}

@@ -54,10 +54,21 @@ func (a *Autoscaler) requeue(c *cycle) (requeued, rebalancing []types.Namespaced
 		return nil, nil
 	}
 	cfg := c.cfg
-	plan := descheduler.PlanDrains(c.base, a.drainer.Marks(), c.wants, cfg.MaxMovesPerCycle, cfg.MaxMovesPerSource)
-	moves := plan.Moves()
+	// A hot pod's shed is planned already (hotCycle), within the limits;
+	// the other drains share what it leaves.
+	marks := a.drainer.Marks()
+	for ord, reason := range marks {
+		if reason == evictor.ReasonHot {
+			delete(marks, ord)
+		}
+	}
+	plan := descheduler.PlanDrains(c.base, marks, c.wants, max(cfg.MaxMovesPerCycle-c.hotMoved, 1), cfg.MaxMovesPerSource)
+	if c.hotMoved >= cfg.MaxMovesPerCycle {
+		plan.Limited = nil
+	}
+	moves := withHotMoves(plan, c.hotMoves)
 	// Evacuation has a budget of its own; the rest share the limits.
-	var used int32
+	used := c.hotMoved
 	planned := make(map[types.NamespacedName]bool, len(moves))
 	for _, m := range plan.Limited {
 		used += m.VReplicas

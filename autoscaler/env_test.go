@@ -43,6 +43,7 @@ type envOpts struct {
 	noEvictor    bool
 	notLeader    bool
 	autoscaler   func(*Options)
+	scheduler    func(*statefulset.Config)
 	config       func(*config.AutoscalerConfig)
 	// beforeStart runs on the cluster before its informers start, to
 	// install reactors on the watches they open.
@@ -130,12 +131,16 @@ func newEnv(t testing.TB, o envOpts) *asEnv {
 		}
 	}
 	e.profiles, e.capacity = profiles, o.capacity
-	e.s, err = statefulset.New(ctx, statefulset.Config{
+	scfg := statefulset.Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: o.capacity,
 		Lister: e.src.List, ListerSynced: e.src.HasSynced, Informers: statefulset.InformersFromFactory(c.InformerFactory()), Profiles: profiles,
 		AlwaysLeader: !o.notLeader, Clock: c.Clock(), Requeue: e.requeued.add,
 		DrainMoveLimit: config.AutoscalerSource(e.cfg.Load).DrainMoveLimit,
-	})
+	}
+	if o.scheduler != nil {
+		o.scheduler(&scfg)
+	}
+	e.s, err = statefulset.New(ctx, scfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -207,6 +207,7 @@ type lagWorld struct {
 	calls, pendingCalls, retries, writes, failedWrites atomic.Int64
 	scaleUps, scaleDowns, autoscaleErrors              atomic.Int64
 	compactions, evictions                             atomic.Int64
+	hotCycles, shed                                    atomic.Int64
 
 	mu     sync.Mutex
 	failed []string // invariant violations, from any goroutine
@@ -258,7 +259,10 @@ func (w *lagWorld) lagSchedulerConfig() statefulset.Config {
 
 func (w *lagWorld) newInstance(name string) *lagInstance {
 	w.t.Helper()
-	s, err := statefulset.New(w.ctx, w.lagSchedulerConfig())
+	est := w.lagEstimates()
+	scfg := w.lagSchedulerConfig()
+	scfg.CostEstimates = est
+	s, err := statefulset.New(w.ctx, scfg)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -271,6 +275,7 @@ func (w *lagWorld) newInstance(name string) *lagInstance {
 			return nil
 		},
 		MeterProvider: noop.NewMeterProvider(),
+		PodUsage:      w.c.UsageReader(), CostEstimates: est,
 	})
 	if err != nil {
 		w.t.Fatal(err)
@@ -327,13 +332,16 @@ func (w *lagWorld) run(ops int) {
 	w.t.Logf("seed %d: %d operations (%v); %d Schedule calls (%d pending, %d retryable errors), %d status writes (%d failed), %d scale-ups and %d scale-downs written (%d failed), %d compaction cycles, %d evictions",
 		w.seed, ops, w.stats, w.calls.Load(), w.pendingCalls.Load(), w.retries.Load(), w.writes.Load(), w.failedWrites.Load(),
 		w.scaleUps.Load(), w.scaleDowns.Load(), w.autoscaleErrors.Load(), w.compactions.Load(), w.evictions.Load())
+	w.t.Logf("seed %d: %d cycles saw hot pods, %d vreplicas shed", w.seed, w.hotCycles.Load(), w.shed.Load())
 }
 
 func (w *lagWorld) randomOp() {
 	switch r := w.rng.Intn(100); {
-	case r < 45:
+	case r < 39:
 		w.count("batch")
 		w.batch()
+	case r < 45:
+		w.usageStep()
 	case r < 55:
 		w.count("autoscale")
 		w.autoscale(w.leader())
@@ -448,6 +456,8 @@ func (w *lagWorld) touchSource(k types.NamespacedName) {
 			if _, err := w.src.SetCost(k, cost); err != nil {
 				w.t.Fatal(err)
 			}
+		} else {
+			w.measureCost(k)
 		}
 		return
 	}
@@ -608,6 +618,10 @@ func (w *lagWorld) autoscale(inst *lagInstance) {
 	if err == nil && d.Action == ActionCompact {
 		w.compactions.Add(1)
 	}
+	if len(d.HotPods) > 0 {
+		w.hotCycles.Add(1)
+	}
+	w.shed.Add(int64(d.Shed))
 	switch {
 	case err != nil:
 		w.autoscaleErrors.Add(1)
@@ -753,6 +767,7 @@ func (w *lagWorld) randomAutoscalerConfig() *config.AutoscalerConfig {
 	cfg.MaxMovesPerSource = int32(1 + w.rng.Intn(5))
 	cfg.MaxMovesPerCycle = int32(2 + w.rng.Intn(20))
 	cfg.UnavailablePodGrace = time.Minute
+	w.randomHotPods(cfg)
 	return cfg
 }
 

@@ -23,6 +23,10 @@ const (
 	MetricPendingVReplicas = "vsched.autoscaler.pending_vreplicas"
 	MetricFreeCapacity     = "vsched.autoscaler.free_capacity"
 	MetricScaleChanges     = "vsched.autoscaler.scale_changes"
+	// MetricHotPods and MetricShedVReplicas: issue 23's hot pods
+	// (docs/autoscaler.md#hot-pods).
+	MetricHotPods       = "vsched.autoscaler.hot_pods"
+	MetricShedVReplicas = "vsched.autoscaler.shed_vreplicas"
 )
 
 func otelMeterProvider() metric.MeterProvider { return otel.GetMeterProvider() }
@@ -30,6 +34,8 @@ func otelMeterProvider() metric.MeterProvider { return otel.GetMeterProvider() }
 type autoscalerMetrics struct {
 	desired, current, pending, free metric.Int64Gauge
 	changes                         metric.Int64Counter
+	hotPods                         metric.Int64Gauge
+	shedVReplicas                   metric.Int64Counter
 	attrs                           metric.MeasurementOption
 }
 
@@ -52,10 +58,15 @@ func newAutoscalerMetrics(mp metric.MeterProvider, key types.NamespacedName) (*a
 	m.current = gauge(MetricCurrentReplicas, "The StatefulSet's spec.replicas.", "{pod}")
 	m.pending = gauge(MetricPendingVReplicas, "Vreplicas waiting for a pod.", "{vreplica}")
 	m.free = gauge(MetricFreeCapacity, "Free capacity of the pods the StatefulSet's spec pays for.", "{vreplica}")
+	m.hotPods = gauge(MetricHotPods, "Pods whose measured memory or CPU is over their hot-pod limit, in the grace or shedding.", "{pod}")
 	if err != nil {
 		return nil, err
 	}
 	m.changes, err = meter.Int64Counter(MetricScaleChanges, metric.WithDescription("Changes of the StatefulSet's size made by the autoscaler."), metric.WithUnit("{change}"))
+	if err != nil {
+		return nil, err
+	}
+	m.shedVReplicas, err = meter.Int64Counter(MetricShedVReplicas, metric.WithDescription("Vreplicas hot pods were planned to shed."), metric.WithUnit("{vreplica}"))
 	if err != nil {
 		return nil, err
 	}
@@ -71,4 +82,12 @@ func (m *autoscalerMetrics) record(ctx context.Context, d Report) {
 
 func (m *autoscalerMetrics) change(ctx context.Context, direction string) {
 	m.changes.Add(ctx, 1, m.attrs, metric.WithAttributes(attribute.String("direction", direction)))
+}
+
+func (m *autoscalerMetrics) hot(ctx context.Context, pods int) {
+	m.hotPods.Record(ctx, int64(pods), m.attrs)
+}
+
+func (m *autoscalerMetrics) shed(ctx context.Context, vreplicas int64) {
+	m.shedVReplicas.Add(ctx, vreplicas, m.attrs)
 }

@@ -38,6 +38,10 @@ var autoscalerKeys = []string{
 	KeyMaxMovesPerCycle,
 	KeyMaxMovesPerSource,
 	KeyUnavailablePodGrace,
+	KeyHotPodMemory,
+	KeyHotPodCPU,
+	KeyHotPodGrace,
+	KeyUsageMaxAge,
 	KeyRecommendOnly,
 }
 
@@ -56,11 +60,12 @@ var autoscalerPolicies = []string{PolicyFit, PolicyUtilization, PolicyTriggers}
 //   - integers (strconv.ParseInt) for min-replicas, max-replicas,
 //     headroom-slots, max-moves-per-cycle and max-moves-per-source;
 //   - Go durations (time.ParseDuration: "30s", "5m", "1h30m") for
-//     stabilization-window, scale-down-cooldown, refresh-period and
-//     unavailable-pod-grace;
+//     stabilization-window, scale-down-cooldown, refresh-period,
+//     unavailable-pod-grace, hot-pod-grace and usage-max-age;
 //   - finite numbers (strconv.ParseFloat) for max-scale-up-rate and the
-//     utilization thresholds, headroom-share and headroom-down-threshold,
-//     which are fractions ("0.8", not "80%");
+//     utilization thresholds, headroom-share, headroom-down-threshold,
+//     hot-pod-memory and hot-pod-cpu, which are fractions ("0.8", not
+//     "80%");
 //   - booleans (strconv.ParseBool: "true", "false", "1", "0", ...) for
 //     compaction and recommend-only;
 //   - "fit", "utilization" or "triggers" for policy;
@@ -130,6 +135,10 @@ func parseAutoscaler(name string, data map[string]string, binary map[string][]by
 	p.int32(KeyMaxMovesPerCycle, &cfg.MaxMovesPerCycle, 1)
 	p.int32(KeyMaxMovesPerSource, &cfg.MaxMovesPerSource, 1)
 	p.duration(KeyUnavailablePodGrace, &cfg.UnavailablePodGrace)
+	p.float(KeyHotPodMemory, &cfg.HotPodMemory, "0.9", "90%")
+	p.float(KeyHotPodCPU, &cfg.HotPodCPU, "0.9", "90%")
+	p.duration(KeyHotPodGrace, &cfg.HotPodGrace)
+	p.duration(KeyUsageMaxAge, &cfg.UsageMaxAge)
 	p.bool(KeyRecommendOnly, &cfg.RecommendOnly)
 
 	errs := append(p.errs, validateAutoscaler(cfg,
@@ -292,6 +301,7 @@ func validateAutoscaler(cfg *AutoscalerConfig, given, skip func(key string) bool
 	v.triggers()
 	v.headroom()
 	v.moveLimits()
+	v.hotPods()
 	return v.errs
 }
 

@@ -146,13 +146,14 @@ func TestParseAutoscalerValues(t *testing.T) {
 			"min-replicas": "2", "max-replicas": "30", "stabilization-window": "1m", "scale-down-cooldown": "2m",
 			"refresh-period": "10s", "max-scale-up-rate": "1.5", "policy": "utilization", "utilization-upper-threshold": "0.75",
 			"utilization-lower-threshold": "0.4", "compaction": "false", "max-moves-per-cycle": "20", "max-moves-per-source": "3",
-			"unavailable-pod-grace": "90s", "recommend-only": "true",
+			"unavailable-pod-grace": "90s", "hot-pod-memory": "0.8", "hot-pod-cpu": "1", "hot-pod-grace": "0s",
+			"usage-max-age": "45s", "recommend-only": "true",
 		}, func(c *config.AutoscalerConfig) {
 			*c = config.AutoscalerConfig{
 				ConfigMap: autoscalerCM, MinReplicas: 2, MaxReplicas: 30, StabilizationWindow: time.Minute, ScaleDownCooldown: 2 * time.Minute,
 				RefreshPeriod: 10 * time.Second, MaxScaleUpRate: 1.5, Policy: config.PolicyUtilization, UtilizationUpper: 0.75,
 				UtilizationLower: 0.4, Compaction: false, MaxMovesPerCycle: 20, MaxMovesPerSource: 3,
-				UnavailablePodGrace: 90 * time.Second, RecommendOnly: true,
+				UnavailablePodGrace: 90 * time.Second, HotPodMemory: 0.8, HotPodCPU: 1, UsageMaxAge: 45 * time.Second, RecommendOnly: true,
 			}
 		}},
 	} {
@@ -174,7 +175,7 @@ func TestParseAutoscalerValues(t *testing.T) {
 func TestParseAutoscalerErrors(t *testing.T) {
 	const keyList = `the keys of config-autoscaler are "min-replicas", "max-replicas", "stabilization-window", "scale-down-cooldown", ` +
 		`"refresh-period", "max-scale-up-rate", "policy", "utilization-upper-threshold", "utilization-lower-threshold", ` +
-		`"triggers", "headroom-slots", "headroom-share", "headroom-down-threshold", "compaction", "max-moves-per-cycle", "max-moves-per-source", "unavailable-pod-grace" and "recommend-only" ("_example" is ignored)`
+		`"triggers", "headroom-slots", "headroom-share", "headroom-down-threshold", "compaction", "max-moves-per-cycle", "max-moves-per-source", "unavailable-pod-grace", "hot-pod-memory", "hot-pod-cpu", "hot-pod-grace", "usage-max-age" and "recommend-only" ("_example" is ignored)`
 	for _, tc := range []struct {
 		name string
 		data map[string]string
@@ -207,6 +208,11 @@ func TestParseAutoscalerErrors(t *testing.T) {
 		{"duration in days", map[string]string{"stabilization-window": "1d", "unavailable-pod-grace": "PT5M"}, []wantProblem{
 			invalidAt("stabilization-window", `Invalid value: "1d": must be a duration`),
 			invalidAt("unavailable-pod-grace", `Invalid value: "PT5M": must be a duration`)}},
+		{"hot pods", map[string]string{"hot-pod-memory": "90%", "hot-pod-cpu": "1.5", "hot-pod-grace": "-1m", "usage-max-age": "48h"}, []wantProblem{
+			invalidAt("hot-pod-memory", `Invalid value: "90%": must be a number, not a percentage: write "0.9" for 90%`),
+			invalidAt("hot-pod-cpu", `Invalid value: 1.5: must be at least 0 (off) and at most 1`),
+			invalidAt("hot-pod-grace", `Invalid value: "-1m0s": must be at least 0 and at most 24h`),
+			invalidAt("usage-max-age", `Invalid value: "48h0m0s": must be at least 0 (the default, 2m) and at most 24h`)}},
 		{"number", map[string]string{"max-scale-up-rate": "double"}, []wantProblem{invalidAt("max-scale-up-rate", `Invalid value: "double": must be a number, for example "2"`)}},
 		{"NaN", map[string]string{"max-scale-up-rate": "NaN"}, []wantProblem{invalidAt("max-scale-up-rate", `Invalid value: "NaN": must be a finite number`)}},
 		{"infinity", map[string]string{"utilization-upper-threshold": "+Inf", "utilization-lower-threshold": "1e999"}, []wantProblem{
@@ -390,12 +396,13 @@ func TestAutoscalerReadmeExample(t *testing.T) {
 		ScaleDownCooldown: 3 * time.Minute, RefreshPeriod: 15 * time.Second, MaxScaleUpRate: 2,
 		Policy: config.PolicyUtilization, UtilizationUpper: 0.85, UtilizationLower: 0.6, Compaction: true,
 		MaxMovesPerCycle: 50, MaxMovesPerSource: 5, UnavailablePodGrace: 2 * time.Minute, RecommendOnly: false,
+		HotPodMemory: 0.85, HotPodCPU: 0.95, HotPodGrace: 3 * time.Minute, UsageMaxAge: time.Minute,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if len(c.Data) != 14 {
-		t.Errorf("the example sets %d keys, want all 14", len(c.Data))
+	if len(c.Data) != 18 {
+		t.Errorf("the example sets %d keys, want all 18", len(c.Data))
 	}
 }
 

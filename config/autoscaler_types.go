@@ -90,6 +90,16 @@ type AutoscalerConfig struct {
 	// unreachable before its vreplicas are moved elsewhere (default 5m,
 	// >= 0).
 	UnavailablePodGrace time.Duration
+	// HotPodMemory and HotPodCPU are the shares of a pod's limit (its
+	// capacity in that resource, docs/costs.md#pod-resources) above which
+	// its measured usage makes it hot, 0 <= share <= 1, 0 turning the
+	// resource off (defaults DefaultHotPodMemory and 0); a pod hot for
+	// HotPodGrace (default DefaultHotPodGrace, 0..24h) sheds vreplicas.
+	HotPodMemory, HotPodCPU float64
+	HotPodGrace             time.Duration
+	// UsageMaxAge is how old a usage sample may be and still count
+	// (default DefaultUsageMaxAge, which 0 means too; at most 24h).
+	UsageMaxAge time.Duration
 	// RecommendOnly logs and reports the size the autoscaler would set,
 	// without writing it (default false).
 	RecommendOnly bool
@@ -112,6 +122,9 @@ func DefaultAutoscalerConfig() *AutoscalerConfig {
 		MaxMovesPerCycle:    100,
 		MaxMovesPerSource:   10,
 		UnavailablePodGrace: 5 * time.Minute,
+		HotPodMemory:        DefaultHotPodMemory,
+		HotPodGrace:         DefaultHotPodGrace,
+		UsageMaxAge:         DefaultUsageMaxAge,
 		RecommendOnly:       false,
 	}
 }

@@ -72,7 +72,7 @@ func TestBounds(t *testing.T) {
 
 // TestSimulatedError measures how far the estimate is off on a cluster
 // whose costs are known: 40 sources of 50Mi to 1000Mi per vreplica, 1 to 6
-// vreplicas each on 30 pods, usage the sum of the costs plus a baseline of
+// vreplicas each on 30 (or 60) pods, usage the sum of the costs plus a baseline of
 // 50Mi per pod and ±5% noise, 40 rounds, the placements moving a little
 // each round. docs/costs.md quotes the figures it logs.
 func TestSimulatedError(t *testing.T) {
@@ -80,14 +80,20 @@ func TestSimulatedError(t *testing.T) {
 		name      string
 		smoothing float64
 		moves     int // vreplicas moved per round
+		pods      int
 		wantMean  float64
 	}{
-		{"static", 0.3, 0, 0.50},
-		{"moving", 0.3, 10, 0.27},
-		{"moving fast", 0.3, 30, 0.34},
+		{"static", 0.3, 0, 30, 0.50},
+		{"moving", 0.3, 10, 30, 0.12},
+		{"moving fast", 0.3, 30, 30, 0.14},
+		{"static, 60 pods", 0.3, 0, 60, 0.22},
+		{"moving, 60 pods", 0.3, 10, 60, 0.10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mean, worst := simulate(tc.smoothing, tc.moves)
+			mean, worst, bad := simulate(tc.smoothing, tc.moves, tc.pods)
+			if bad > 0 {
+				t.Errorf("the simulation made %d placements of no or negative vreplicas", bad)
+			}
 			t.Logf("%s: mean relative error %.1f%%, worst %.1f%%", tc.name, 100*mean, 100*worst)
 			if mean > tc.wantMean {
 				t.Errorf("mean relative error %.2f, want at most %.2f", mean, tc.wantMean)
@@ -96,9 +102,9 @@ func TestSimulatedError(t *testing.T) {
 	}
 }
 
-func simulate(smoothing float64, moves int) (mean, worst float64) {
+func simulate(smoothing float64, moves, pods int) (mean, worst float64, bad int) {
 	rng := rand.New(rand.NewSource(1))
-	const sources, pods, rounds = 40, 30, 40
+	const sources, rounds = 40, 40
 	truth := make([]float64, sources) // MiB per vreplica
 	place := make([]map[int]int32, sources)
 	for i := range truth {
@@ -112,13 +118,22 @@ func simulate(smoothing float64, moves int) (mean, worst float64) {
 	for r := 0; r < rounds; r++ {
 		for m := 0; m < moves; m++ {
 			i := rng.Intn(sources)
-			for from := range sortedKeys(place[i]) {
+			// The lowest pod the source is on gives one vreplica to a
+			// random pod.
+			for _, from := range sortedKeys(place[i]) {
 				place[i][from]--
 				if place[i][from] == 0 {
 					delete(place[i], from)
 				}
 				place[i][rng.Intn(pods)]++
 				break
+			}
+		}
+		for i := range place {
+			for _, n := range place[i] {
+				if n <= 0 {
+					bad++
+				}
 			}
 		}
 		e.Observe(round(rng, truth, place, pods))
@@ -129,7 +144,7 @@ func simulate(smoothing float64, moves int) (mean, worst float64) {
 		mean += rel / sources
 		worst = max(worst, rel)
 	}
-	return mean, worst
+	return mean, worst, bad
 }
 
 // round measures every pod: its sources' true costs, a 50Mi baseline and

@@ -14,8 +14,10 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/costestimate"
 	"github.com/vsched/vsched/sourceautoscaler"
 	"github.com/vsched/vsched/statefulset"
+	"github.com/vsched/vsched/usage"
 )
 
 // Options configure New. Namespace, StatefulSet, Capacity, Informers,
@@ -60,6 +62,16 @@ type Options struct {
 	DrainMoveLimit func() int32
 	// Recorder receives the autoscaler's Events on the StatefulSet.
 	Recorder record.EventRecorder
+	// PodUsage reads the adapter pods' measured usage (metrics.k8s.io),
+	// with Client: the autoscaler feeds the cost estimates from it and
+	// sheds hot pods (autoscaler.Options.PodUsage), and the sources that
+	// opt into a measured cost (vsched.VReplicaCostMeasurer, the sample
+	// source's "vsched.dev/vreplica-cost: measured") count their
+	// estimates (docs/costs.md#measured-costs). nil: neither.
+	PodUsage usage.Reader
+	// CostEstimates are the estimates PodUsage feeds; nil with PodUsage
+	// means costestimate.NewMeasured with its defaults.
+	CostEstimates *costestimate.Measured
 	// ResyncPeriod: 0 means statefulset.DefaultResyncPeriod.
 	ResyncPeriod time.Duration
 	// AlwaysLeader: see statefulset.Config. Set it where the controller
@@ -100,6 +112,12 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 		ResyncPeriod: o.ResyncPeriod, AlwaysLeader: o.AlwaysLeader, Logger: o.Logger,
 		MeterProvider: o.MeterProvider,
 	}
+	if o.Client != nil && o.PodUsage != nil {
+		if o.CostEstimates == nil {
+			o.CostEstimates = costestimate.NewMeasured(costestimate.MeasuredOptions{})
+		}
+		scfg.CostEstimates = o.CostEstimates
+	}
 	if o.Client != nil {
 		// Only an autoscaler drains pods for compaction, in steps of
 		// config-autoscaler's move limits.
@@ -128,7 +146,7 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 			o.Requeue(src)
 			return nil
 		},
-		Logger: o.Logger, MeterProvider: o.MeterProvider,
+		Logger: o.Logger, MeterProvider: o.MeterProvider, PodUsage: o.PodUsage, CostEstimates: o.CostEstimates,
 	})
 	if err != nil {
 		sched.Close()

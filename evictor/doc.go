@@ -13,7 +13,7 @@
 //
 //  1. Mark. The pod gets the draining annotation (state.DefaultDrainingAnnotation,
 //     "vsched.dev/draining") with the reason as its value: "compaction",
-//     "unavailable" or "over-capacity". The scheduler's state reads the
+//     "unavailable", "over-capacity" or "hot". The scheduler's state reads the
 //     annotation through its pod informer, and the Drainer also records the
 //     mark in the scheduler's memory (Scheduler.MarkDraining), so a pod
 //     recreated without the annotation stays draining, and the mark is in

@@ -60,13 +60,18 @@ const (
 	// ReasonOverCapacity: the pod holds more vreplicas than the capacity,
 	// which was lowered; the excess moves.
 	ReasonOverCapacity = "over-capacity"
+	// ReasonHot: the pod's measured memory or CPU has stayed above its
+	// limit (config-autoscaler's hot-pod keys) for the grace period; the
+	// fewest vreplicas that bring it under move, and the drain is lifted
+	// once they have.
+	ReasonHot = "hot"
 )
 
 // Owned reports whether an annotation value is one the evictor writes, and
 // so one it may remove.
 func Owned(value string) bool {
 	switch value {
-	case ReasonCompaction, ReasonUnavailable, ReasonOverCapacity:
+	case ReasonCompaction, ReasonUnavailable, ReasonOverCapacity, ReasonHot:
 		return true
 	}
 	return false

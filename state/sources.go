@@ -177,7 +177,7 @@ func (s *State) ObserveWithProblems(vpod vsched.VPod, now time.Time) (Outcome, [
 	committed, problems := s.Normalize(vpod.GetPlacements())
 	src.committed, src.committedRV = committed, rv
 	src.vreplicas = vpod.GetVReplicas()
-	s.setCost(src, vsched.VReplicaCost(vpod))
+	s.setCost(src, vsched.EffectiveVReplicaCost(vpod, s.opts.CostEstimates))
 	out := NoReservation
 	if r := src.reservation; r != nil {
 		switch {

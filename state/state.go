@@ -41,6 +41,10 @@ type Options struct {
 	// slots alone. SetPodResources changes it later (Options keeps
 	// returning what New was given).
 	PodResources corev1.ResourceList
+	// CostEstimates gives the measured cost of the sources that opt into
+	// one (vsched.EffectiveVReplicaCost), read when a source is observed;
+	// nil: declared costs only.
+	CostEstimates vsched.CostEstimates
 }
 
 // podState holds no pointer (the name is in State.names, the reason's text

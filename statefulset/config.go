@@ -46,6 +46,13 @@ type Config struct {
 	// StatefulSet's pod template (TemplateResources) as the informer
 	// shows it; an empty list bounds pods by their slots alone.
 	PodResources corev1.ResourceList
+	// CostEstimates gives measured costs per vreplica to the sources that
+	// opt into one (vsched.VReplicaCostMeasurer); a declared resource
+	// always wins (vsched.EffectiveVReplicaCost). A source's estimate is
+	// read when the scheduler observes it (Schedule, Observe, a resync).
+	// nil: declared costs only. costestimate.Measured implements it, fed
+	// by the autoscaler (autoscaler.Options.CostEstimates).
+	CostEstimates vsched.CostEstimates
 	// Lister lists every source this scheduler places. Required.
 	Lister vsched.VPodLister
 	// FreshLister, when set, lists every source from the API server

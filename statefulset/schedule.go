@@ -186,7 +186,7 @@ func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles confi
 	// The limit is read only where it bounds something: the embedder's
 	// source may cost an allocation, and most calls drain nothing.
 	if desired > keptTotal && len(split.Draining) > 0 {
-		if limit := s.drainMoveLimit(); limit > 0 {
+		if limit, bounded := s.moveLimitFor(vpod); bounded {
 			split.Kept, split.Draining = s.limitDrainMoves(split, desired-keptTotal, limit)
 			keptTotal = vsched.TotalVReplicas(split.Kept)
 		}

@@ -63,6 +63,8 @@ type Scheduler struct {
 	log     *zap.SugaredLogger
 	metrics *schedulerMetrics
 	drains  drainReasons
+	// quotas bound a source's moves off draining pods (SetMoveQuota).
+	quotas moveQuotas
 
 	// seen is what the informer handlers last reported about the nodes
 	// and the StatefulSet's size (see seen.go).
@@ -113,6 +115,7 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 		DrainingAnnotation: cfg.DrainingAnnotation,
 		ZoneLabel:          cfg.ZoneLabel,
 		PodResources:       cfg.PodResources,
+		CostEstimates:      cfg.CostEstimates,
 	})
 	if err != nil {
 		return nil, err

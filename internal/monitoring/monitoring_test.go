@@ -54,8 +54,8 @@ func TestExportedMetrics(t *testing.T) {
 	want := []string{
 		"target_info",
 		"vsched_autoscaler_current_replicas", "vsched_autoscaler_desired_replicas",
-		"vsched_autoscaler_free_capacity", "vsched_autoscaler_pending_vreplicas",
-		"vsched_autoscaler_scale_changes_total",
+		"vsched_autoscaler_free_capacity", "vsched_autoscaler_hot_pods", "vsched_autoscaler_pending_vreplicas",
+		"vsched_autoscaler_scale_changes_total", "vsched_autoscaler_shed_vreplicas_total",
 		"vsched_scheduler_decisions_total", "vsched_scheduler_moved_vreplicas_total",
 		"vsched_scheduler_pending_vreplicas", "vsched_scheduler_reservation_oldest_age_seconds",
 		"vsched_scheduler_reservations",

@@ -88,6 +88,8 @@ var (
 	_ vsched.ResourceCounter     = (*SampleSource)(nil)
 	_ vsched.VReplicaCoster      = (*SampleSource)(nil)
 	_ vsched.VReplicaCostChecker = (*SampleSource)(nil)
+
+	_ vsched.VReplicaCostMeasurer = (*SampleSource)(nil)
 )
 
 // GetKey implements vsched.VPod.
@@ -123,6 +125,13 @@ func (s *SampleSource) GetVReplicaCost() corev1.ResourceList {
 		return nil
 	}
 	return l
+}
+
+// MeasuresVReplicaCost implements vsched.VReplicaCostMeasurer: the cost
+// annotation has the item "measured" ("measured", or
+// "measured,cpu=250m" with cpu declared and the rest measured).
+func (s *SampleSource) MeasuresVReplicaCost() bool {
+	return vsched.CostDeclaresMeasured(s.Annotations[vsched.CostAnnotation])
 }
 
 // VReplicaCostError implements vsched.VReplicaCostChecker: why the cost
