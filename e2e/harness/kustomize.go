@@ -32,6 +32,9 @@ func buildRenderer() (string, error) {
 		}
 		cmd := exec.Command("go", "build", "-o", out, "./render")
 		cmd.Dir = filepath.Join(RepoRoot(), "deploy", "kustomizetest")
+		// The module's workspace, whatever GOWORK the suite runs with
+		// (the Makefile's is off, for the root module).
+		cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(cmd.Dir, "go.work"))
 		if b, err := cmd.CombinedOutput(); err != nil {
 			renderErr = fmt.Errorf("building deploy/kustomizetest/render: %v\n%s", err, b)
 			return
