@@ -14,7 +14,7 @@ EXAMPLE_MODULES ?= examples/controllerruntime examples/knative adapters/knative 
 export GOWORK = off
 MODULE_GO = GOWORK=$(CURDIR)/$$m/go.work $(GO)
 
-.PHONY: test check fmt-check vet unit cover bench fuzz soak test-ekb tidy
+.PHONY: test check fmt-check vet unit cover bench fuzz soak test-ekb tidy require-version
 
 test: fmt-check vet unit e2e
 
@@ -42,6 +42,12 @@ test-ekb:
 # tree's library (scripts/tidy-module.sh; go mod tidy reads no go.work).
 tidy:
 	for m in $(EXAMPLE_MODULES) adapters/knative/ekbtest; do GOWORK= ./scripts/tidy-module.sh $$m || exit 1; done
+
+# require-version VERSION=vX.Y.Z: every module but the root's requires the
+# vsched modules at VERSION, the next release's (docs/releasing.md).
+require-version:
+	@test -n "$(VERSION)" || { echo "usage: make require-version VERSION=vX.Y.Z"; exit 2; }
+	./scripts/require-version.sh '$(VERSION)' $(EXAMPLE_MODULES) adapters/knative/ekbtest
 
 cover:
 	$(GO) test -cover ./framework/... ./plugins/... ./config/...
