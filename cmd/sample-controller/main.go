@@ -42,13 +42,7 @@ func main() {
 		burst       = flag.Int("kube-api-burst", 100, "client burst")
 		sig         signalFlags
 	)
-	flag.StringVar(&sig.prometheusURL, "prometheus-url", "", "turn on the source autoscaler: the Prometheus server (http://host:port) whose --signal-query measures every source's demand (empty: off)")
-	flag.StringVar(&sig.query, "signal-query", "", "PromQL instant query returning one series per source, its value the source's demand (lag), such as 'sum by (source) (kafka_consumergroup_lag)'")
-	flag.StringVar(&sig.label, "signal-label", DefaultSignalLabel, "label of --signal-query's series (or of --external-metric) whose value is the source's namespace/name")
-	flag.StringVar(&sig.external, "external-metric", "", "turn on the source autoscaler: the external metric (external.metrics.k8s.io, such as KEDA's or prometheus-adapter's) whose series, by --signal-label, measure every source's demand (empty: off)")
-	flag.StringVar(&sig.custom, "custom-metric", "", "turn on the source autoscaler: the custom metric (custom.metrics.k8s.io) of each SampleSource object that measures its demand (empty: off)")
-	flag.StringVar(&sig.metricsNamespace, "metrics-namespace", "", "the namespace --external-metric is asked in, or of the SampleSources --custom-metric describes (default --source-namespace)")
-	flag.StringVar(&sig.metricSelector, "metric-selector", "", "label selector narrowing --external-metric's or --custom-metric's series")
+	sig.register(flag.CommandLine)
 	flag.Parse()
 	sig.sourceNamespace = *srcNS
 

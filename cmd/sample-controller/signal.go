@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"time"
 
@@ -35,6 +36,17 @@ type signalFlags struct {
 	metricsNamespace            string // default: sourceNamespace
 	metricSelector              string
 	sourceNamespace             string // --source-namespace
+}
+
+// register defines the flags on fs.
+func (f *signalFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.prometheusURL, "prometheus-url", "", "turn on the source autoscaler: the Prometheus server (http://host:port) whose --signal-query measures every source's demand (empty: off)")
+	fs.StringVar(&f.query, "signal-query", "", "PromQL instant query returning one series per source, its value the source's demand (lag), such as 'sum by (source) (kafka_consumergroup_lag)'")
+	fs.StringVar(&f.label, "signal-label", DefaultSignalLabel, "label of --signal-query's series (or of --external-metric) whose value is the source's namespace/name")
+	fs.StringVar(&f.external, "external-metric", "", "turn on the source autoscaler: the external metric (external.metrics.k8s.io, such as KEDA's or prometheus-adapter's) whose series, by --signal-label, measure every source's demand (empty: off)")
+	fs.StringVar(&f.custom, "custom-metric", "", "turn on the source autoscaler: the custom metric (custom.metrics.k8s.io) of each SampleSource object that measures its demand (empty: off)")
+	fs.StringVar(&f.metricsNamespace, "metrics-namespace", "", "the namespace --external-metric is asked in, or of the SampleSources --custom-metric describes (default --source-namespace)")
+	fs.StringVar(&f.metricSelector, "metric-selector", "", "label selector narrowing --external-metric's or --custom-metric's series")
 }
 
 // providers is the signal provider the flags ask for: none when none is
