@@ -3,7 +3,9 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -14,9 +16,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/e2e/harness"
+	"github.com/vsched/vsched/internal/cli"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 )
 
@@ -78,6 +83,44 @@ func TestKustomizeOverlays(t *testing.T) {
 		o.check(e, c)
 		c.Terminate() // releases the lease for the next profile's controller
 	}
+	e.liveViewAfterInstall(map[string]int32{"spread": 6, "pack": 6, "dev": 3})
+}
+
+// liveViewAfterInstall runs `vsched get` on what the overlays installed:
+// each profile's source, all placed. The table goes to the test's log
+// (README.md shows it).
+func (e *env) liveViewAfterInstall(want map[string]int32) {
+	e.t.Helper()
+	get := func(format string) []byte {
+		var out, errOut bytes.Buffer
+		gvr := v1alpha1.GroupVersionResource
+		args := []string{"get", "-n", systemNS, "--statefulset", adapterName, "--capacity", fmt.Sprint(capacity),
+			"--sources", gvr.Group + "/" + gvr.Version + "/" + gvr.Resource, "--sources-namespace", sourcesNS}
+		if format != "" {
+			args = append(args, "-o", format)
+		}
+		code := cli.Main(args, cli.Env{Stdout: &out, Stderr: &errOut, KubeClients: func(string, string) (kubernetes.Interface, dynamic.Interface, error) {
+			return e.cp.Kube, e.cp.Dynamic, nil
+		}})
+		if code != cli.ExitOK {
+			e.t.Fatalf("vsched get: exit %d: %s", code, errOut.String())
+		}
+		return out.Bytes()
+	}
+	var view cli.LiveView
+	if err := json.Unmarshal(get("json"), &view); err != nil {
+		e.t.Fatal(err)
+	}
+	got := map[string]int32{}
+	for _, s := range view.Sources {
+		if s.Placed == s.VReplicas && s.Pending == 0 {
+			got[strings.TrimPrefix(s.Source, sourcesNS+"/")] = s.Placed
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		e.t.Errorf("vsched get: the sources all placed (-want +got):\n%s", diff)
+	}
+	e.t.Logf("vsched get:\n%s", get(""))
 }
 
 // newBareEnv starts a control plane with nothing applied.
