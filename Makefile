@@ -6,8 +6,15 @@ PKGS ?= ./...
 # Example modules of their own (their dependencies stay out of vsched's
 # go.mod); the root module's ./... does not descend into them.
 EXAMPLE_MODULES ?= examples/controllerruntime examples/knative adapters/knative adapters/kafka deploy/kustomizetest
+# The root module builds from its go.mod alone, whatever go.work a
+# developer keeps above the checkout; each other module through the go.work
+# beside its go.mod, which takes the library (required at the next
+# release's version, not yet published) from the working tree
+# (docs/versioning.md, "Inside the repository").
+export GOWORK = off
+MODULE_GO = GOWORK=$(CURDIR)/$$m/go.work $(GO)
 
-.PHONY: test check fmt-check vet unit cover bench fuzz soak test-ekb
+.PHONY: test check fmt-check vet unit cover bench fuzz soak test-ekb tidy require-version
 
 test: fmt-check vet unit e2e
 
@@ -19,17 +26,28 @@ fmt-check:
 
 vet:
 	$(GO) vet $(PKGS)
-	for m in $(EXAMPLE_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
+	for m in $(EXAMPLE_MODULES); do (cd $$m && $(MODULE_GO) vet ./...) || exit 1; done
 
 unit:
 	$(GO) test -race -count=1 $(PKGS)
-	for m in $(EXAMPLE_MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
+	for m in $(EXAMPLE_MODULES); do (cd $$m && $(MODULE_GO) test -race -count=1 ./...) || exit 1; done
 
 # test-ekb compiles and runs the adapter's wiring against
 # eventing-kafka-broker's packages (adapters/knative/ekbtest, a module of its
 # own); not in EXAMPLE_MODULES because its cold build takes minutes.
 test-ekb:
-	cd adapters/knative/ekbtest && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	m=adapters/knative/ekbtest && cd $$m && $(MODULE_GO) vet ./... && $(MODULE_GO) test -race -count=1 ./...
+
+# tidy: go mod tidy in every module but the root's, against the working
+# tree's library (scripts/tidy-module.sh; go mod tidy reads no go.work).
+tidy:
+	for m in $(EXAMPLE_MODULES) adapters/knative/ekbtest; do GOWORK= ./scripts/tidy-module.sh $$m || exit 1; done
+
+# require-version VERSION=vX.Y.Z: every module but the root's requires the
+# vsched modules at VERSION, the next release's (docs/releasing.md).
+require-version:
+	@test -n "$(VERSION)" || { echo "usage: make require-version VERSION=vX.Y.Z"; exit 2; }
+	./scripts/require-version.sh '$(VERSION)' $(EXAMPLE_MODULES) adapters/knative/ekbtest
 
 cover:
 	$(GO) test -cover ./framework/... ./plugins/... ./config/...

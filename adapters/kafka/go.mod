@@ -8,7 +8,7 @@ require (
 	github.com/twmb/franz-go/pkg/kadm v1.18.0
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260515175617-8268a5d078c0
 	github.com/twmb/franz-go/pkg/kmsg v1.13.1
-	github.com/vsched/vsched v0.0.0
+	github.com/vsched/vsched v0.1.0
 	k8s.io/apimachinery v0.35.6
 )
 
@@ -17,5 +17,3 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.26 // indirect
 	golang.org/x/crypto v0.51.0 // indirect
 )
-
-replace github.com/vsched/vsched => ../..

@@ -42,10 +42,9 @@ func main() {
 		burst       = flag.Int("kube-api-burst", 100, "client burst")
 		sig         signalFlags
 	)
-	flag.StringVar(&sig.prometheusURL, "prometheus-url", "", "turn on the source autoscaler: the Prometheus server (http://host:port) whose --signal-query measures every source's demand (empty: off)")
-	flag.StringVar(&sig.query, "signal-query", "", "PromQL instant query returning one series per source, its value the source's demand (lag), such as 'sum by (source) (kafka_consumergroup_lag)'")
-	flag.StringVar(&sig.label, "signal-label", DefaultSignalLabel, "label of --signal-query's series whose value is the source's namespace/name")
+	sig.register(flag.CommandLine)
 	flag.Parse()
+	sig.sourceNamespace = *srcNS
 
 	logger, _ := logging.NewLogger("", *level)
 	defer logger.Sync()
@@ -54,16 +53,16 @@ func main() {
 		logger = logger.With("identity", *identity)
 	}
 
-	providers, err := sig.providers()
-	if err != nil {
-		logger.Fatalw("source autoscaler flags", "error", err)
-	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
 	if err != nil {
 		logger.Fatalw("kubeconfig", "error", err)
 	}
 	cfg.QPS, cfg.Burst = float32(*qps), *burst
 	cfg.UserAgent = controller.Component
+	providers, err := sig.providers(cfg)
+	if err != nil {
+		logger.Fatalw("source autoscaler flags", "error", err)
+	}
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		logger.Fatalw("kubernetes client", "error", err)

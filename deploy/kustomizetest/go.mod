@@ -2,11 +2,9 @@ module github.com/vsched/vsched/deploy/kustomizetest
 
 go 1.26.0
 
-replace github.com/vsched/vsched => ../..
-
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/vsched/vsched v0.0.0
+	github.com/vsched/vsched v0.1.0
 	k8s.io/api v0.35.6
 	k8s.io/apiextensions-apiserver v0.35.6
 	k8s.io/apimachinery v0.35.6

@@ -118,14 +118,10 @@ func explain(f *explainFlags, cfg Config, env *Env) error {
 	switch {
 	case f.format == "text" && f.stepSet:
 		err = sim.WriteDecision(&buf, f.source, chosen[0])
-	case f.format == "json" && f.all:
-		err = sim.WriteExplanationsJSON(&buf, f.source, chosen)
 	case f.format == "json":
-		err = sim.WriteExplanationJSON(&buf, f.source, chosen[0])
-	case f.format == "yaml" && f.all:
-		err = writeYAML(&buf, func(b *bytes.Buffer) error { return sim.WriteExplanationsJSON(b, f.source, chosen) })
+		err = writeExplainJSON(&buf, res, f, chosen)
 	case f.format == "yaml":
-		err = writeYAML(&buf, func(b *bytes.Buffer) error { return sim.WriteExplanationJSON(b, f.source, chosen[0]) })
+		err = writeYAML(&buf, func(b *bytes.Buffer) error { return writeExplainJSON(b, res, f, chosen) })
 	case f.all:
 		err = sim.WriteExplanations(&buf, f.source, chosen)
 	default:
@@ -141,15 +137,11 @@ func explain(f *explainFlags, cfg Config, env *Env) error {
 // source autoscaler's decision about its vreplicas up to --step (the last
 // one without it) before the scheduler's.
 func writeVReplicaDecision(buf *bytes.Buffer, res *sim.Result, f *explainFlags) error {
-	step := 0
-	if f.stepSet {
-		step = max(f.step, 1)
-	}
-	d, in, ok := sim.LastVReplicaDecision(res, f.source, step)
-	if !ok || (f.stepSet && f.step == 0) {
+	d, ok := chosenVReplicaDecision(res, f)
+	if !ok {
 		return nil
 	}
-	return sim.WriteVReplicaDecision(buf, f.source, in, d)
+	return sim.WriteVReplicaDecision(buf, f.source, d.Step, d.VReplicaDecision)
 }
 
 // checkStep checks --step against the scenario: 1 to its steps, or 0

@@ -4,8 +4,8 @@ go 1.25.0
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/vsched/vsched v0.0.0
-	github.com/vsched/vsched/adapters/knative v0.0.0-00010101000000-000000000000
+	github.com/vsched/vsched v0.1.0
+	github.com/vsched/vsched/adapters/knative v0.1.0
 	go.uber.org/zap v1.28.0
 	k8s.io/api v0.35.6
 	k8s.io/apimachinery v0.35.6
@@ -132,9 +132,4 @@ require (
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.0 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
-)
-
-replace (
-	github.com/vsched/vsched => ../../..
-	github.com/vsched/vsched/adapters/knative => ..
 )

@@ -137,8 +137,11 @@ func Run(ctx context.Context, o Options) error {
 	ctx = logging.WithLogger(ctx, log)
 
 	// Events: rejected ConfigMaps, autoscaler decisions, moved sources.
+	// The sink is not bound to a namespace: each Event goes to its
+	// object's (a source's Events to the sources' namespace), which a sink
+	// of o.Namespace would refuse.
 	broadcaster := record.NewBroadcaster()
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: o.Kube.CoreV1().Events(o.Namespace)})
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: o.Kube.CoreV1().Events(metav1.NamespaceAll)})
 	defer broadcaster.Shutdown()
 	w := &wiring{log: log, recorder: broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Component})}
 	if err := w.observability(ctx, o); err != nil {
