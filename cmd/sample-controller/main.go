@@ -41,7 +41,9 @@ func main() {
 		qps         = flag.Float64("kube-api-qps", 50, "client QPS")
 		burst       = flag.Int("kube-api-burst", 100, "client burst")
 		sig         signalFlags
+		use         usageFlags
 	)
+	use.register()
 	flag.StringVar(&sig.prometheusURL, "prometheus-url", "", "turn on the source autoscaler: the Prometheus server (http://host:port) whose --signal-query measures every source's demand (empty: off)")
 	flag.StringVar(&sig.query, "signal-query", "", "PromQL instant query returning one series per source, its value the source's demand (lag), such as 'sum by (source) (kafka_consumergroup_lag)'")
 	flag.StringVar(&sig.label, "signal-label", DefaultSignalLabel, "label of --signal-query's series whose value is the source's namespace/name")
@@ -64,6 +66,7 @@ func main() {
 	}
 	cfg.QPS, cfg.Burst = float32(*qps), *burst
 	cfg.UserAgent = controller.Component
+	usageReader := use.mustReader(logger, cfg, *namespace, *sts)
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		logger.Fatalw("kubernetes client", "error", err)
@@ -89,6 +92,7 @@ func main() {
 		SourceSyncDelay: *srcDelay,
 		MetricsAddr:     *metricsAddr,
 		SignalProviders: providers,
+		Usage:           usageReader,
 		Kube:            kube,
 		Dynamic:         dyn,
 	})
