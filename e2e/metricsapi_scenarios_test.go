@@ -1,0 +1,136 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/vsched/vsched/e2e/harness"
+)
+
+// The triggers of the metrics API scenarios: cpu over the adapter pods'
+// requests (10m each). Up: more than 75% of the points of 40s above 50%
+// (so never sooner than 30s after usage rises); down: more than 75% of
+// the points of 30s below 30% (never sooner than 22.5s after it falls); a
+// 40s cooldown per list.
+const (
+	upWindow, upThreshold     = 40 * time.Second, 75
+	downWindow, downThreshold = 30 * time.Second, 75
+	triggerCooldown           = 40 * time.Second
+	usageMaxReplicas          = 12
+)
+
+var (
+	upTrigger   = fmt.Sprintf(`{"type":"cpu","usage":50,"threshold":%d,"time":"%v"}`, upThreshold, upWindow)
+	downTrigger = fmt.Sprintf(`{"type":"cpu","usage":30,"threshold":%d,"time":"%v"}`, downThreshold, downWindow)
+)
+
+// share is the part of d a threshold percent stands for: the least time
+// a trigger's points must have been above (below) its usage.
+func share(d time.Duration, pct int) time.Duration { return d * time.Duration(pct) / 100 }
+
+// startUsageController starts the controller with --metrics-api under the
+// triggers policy and places 24 vreplicas (the fit: 3 pods).
+func startUsageController(t *testing.T, timeout time.Duration) (*env, *harness.Controller, map[string]int32) {
+	e := newEnv(t, timeout, 0)
+	c := e.startController("ctrl-0", "--metrics-api")
+	e.waitLogged("its promotion", sinceStart(c), startedLeading)
+	marks := e.logMarks()
+	e.applyAutoscaler(triggersConfig(upTrigger, downTrigger, triggerCooldown, usageMaxReplicas)...)
+	e.waitLogged("policy triggers", marks, func(l harness.LogEntry) bool {
+		return l.Msg == "autoscaler configuration updated" && l.Fields["policy"] == "triggers"
+	})
+	want := e.createSourcesTotal(6, 24, 23)
+	e.settle("24 vreplicas", fitFor(want), 2*time.Second, nil)
+	return e, c, want
+}
+
+// TestMetricsAPICPUTriggers: usage measured by metrics-server (simulated by
+// kwok from the pods' annotations) drives the cpu triggers. Usage rises to
+// 142% of the requests: the StatefulSet grows by the up trigger's formula
+// (ceil(1.42 / 0.5 × 3) = 9), no sooner than the trigger's share of its
+// window after the rise; with usage still high it grows again (to the
+// maximum, 12) no sooner than the cooldown after the first growth; usage
+// falls to 10%: it shrinks, no sooner than the down trigger's share of its
+// window after the fall, back to the fit (3) and never below it. A watch
+// checks that no status ever lacks a vreplica.
+func TestMetricsAPICPUTriggers(t *testing.T) {
+	e, c, want := startUsageController(t, 12*time.Minute)
+	w := e.watchStatuses()
+
+	marks := e.logMarks()
+	rose, _ := e.setAllUsage("14200u")
+	up1 := e.waitLogged("the cpu trigger's scale-up", marks, scaled(true))[c]
+	at1 := e.loggedAt(up1)
+	e.figure("scale-up after usage rose", "%v", at1.Sub(rose).Round(time.Second))
+	if least := share(upWindow, upThreshold); at1.Sub(rose) < least {
+		t.Errorf("scaled up %v after usage rose; the up trigger needs at least %v of its %v window above", at1.Sub(rose), least, upWindow)
+	}
+	if to := up1.Fields["to"]; to != float64(9) {
+		t.Errorf("scaled up to %v; want 9 (ceil(1.42 / 0.5 × 3)): %v", to, up1.Fields["reason"])
+	}
+
+	// The new pods run as hot as the old ones: the trigger keeps
+	// matching, and only the cooldown holds the size.
+	e.waitFor("9 adapter pods", func(s *snapshot) bool { return len(s.pods) == 9 })
+	marks = e.logMarks()
+	e.setAllUsage("14200u")
+	up2 := e.waitLogged("the second scale-up", marks, scaled(true))[c]
+	at2 := e.loggedAt(up2)
+	e.figure("second scale-up after the first", "%v", at2.Sub(at1).Round(time.Second))
+	if at2.Sub(at1) < triggerCooldown {
+		t.Errorf("scaled up again %v after the last change; the cooldown is %v", at2.Sub(at1), triggerCooldown)
+	}
+	if to := up2.Fields["to"]; to != float64(usageMaxReplicas) {
+		t.Errorf("scaled up to %v; want max-replicas %d", to, usageMaxReplicas)
+	}
+
+	e.waitFor("12 adapter pods", func(s *snapshot) bool { return len(s.pods) == usageMaxReplicas })
+	marks = e.logMarks()
+	fell, _ := e.setAllUsage("")
+	down := e.waitLogged("the cpu trigger's scale-down", marks, scaled(false))[c]
+	atDown := e.loggedAt(down)
+	e.figure("scale-down after usage fell", "%v", atDown.Sub(fell).Round(time.Second))
+	if least := share(downWindow, downThreshold); atDown.Sub(fell) < least {
+		t.Errorf("scaled down %v after usage fell; the down trigger needs at least %v of its %v window below", atDown.Sub(fell), least, downWindow)
+	}
+	e.settle("back to the fit", fitFor(want), 2*time.Second, nil)
+	w.check(e)
+	if low := w.lowestReplicas(); low < fitReplicas(sum(want)) {
+		t.Errorf("the StatefulSet went down to %d replicas; the fit needs %d", low, fitReplicas(sum(want)))
+	}
+}
+
+// TestMetricsAPIOutage: metrics-server stops. The controller logs that the
+// usage is unknown and records a UsageUnavailable Warning Event; the fit
+// stays in charge: 30 more vreplicas grow the StatefulSet to their fit and
+// are placed, and no status ever lacks a vreplica. metrics-server comes
+// back: a UsageAvailable Event.
+func TestMetricsAPIOutage(t *testing.T) {
+	e, c, want := startUsageController(t, 8*time.Minute)
+	// Between the triggers (40%): neither acts.
+	e.setAllUsage("4m")
+	w := e.watchStatuses()
+
+	marks := logMarks{c: c.LogOffset()}
+	e.cp.StopMetricsServer()
+	e.mark("metrics-server stopped")
+	e.waitUsageState(marks, false)
+
+	for i := 0; i < 6; i++ {
+		name := fmt.Sprintf("late-%d", i)
+		e.createSource(name, 5)
+		want[name] = 5
+	}
+	e.settle("30 more vreplicas without the metrics API", fitFor(want), 2*time.Second, nil)
+	w.check(e)
+
+	marks = logMarks{c: c.LogOffset()}
+	if err := e.cp.StartMetricsServer(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.mark("metrics-server started")
+	e.waitUsageState(marks, true)
+}
