@@ -72,7 +72,8 @@ type MeasuredUsageOptions struct {
 // the adapter pods (ordinals below spec.replicas) that have a fresh
 // sample. A pod's requests come from its spec, or from the StatefulSet's
 // template while the pod is not in the cache. When the usage becomes
-// unknown (the Reader fails, no pod has a fresh sample) it logs
+// unknown (the Reader fails, or no pod has a fresh sample although one
+// has existed for longer than MaxAge) it logs
 // LogUsageUnavailable and records a ReasonUsageUnavailable Warning Event,
 // once, and LogUsageAvailable with a Normal Event when it comes back;
 // meanwhile Usage answers ok == false, so the cpu and memory triggers wait
@@ -129,6 +130,10 @@ func (m *MeasuredUsage) Usage(ctx context.Context, res corev1.ResourceName) (use
 	switch {
 	case err != nil:
 		why = err.Error()
+	case fresh == 0 && !m.measurable(pods, now):
+		// No pod yet, or none up long enough to have been scraped: no
+		// news either way.
+		return 0, 0, false
 	case fresh == 0:
 		why = fmt.Sprintf("no adapter pod has a sample newer than %v", m.o.MaxAge)
 	}
@@ -181,6 +186,17 @@ func (m *MeasuredUsage) ordinalBelow(name string, set *appsv1.StatefulSet) bool 
 		replicas = *set.Spec.Replicas
 	}
 	return ok && ord < replicas
+}
+
+// measurable reports whether some adapter pod has existed for longer than
+// MaxAge, so that the metrics pipeline should have a fresh sample of it.
+func (m *MeasuredUsage) measurable(pods map[string]*corev1.Pod, now time.Time) bool {
+	for _, p := range pods {
+		if now.Sub(p.CreationTimestamp.Time) > m.o.MaxAge {
+			return true
+		}
+	}
+	return false
 }
 
 // sum adds up, over the fresh samples of adapter pods that request res,

@@ -32,7 +32,9 @@ func ExampleMeasuredUsage() {
 		Spec:       appsv1.StatefulSetSpec{Replicas: &three, Template: corev1.PodTemplateSpec{Spec: request}},
 	})
 	now := time.Now()
-	cpu := func(q string) corev1.ResourceList { return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(q)} }
+	cpu := func(q string) corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(q)}
+	}
 	m, err := autoscaler.NewMeasuredUsage(autoscaler.MeasuredUsageOptions{
 		Reader: samples{
 			{Pod: "adapter-0", Usage: cpu("400m"), Time: now},

@@ -174,3 +174,32 @@ func TestNewMeasuredUsageRejects(t *testing.T) {
 		}
 	}
 }
+
+// Pods younger than MaxAge may not have been scraped yet: no sample of
+// them is no news, neither an Event nor a log line.
+func TestMeasuredUsageNewPodsAreNoNews(t *testing.T) {
+	two := int32(2)
+	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC))
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "adapter-0", CreationTimestamp: metav1.NewTime(clk.Now())}, Spec: cpuReq("1")}
+	client := fake.NewSimpleClientset(pod, &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "adapter"},
+		Spec:       appsv1.StatefulSetSpec{Replicas: &two, Template: corev1.PodTemplateSpec{Spec: cpuReq("1")}},
+	})
+	rec := record.NewFakeRecorder(10)
+	m, err := NewMeasuredUsage(MeasuredUsageOptions{Reader: &scriptedReader{}, Namespace: "ns", StatefulSet: "adapter", Client: client, MaxAge: time.Minute, Recorder: rec, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		after  time.Duration
+		events int
+	}{{30 * time.Second, 0}, {31 * time.Second, 1}} {
+		clk.Step(step.after)
+		if _, _, ok := m.Usage(context.Background(), corev1.ResourceCPU); ok {
+			t.Fatal("ok without a sample")
+		}
+		if got := len(rec.Events); got != step.events {
+			t.Errorf("pod %v old: %d Events; want %d", clk.Since(pod.CreationTimestamp.Time), got, step.events)
+		}
+	}
+}

@@ -110,6 +110,8 @@ func (e *env) loggedAt(l harness.LogEntry) time.Time {
 // unknown (or known again), and checks the Event that goes with it.
 func (e *env) waitUsageState(marks logMarks, known bool) {
 	e.t.Helper()
+	// Event times are whole seconds.
+	since := time.Now().Add(-time.Second)
 	msg, reason, typ := autoscaler.LogUsageUnavailable, autoscaler.ReasonUsageUnavailable, corev1.EventTypeWarning
 	if known {
 		msg, reason, typ = autoscaler.LogUsageAvailable, autoscaler.ReasonUsageAvailable, corev1.EventTypeNormal
@@ -122,7 +124,7 @@ func (e *env) waitUsageState(marks logMarks, known bool) {
 			return false
 		}
 		for _, ev := range evs.Items {
-			if ev.Type == typ {
+			if ev.Type == typ && !ev.LastTimestamp.Time.Before(since) {
 				return true
 			}
 		}
