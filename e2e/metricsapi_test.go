@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -144,4 +145,38 @@ func (w *statusWatch) lowestReplicas() int32 {
 		}
 	}
 	return low
+}
+
+// setUsageFromPlacements sets every adapter pod's memory to what its
+// vreplicas cost, by source name (a source not named costs nothing), as
+// the placements of the snapshot stand, and returns it per pod. For the
+// hot-pod scenario: a heavy source makes its pods hot, and calling it again
+// after they shed vreplicas cools them.
+func (e *env) setUsageFromPlacements(s *snapshot, costPerVReplica map[string]resource.Quantity) map[string]resource.Quantity {
+	e.t.Helper()
+	perPod := map[string]resource.Quantity{}
+	for name := range s.pods {
+		perPod[name] = resource.Quantity{}
+	}
+	for _, src := range s.sources {
+		cost, ok := costPerVReplica[src.Name]
+		if !ok {
+			continue
+		}
+		for _, p := range src.Status.Placements {
+			q := perPod[p.PodName]
+			for range p.VReplicas {
+				q.Add(cost)
+			}
+			perPod[p.PodName] = q
+		}
+	}
+	for pod, q := range perPod {
+		mem := ""
+		if !q.IsZero() {
+			mem = q.String()
+		}
+		e.setPodUsage(pod, "", mem)
+	}
+	return perPod
 }
