@@ -109,15 +109,15 @@ func TestMetricsAPICPUTriggers(t *testing.T) {
 // are placed, and no status ever lacks a vreplica. metrics-server comes
 // back: a UsageAvailable Event.
 func TestMetricsAPIOutage(t *testing.T) {
-	e, c, want := startUsageController(t, 8*time.Minute)
+	e, _, want := startUsageController(t, 8*time.Minute)
 	// Between the triggers (40%): neither acts.
 	e.setAllUsage("4m")
 	w := e.watchStatuses()
 
-	marks := logMarks{c: c.LogOffset()}
+	stopped := e.usageChange()
 	e.cp.StopMetricsServer()
 	e.mark("metrics-server stopped")
-	e.waitUsageState(marks, false)
+	e.waitUsageState(stopped, false)
 
 	for i := 0; i < 6; i++ {
 		name := fmt.Sprintf("late-%d", i)
@@ -127,10 +127,10 @@ func TestMetricsAPIOutage(t *testing.T) {
 	e.settle("30 more vreplicas without the metrics API", fitFor(want), 2*time.Second, nil)
 	w.check(e)
 
-	marks = logMarks{c: c.LogOffset()}
+	started := e.usageChange()
 	if err := e.cp.StartMetricsServer(e.ctx); err != nil {
 		t.Fatal(err)
 	}
 	e.mark("metrics-server started")
-	e.waitUsageState(marks, true)
+	e.waitUsageState(started, true)
 }

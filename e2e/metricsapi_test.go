@@ -107,12 +107,23 @@ func (e *env) loggedAt(l harness.LogEntry) time.Time {
 	return time.Time{}
 }
 
-// waitUsageState waits for the controller's line saying the usage became
-// unknown (or known again), and checks the Event that goes with it.
-func (e *env) waitUsageState(marks logMarks, known bool) {
+// usageChange is where a change that should turn the usage unknown (or
+// known) starts: the controller's log and the time (Event times are whole
+// seconds).
+type usageChange struct {
+	marks logMarks
+	since time.Time
+}
+
+func (e *env) usageChange() usageChange {
+	return usageChange{marks: e.logMarks(), since: time.Now().Add(-time.Second)}
+}
+
+// waitUsageState waits for the controller's line, after the change, saying
+// the usage became unknown (or known again), and for its Event.
+func (e *env) waitUsageState(c usageChange, known bool) {
 	e.t.Helper()
-	// Event times are whole seconds.
-	since := time.Now().Add(-time.Second)
+	marks, since := c.marks, c.since
 	msg, reason, typ := autoscaler.LogUsageUnavailable, autoscaler.ReasonUsageUnavailable, corev1.EventTypeWarning
 	if known {
 		msg, reason, typ = autoscaler.LogUsageAvailable, autoscaler.ReasonUsageAvailable, corev1.EventTypeNormal

@@ -8,7 +8,6 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"math/big"
@@ -16,7 +15,6 @@ import (
 	"strconv"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/vsched/vsched/internal/nettest"
@@ -223,7 +221,8 @@ func (cp *ControlPlane) startMetrics(ctx context.Context) error {
 		"--secure-port=" + strconv.Itoa(port), "--bind-address=127.0.0.1", "--cert-dir=" + cp.path("metrics-server-certs"),
 		"--kubeconfig=" + cp.Kubeconfig, "--authentication-kubeconfig=" + cp.Kubeconfig, "--authorization-kubeconfig=" + cp.Kubeconfig,
 		"--kubelet-insecure-tls", "--kubelet-use-node-status-port", "--kubelet-preferred-address-types=InternalIP",
-		"--metric-resolution=" + MetricResolution.String(),
+		// The resolution must exceed the scrape timeout.
+		"--metric-resolution=" + MetricResolution.String(), "--kubelet-request-timeout=5s",
 	}}
 	if err := cp.MetricsServer.Start(); err != nil {
 		return err
@@ -234,27 +233,21 @@ func (cp *ControlPlane) startMetrics(ctx context.Context) error {
 	return cp.WaitMetricsServed(ctx)
 }
 
-// WaitMetricsServed waits until metrics.k8s.io answers with every node's
-// metrics: the aggregation layer reaches metrics-server, which has
-// scraped every kwok.
+// WaitMetricsServed waits until metrics.k8s.io answers a List of the
+// pods' metrics in MetricsNamespace through the aggregation layer. (Not the
+// nodes': metrics-server leaves out a node whose usage is 0, as a kwok node
+// without pods is.)
 func (cp *ControlPlane) WaitMetricsServed(ctx context.Context) error {
-	nodes, err := cp.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return err
-	}
 	var last error
-	err = wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		var raw []byte
-		raw, last = cp.Kube.Discovery().RESTClient().Get().AbsPath("/apis/metrics.k8s.io/v1beta1/nodes").DoRaw(ctx)
-		if last != nil {
-			return false, nil
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		if !cp.MetricsServer.Running() {
+			return false, fmt.Errorf("metrics-server exited: %v", cp.MetricsServer.ExitErr())
 		}
-		var got struct{ Items []struct{} }
-		if last = json.Unmarshal(raw, &got); last != nil {
-			return false, nil
-		}
-		if len(got.Items) < len(nodes.Items) {
-			last = fmt.Errorf("metrics of %d of %d nodes", len(got.Items), len(nodes.Items))
+		raw, err := cp.Kube.Discovery().RESTClient().Get().AbsPath("/apis/metrics.k8s.io/v1beta1/namespaces/" + MetricsNamespace + "/pods").DoRaw(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				last = fmt.Errorf("%w: %s", err, raw)
+			}
 			return false, nil
 		}
 		return true, nil
