@@ -80,15 +80,16 @@ func triggersConfig(up, down string, cooldown time.Duration, maxReplicas int32) 
 	return []string{`policy: "triggers"`, "triggers: " + fmt.Sprintf("%q", triggers), fmt.Sprintf(`max-replicas: "%d"`, maxReplicas)}
 }
 
-// scaled matches the autoscaler's line for a scale up (or down) to a size
-// by a cpu trigger.
+// scaled matches the autoscaler's line for a scale-up by a cpu trigger
+// (its reason names the trigger), or for a scale-down: under the triggers
+// policy only a down trigger asks for fewer pods (its line says what the
+// shrink does, "idle capacity").
 func scaled(up bool) logMatch {
-	msg := "vsched autoscaler: scaled down"
-	if up {
-		msg = "vsched autoscaler: scaled up"
+	if !up {
+		return func(l harness.LogEntry) bool { return l.Msg == "vsched autoscaler: scaled down" }
 	}
 	return func(l harness.LogEntry) bool {
-		return l.Msg == msg && strings.Contains(fmt.Sprint(l.Fields["reason"]), "cpu trigger")
+		return l.Msg == "vsched autoscaler: scaled up" && strings.Contains(fmt.Sprint(l.Fields["reason"]), "cpu trigger")
 	}
 }
 
