@@ -31,6 +31,20 @@ var (
 // a trigger's points must have been above (below) its usage.
 func share(d time.Duration, pct int) time.Duration { return d * time.Duration(pct) / 100 }
 
+// waitScaled waits for the controller's scale-up (or down) line after
+// marks, prints how long after from it came, and checks that it came no
+// sooner than least.
+func (e *env) waitScaled(what string, c *harness.Controller, marks logMarks, up bool, from time.Time, least time.Duration) (harness.LogEntry, time.Time) {
+	e.t.Helper()
+	l := e.waitLogged(what, marks, scaled(up))[c]
+	at := e.loggedAt(l)
+	e.figure("%s", at.Sub(from).Round(time.Second).String(), what)
+	if at.Sub(from) < least {
+		e.t.Errorf("%s: %v; no sooner than %v may it come (%v)", what, at.Sub(from), least, l.Fields["reason"])
+	}
+	return l, at
+}
+
 // startUsageController starts the controller with --metrics-api under the
 // triggers policy and places 24 vreplicas (the fit: 3 pods).
 func startUsageController(t *testing.T, timeout time.Duration) (*env, *harness.Controller, map[string]int32) {
@@ -62,12 +76,7 @@ func TestMetricsAPICPUTriggers(t *testing.T) {
 
 	marks := e.logMarks()
 	rose, _ := e.setAllUsage("14200u")
-	up1 := e.waitLogged("the cpu trigger's scale-up", marks, scaled(true))[c]
-	at1 := e.loggedAt(up1)
-	e.figure("scale-up after usage rose", "%v", at1.Sub(rose).Round(time.Second))
-	if least := share(upWindow, upThreshold); at1.Sub(rose) < least {
-		t.Errorf("scaled up %v after usage rose; the up trigger needs at least %v of its %v window above", at1.Sub(rose), least, upWindow)
-	}
+	up1, at1 := e.waitScaled("scale-up after usage rose (the up trigger's share of its window)", c, marks, true, rose, share(upWindow, upThreshold))
 	if to := up1.Fields["to"]; to != float64(9) {
 		t.Errorf("scaled up to %v; want 9 (ceil(1.42 / 0.5 × 3)): %v", to, up1.Fields["reason"])
 	}
@@ -77,12 +86,7 @@ func TestMetricsAPICPUTriggers(t *testing.T) {
 	e.waitFor("9 adapter pods", func(s *snapshot) bool { return len(s.pods) == 9 })
 	marks = e.logMarks()
 	e.setAllUsage("14200u")
-	up2 := e.waitLogged("the second scale-up", marks, scaled(true))[c]
-	at2 := e.loggedAt(up2)
-	e.figure("second scale-up after the first", "%v", at2.Sub(at1).Round(time.Second))
-	if at2.Sub(at1) < triggerCooldown {
-		t.Errorf("scaled up again %v after the last change; the cooldown is %v", at2.Sub(at1), triggerCooldown)
-	}
+	up2, _ := e.waitScaled("second scale-up after the first (the cooldown)", c, marks, true, at1, triggerCooldown)
 	if to := up2.Fields["to"]; to != float64(usageMaxReplicas) {
 		t.Errorf("scaled up to %v; want max-replicas %d", to, usageMaxReplicas)
 	}
@@ -90,12 +94,7 @@ func TestMetricsAPICPUTriggers(t *testing.T) {
 	e.waitFor("12 adapter pods", func(s *snapshot) bool { return len(s.pods) == usageMaxReplicas })
 	marks = e.logMarks()
 	fell, _ := e.setAllUsage("")
-	down := e.waitLogged("the cpu trigger's scale-down", marks, scaled(false))[c]
-	atDown := e.loggedAt(down)
-	e.figure("scale-down after usage fell", "%v", atDown.Sub(fell).Round(time.Second))
-	if least := share(downWindow, downThreshold); atDown.Sub(fell) < least {
-		t.Errorf("scaled down %v after usage fell; the down trigger needs at least %v of its %v window below", atDown.Sub(fell), least, downWindow)
-	}
+	e.waitScaled("scale-down after usage fell (the down trigger's share of its window)", c, marks, false, fell, share(downWindow, downThreshold))
 	e.settle("back to the fit", fitFor(want), 2*time.Second, nil)
 	w.check(e)
 	if low := w.lowestReplicas(); low < fitReplicas(sum(want)) {
