@@ -64,7 +64,8 @@ func startUsageController(t *testing.T, timeout time.Duration) (*env, *harness.C
 // TestMetricsAPICPUTriggers: usage measured by metrics-server (simulated by
 // kwok from the pods' annotations) drives the cpu triggers. Usage rises to
 // 142% of the requests: the StatefulSet grows by the up trigger's formula
-// (ceil(1.42 / 0.5 × 3) = 9), no sooner than the trigger's share of its
+// (ceil(1.42 / 0.5 × 3) = 9, or 6 if the rate still averages in the time
+// before the rise), no sooner than the trigger's share of its
 // window after the rise; with usage still high it grows again (to the
 // maximum, 12) no sooner than the cooldown after the first growth; usage
 // falls to 10%: it shrinks, no sooner than the down trigger's share of its
@@ -77,13 +78,18 @@ func TestMetricsAPICPUTriggers(t *testing.T) {
 	marks := e.logMarks()
 	rose, _ := e.setAllUsage("14200u")
 	up1, at1 := e.waitScaled("scale-up after usage rose (the up trigger's share of its window)", c, marks, true, rose, share(upWindow, upThreshold))
-	if to := up1.Fields["to"]; to != float64(9) {
-		t.Errorf("scaled up to %v; want 9 (ceil(1.42 / 0.5 × 3)): %v", to, up1.Fields["reason"])
+	// The size comes from the latest point: 9 once metrics-server's rate
+	// shows the whole rise (ceil(1.42 / 0.5 × 3)), less while it still
+	// averages in the time before; beyond the fit in any case.
+	to, _ := up1.Fields["to"].(float64)
+	if to < 6 || to > 9 {
+		t.Fatalf("scaled up to %v; want 6 to 9 (at most ceil(1.42 / 0.5 × 3), rounded to the zones): %v", up1.Fields["to"], up1.Fields["reason"])
 	}
 
 	// The new pods run as hot as the old ones: the trigger keeps
 	// matching, and only the cooldown holds the size.
-	e.waitFor("9 adapter pods", func(s *snapshot) bool { return len(s.pods) == 9 })
+	grown := int(to)
+	e.waitFor("the new adapter pods", func(s *snapshot) bool { return len(s.pods) == grown })
 	marks = e.logMarks()
 	e.setAllUsage("14200u")
 	up2, _ := e.waitScaled("second scale-up after the first (the cooldown)", c, marks, true, at1, triggerCooldown)
