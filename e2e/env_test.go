@@ -60,7 +60,7 @@ func newEnv(t *testing.T, timeout time.Duration, controllers int) *env {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	e := &env{t: t, ctx: ctx, start: time.Now()}
-	e.cp = harness.Start(t, harness.Options{Zones: []string{"zone-a", "zone-b", "zone-c"}, NodesPerZone: 2})
+	e.cp = harness.Start(t, controlPlaneOptions(t))
 	e.timings = append(e.timings, e.cp.Timings...)
 	if err := e.cp.ApplyDir(ctx, filepath.Join(harness.RepoRoot(), "deploy", "sample")); err != nil {
 		t.Fatalf("applying deploy/sample: %v", err)

@@ -88,6 +88,11 @@ type Options struct {
 	// decides each source's vreplicas from a demand signal
 	// (docs/source-autoscaler.md); feed it with SourceAutoscalerHandler.
 	SourceAutoscaler *SourceAutoscalerOptions
+	// Usage, when set with Client, feeds the triggers policy's cpu and
+	// memory triggers with the adapter pods' measured usage
+	// (usage/metricsapi over metrics.k8s.io), through
+	// autoscaler.MeasuredUsage; nil: only room triggers act.
+	Usage usage.Reader
 }
 
 // Scheduler is a statefulset.Scheduler with its autoscaler.
@@ -140,8 +145,14 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 	if o.Client == nil {
 		return s, nil
 	}
+	measured, err := measuredUsage(o)
+	if err != nil {
+		sched.Close()
+		return nil, err
+	}
 	s.Autoscaler, err = autoscaler.New(ctx, autoscaler.Options{
 		Scheduler: sched, Client: o.Client, Recorder: o.Recorder, Config: o.AutoscalerConfig, Cache: o.AutoscalerCache,
+		Usage: measured,
 		Requeue: func(_ context.Context, src types.NamespacedName) error {
 			o.Requeue(src)
 			return nil

@@ -41,8 +41,10 @@ func main() {
 		qps         = flag.Float64("kube-api-qps", 50, "client QPS")
 		burst       = flag.Int("kube-api-burst", 100, "client burst")
 		sig         signalFlags
+		use         usageFlags
 	)
 	sig.register(flag.CommandLine)
+	use.register()
 	flag.Parse()
 	sig.sourceNamespace = *srcNS
 
@@ -63,6 +65,7 @@ func main() {
 	if err != nil {
 		logger.Fatalw("source autoscaler flags", "error", err)
 	}
+	usageReader := use.mustReader(logger, cfg, *namespace, *sts)
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		logger.Fatalw("kubernetes client", "error", err)
@@ -88,6 +91,7 @@ func main() {
 		SourceSyncDelay: *srcDelay,
 		MetricsAddr:     *metricsAddr,
 		SignalProviders: providers,
+		Usage:           usageReader,
 		Kube:            kube,
 		Dynamic:         dyn,
 	})

@@ -98,6 +98,10 @@ type Options struct {
 	// the node lifecycle controller marks it NotReady and taints it
 	// (default 12s; kwok renews node leases every 2s).
 	NodeMonitorGracePeriod time.Duration
+	// Metrics runs the resource metrics pipeline: metrics-server behind
+	// the aggregation layer, kwok simulating the pods' usage from their
+	// annotations (metrics.go).
+	Metrics bool
 }
 
 // ControlPlane is a running local control plane.
@@ -109,6 +113,8 @@ type ControlPlane struct {
 	Dynamic    dynamic.Interface
 
 	APIServer, ETCD, ControllerManager, Scheduler *Proc
+	// MetricsServer runs with Options.Metrics.
+	MetricsServer *Proc
 	// Kwok runs each node, by node name.
 	Kwok map[string]*Proc
 
@@ -161,7 +167,7 @@ func (cp *ControlPlane) teardown(t testing.TB) {
 	for _, p := range cp.Kwok {
 		procs = append(procs, p)
 	}
-	procs = append(procs, cp.Scheduler, cp.ControllerManager, cp.APIServer, cp.ETCD)
+	procs = append(procs, cp.MetricsServer, cp.Scheduler, cp.ControllerManager, cp.APIServer, cp.ETCD)
 	if t.Failed() {
 		for _, p := range procs {
 			if p != nil {
@@ -214,7 +220,10 @@ func (cp *ControlPlane) start(t testing.TB) error {
 	if err != nil {
 		return err
 	}
-	return cp.waitClusterReady(nodes, t0)
+	if err := cp.waitClusterReady(nodes, t0); err != nil {
+		return err
+	}
+	return cp.startMetrics(context.Background())
 }
 
 // writeCredentials writes the serving certificate, the service account key,
@@ -227,6 +236,14 @@ func (cp *ControlPlane) writeCredentials(apiPort int) error {
 	cp.caPEM = ca
 	if err := writeServiceAccountKey(cp.path("sa.key")); err != nil {
 		return err
+	}
+	if cp.opts.Metrics {
+		if err := cp.writeFrontProxyCerts(); err != nil {
+			return err
+		}
+		if err := os.WriteFile(cp.path("kwok-metrics.yaml"), []byte(kwokMetricsConfig), 0o600); err != nil {
+			return err
+		}
 	}
 	if err := os.WriteFile(cp.path("tokens.csv"), []byte(adminToken+",vsched-e2e-admin,vsched-e2e-admin,system:masters\n"), 0o600); err != nil {
 		return err
@@ -277,6 +294,7 @@ func (cp *ControlPlane) startAPIServer(etcdURL string, apiPort int, t0 time.Time
 		"--endpoint-reconciler-type=none",
 		"--v=0",
 	}}
+	cp.APIServer.Args = append(cp.APIServer.Args, cp.aggregatorArgs()...)
 	if err := cp.APIServer.Start(); err != nil {
 		return err
 	}
@@ -361,6 +379,11 @@ func (cp *ControlPlane) startKwok() ([]fakeNode, error) {
 			// nodes flap NotReady.
 			"--node-lease-duration-seconds=8",
 		}}
+		metricsArgs, err := cp.kwokMetricsArgs()
+		if err != nil {
+			return nil, err
+		}
+		p.Args = append(p.Args, metricsArgs...)
 		if err := p.Start(); err != nil {
 			return nil, err
 		}
@@ -479,6 +502,7 @@ func (cp *ControlPlane) AddNode(ctx context.Context, name, zone string) error {
 			},
 		},
 	}
+	cp.nodeMetricsAnnotations(name, n.Annotations)
 	_, err := cp.Kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
 	if apierrs.IsAlreadyExists(err) {
 		return nil

@@ -2,7 +2,7 @@
 # Builds the e2e control plane's binaries from the Go module proxy into a
 # git-ignored cache folder (default: e2e/.bin, override with E2E_BIN):
 #   etcd (v3.6.16), kube-apiserver, kube-controller-manager, kube-scheduler
-#   (v1.35.4) and kwok (v0.7.0).
+#   (v1.35.4), kwok (v0.7.0) and metrics-server (v0.8.0).
 # Idempotent: a binary is rebuilt only when it is missing or reports another
 # version, or when the pinning module (go.mod/go.sum) changed since it was
 # built. Cold: several minutes (mostly k8s.io/kubernetes); warm: about 1 s.
@@ -14,6 +14,7 @@ set -euo pipefail
 KUBE_VERSION=v1.35.4
 ETCD_VERSION=v3.6.16
 KWOK_VERSION=v0.7.0
+METRICS_SERVER_VERSION=v0.8.0
 
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${E2E_BIN:-$(cd "$here/.." && pwd)/.bin}
@@ -100,7 +101,22 @@ else
 	log "kwok built in $((SECONDS - t))s"
 fi
 
-for c in etcd kube-apiserver kube-controller-manager kube-scheduler kwok; do
+# metrics-server (its own module resolves through go install too); its
+# --version prints client-go's version variable, stamped as its Makefile does.
+s=$(echo "metrics-server $METRICS_SERVER_VERSION" | sha256sum | cut -d' ' -f1)
+if fresh metrics-server "$s" "$METRICS_SERVER_VERSION"; then
+	log "metrics-server $METRICS_SERVER_VERSION cached"
+else
+	log "building metrics-server $METRICS_SERVER_VERSION"
+	t=$SECONDS
+	GOBIN="$bin" "${nice_cmd[@]}" go install "${pflag[@]}" -trimpath \
+		-ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$METRICS_SERVER_VERSION" \
+		"sigs.k8s.io/metrics-server/cmd/metrics-server@$METRICS_SERVER_VERSION"
+	echo "$s" >"$bin/metrics-server.stamp"
+	log "metrics-server built in $((SECONDS - t))s"
+fi
+
+for c in etcd kube-apiserver kube-controller-manager kube-scheduler kwok metrics-server; do
 	[ -x "$bin/$c" ] || { log "missing $bin/$c"; exit 1; }
 done
 log "all binaries in $bin ($((SECONDS - start))s)"

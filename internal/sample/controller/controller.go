@@ -36,6 +36,7 @@ import (
 
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 	"github.com/vsched/vsched/statefulset"
+	"github.com/vsched/vsched/usage"
 )
 
 // Component names the controller in leases, events and logs.
@@ -81,6 +82,10 @@ type Options struct {
 	// config-source-autoscaler and the source's annotations, written
 	// through the scale subresource (docs/source-autoscaler.md).
 	SignalProviders []signal.Provider
+	// Usage, when given, is the adapter pods' measured usage
+	// (usage/metricsapi, --metrics-api): it feeds config-autoscaler's cpu
+	// and memory triggers (policy: triggers).
+	Usage usage.Reader
 
 	Kube    kubernetes.Interface
 	Dynamic dynamic.Interface
@@ -248,6 +253,7 @@ func (w *wiring) scheduler(ctx context.Context, o Options) error {
 		ResyncPeriod:     o.ResyncPeriod,
 		MeterProvider:    w.metrics.meterProvider(),
 		SourceAutoscaler: w.sourceAutoscaler(o),
+		Usage:            o.Usage,
 	})
 	if err != nil {
 		return err
