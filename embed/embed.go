@@ -62,15 +62,8 @@ type Options struct {
 	DrainMoveLimit func() int32
 	// Recorder receives the autoscaler's Events on the StatefulSet.
 	Recorder record.EventRecorder
-	// PodUsage reads the adapter pods' measured usage (metrics.k8s.io),
-	// with Client: the autoscaler feeds the cost estimates from it and
-	// sheds hot pods (autoscaler.Options.PodUsage), and the sources that
-	// opt into a measured cost (vsched.VReplicaCostMeasurer, the sample
-	// source's "vsched.dev/vreplica-cost: measured") count their
-	// estimates (docs/costs.md#measured-costs). nil: neither.
-	PodUsage usage.Reader
-	// CostEstimates are the estimates PodUsage feeds; nil with PodUsage
-	// means costestimate.NewMeasured with its defaults.
+	// CostEstimates are the estimates Usage feeds; nil with Usage means
+	// costestimate.NewMeasured with its defaults.
 	CostEstimates *costestimate.Measured
 	// ResyncPeriod: 0 means statefulset.DefaultResyncPeriod.
 	ResyncPeriod time.Duration
@@ -88,10 +81,14 @@ type Options struct {
 	// decides each source's vreplicas from a demand signal
 	// (docs/source-autoscaler.md); feed it with SourceAutoscalerHandler.
 	SourceAutoscaler *SourceAutoscalerOptions
-	// Usage, when set with Client, feeds the triggers policy's cpu and
-	// memory triggers with the adapter pods' measured usage
-	// (usage/metricsapi over metrics.k8s.io), through
-	// autoscaler.MeasuredUsage; nil: only room triggers act.
+	// Usage reads the adapter pods' measured usage (usage/metricsapi over
+	// metrics.k8s.io), with Client. It feeds the triggers policy's cpu
+	// and memory triggers (through autoscaler.MeasuredUsage), the cost
+	// estimates of the sources that opt into a measured cost
+	// (vsched.VReplicaCostMeasurer, the sample source's
+	// "vsched.dev/vreplica-cost: measured"; docs/costs.md#measured-costs)
+	// and the hot-pod shedding (autoscaler.Options.PodUsage). nil: only
+	// room triggers act, costs are declared ones, no pod is hot.
 	Usage usage.Reader
 }
 
@@ -117,7 +114,7 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 		ResyncPeriod: o.ResyncPeriod, AlwaysLeader: o.AlwaysLeader, Logger: o.Logger,
 		MeterProvider: o.MeterProvider,
 	}
-	if o.Client != nil && o.PodUsage != nil {
+	if o.Client != nil && o.Usage != nil {
 		if o.CostEstimates == nil {
 			o.CostEstimates = costestimate.NewMeasured(costestimate.MeasuredOptions{})
 		}
@@ -157,7 +154,7 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 			o.Requeue(src)
 			return nil
 		},
-		Logger: o.Logger, MeterProvider: o.MeterProvider, PodUsage: o.PodUsage, CostEstimates: o.CostEstimates,
+		Logger: o.Logger, MeterProvider: o.MeterProvider, PodUsage: o.Usage, CostEstimates: o.CostEstimates,
 	})
 	if err != nil {
 		sched.Close()

@@ -20,9 +20,11 @@ import (
 // lateReader reads the usage of a cluster made after the options.
 type lateReader struct{ c **memcluster.Cluster }
 
-func (r lateReader) Read(ctx context.Context) ([]usage.Sample, error) { return (*r.c).UsageReader().Read(ctx) }
+func (r lateReader) Read(ctx context.Context) ([]usage.Sample, error) {
+	return (*r.c).UsageReader().Read(ctx)
+}
 
-// TestPodUsageReachesTheScheduler: with Options.PodUsage, the autoscaler's
+// TestPodUsageReachesTheScheduler: with Options.Usage, the autoscaler's
 // cycles feed the estimates the scheduler counts for a source that opts in.
 func TestPodUsageReachesTheScheduler(t *testing.T) {
 	var cl *memcluster.Cluster
@@ -30,7 +32,7 @@ func TestPodUsageReachesTheScheduler(t *testing.T) {
 	s, c, sources, _ := start(t, true, func(mo *memcluster.Options, eo *embed.Options) {
 		// The autoscaler runs on the real clock: samples are stamped now.
 		mo.Clock = clocktesting.NewFakeClock(time.Now())
-		eo.PodUsage, eo.CostEstimates = lateReader{&cl}, est
+		eo.Usage, eo.CostEstimates = lateReader{&cl}, est
 	})
 	cl = c
 	ctx := context.Background()
