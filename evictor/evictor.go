@@ -25,7 +25,7 @@ import (
 // the autoscaler is in the middle of a cycle. Unlike the scheduler's
 // statefulset.EnqueueFunc it may fail (a requeue that writes to the API
 // server, say): Drainer.Requeue reports the sources it could not requeue,
-// and the autoscaler's Report lists only those it did. embed adapts an
+// and the autoscaler's Report lists only those it did. embedkit adapts an
 // EnqueueFunc into one that never fails.
 type RequeueFunc func(ctx context.Context, source types.NamespacedName) error
 

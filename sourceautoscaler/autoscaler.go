@@ -41,7 +41,7 @@ type Options struct {
 	// OnDecision, when set, is called after each cycle for every source
 	// decided, outside the autoscaler's lock, with the write's outcome
 	// (nil when nothing was written or the write succeeded): Events,
-	// metrics and the pod autoscaler's trigger hang here (embed).
+	// metrics and the pod autoscaler's trigger hang here (embedkit).
 	OnDecision func(key types.NamespacedName, d decision.Decision, writeErr error)
 	// OnProblem, when set, is told about a source whose annotations are
 	// broken (its last good policy stays in force).

@@ -1,7 +1,7 @@
 // Package sourceautoscaler decides each source's vreplicas from a demand
 // signal (consumer lag, events per second) and writes them: the level
 // above the scheduler, which places whatever count a source asks for, and
-// the pod autoscaler, which sizes the StatefulSet for it. embed wires the
+// the pod autoscaler, which sizes the StatefulSet for it. embedkit wires the
 // levels together.
 //
 // Each cycle the leader asks every signal.Provider once for all the

@@ -140,7 +140,7 @@ func startBenchSchedulerWith(b testing.TB, c *memcluster.Cluster, w workload, pr
 		Informers:    InformersFromFactory(c.InformerFactory()),
 		Profiles:     profiles,
 		AlwaysLeader: true,
-		// The move limit of a live config-autoscaler, as embed wires it.
+		// The move limit of a live config-autoscaler, as embedkit wires it.
 		DrainMoveLimit: config.NewAutoscalerStore(benchCtx(), "", nil).DrainMoveLimit,
 	}
 	if edit != nil {

@@ -3,7 +3,7 @@
 // cluster through informers (Config.Informers: client-go's, or a
 // controller-runtime manager's cache) and deciding with the profiles built
 // by package config. It logs to the embedder's logger (Config.Logger, else
-// the context's) and reports OpenTelemetry metrics (Metric*). Package embed
+// the context's) and reports OpenTelemetry metrics (Metric*). Package embedkit
 // wires it, with its autoscaler, into a controller.
 //
 // One Scheduler serves one StatefulSet; a controller may run several. The

@@ -14,7 +14,7 @@ import (
 // errors of Schedule while the StatefulSet is missing: not found, deleted,
 // or created again with fewer replicas than the pods its sources hold and
 // not sized back yet. It is retryable, like every ErrNotReady; a controller
-// tells it apart to say why the source waits (embed.Condition's
+// tells it apart to say why the source waits (embedkit.Condition's
 // ReasonStatefulSetMissing).
 var ErrStatefulSetMissing = errors.New("the StatefulSet is missing")
 

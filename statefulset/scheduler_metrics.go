@@ -74,7 +74,7 @@ type Moves map[string]int32
 type movesKey struct{}
 
 // WithMoves asks Schedule to add the vreplicas it moves, by reason, to m:
-// what a controller reports on the source (embed.Decide does).
+// what a controller reports on the source (embedkit.Decide does).
 func WithMoves(ctx context.Context, m Moves) context.Context {
 	return context.WithValue(ctx, movesKey{}, m)
 }

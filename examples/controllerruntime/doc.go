@@ -3,7 +3,7 @@
 // and StatefulSet informers the scheduler watches, the cache reads the
 // autoscaler makes, and the sources' informer are all the manager's.
 //
-// Setup is the whole wiring: it builds an embed.Scheduler from the cache,
+// Setup is the whole wiring: it builds an embedkit.Scheduler from the cache,
 // runs its Run as a manager runnable (AlwaysLeader: the manager runs it
 // only on the elected replica), feeds the scheduler's requeues into the
 // controller's queue through a source.Channel, and registers a reconciler that schedules each Source

@@ -11,14 +11,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 )
 
 // reconciler schedules one Source per call and writes the result to its
 // status.
 type reconciler struct {
 	client client.Client
-	sched  *embed.Scheduler
+	sched  *embedkit.Scheduler
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

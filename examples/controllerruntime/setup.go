@@ -21,7 +21,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
 )
@@ -36,7 +36,7 @@ type Options struct {
 	// subresource (kubernetes.NewForConfig(mgr.GetConfig())). nil: none.
 	Kube kubernetes.Interface
 	// Profiles default to the in-tree default policy; AutoscalerConfig
-	// to config-autoscaler's defaults (embed.WatchConfigMaps gives both
+	// to config-autoscaler's defaults (embedkit.WatchConfigMaps gives both
 	// live from the ConfigMaps).
 	Profiles         statefulset.ProfileSource
 	AutoscalerConfig config.AutoscalerSource
@@ -49,7 +49,7 @@ type Options struct {
 
 // Setup embeds the scheduler and its autoscaler in mgr, on mgr's cache, and
 // registers the Source controller. Start mgr afterwards.
-func Setup(ctx context.Context, mgr manager.Manager, o Options) (*embed.Scheduler, error) {
+func Setup(ctx context.Context, mgr manager.Manager, o Options) (*embedkit.Scheduler, error) {
 	c := mgr.GetCache()
 	inf, err := informers(ctx, c)
 	if err != nil {
@@ -63,7 +63,7 @@ func Setup(ctx context.Context, mgr manager.Manager, o Options) (*embed.Schedule
 		return nil, err
 	}
 	requeue := make(chan event.GenericEvent)
-	sched, err := embed.New(ctx, embed.Options{
+	sched, err := embedkit.New(ctx, embedkit.Options{
 		Namespace: o.Namespace, StatefulSet: o.StatefulSet, Capacity: o.Capacity,
 		Informers:       inf,
 		AutoscalerCache: autoscalerCache(ctx, c),
@@ -173,7 +173,7 @@ func autoscalerCache(ctx context.Context, c cache.Cache) autoscaler.Cache {
 
 // listSources lists every Source through r (the cache, or the API reader).
 func listSources(r client.Reader) vsched.VPodLister {
-	return embed.Lister(func() ([]Source, error) {
+	return embedkit.Lister(func() ([]Source, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		var l SourceList

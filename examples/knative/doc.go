@@ -6,7 +6,7 @@
 // types: its data key "vreplicas" is the spec, and the controller writes
 // the placements and the Scheduled condition back as JSON under
 // "status.placements" and "status.scheduled". Setup is the whole wiring:
-// it builds an embed.Scheduler from the cluster's informer factory
+// it builds an embedkit.Scheduler from the cluster's informer factory
 // (statefulset.InformersFromFactory), makes the reconciler
 // reconciler.LeaderAware through the scheduler (Promote enqueues every
 // source), passes impl.EnqueueKey as the scheduler's Requeue and feeds the

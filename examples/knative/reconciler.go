@@ -13,7 +13,7 @@ import (
 	"knative.dev/pkg/controller"
 	"knative.dev/pkg/reconciler"
 
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 )
 
 // sourceReconciler schedules the source named by a key and writes the decision
@@ -21,7 +21,7 @@ import (
 type sourceReconciler struct {
 	kube   kubernetes.Interface
 	lister corelisters.ConfigMapLister
-	sched  *embed.Scheduler
+	sched  *embedkit.Scheduler
 	// enqueue is the controller's impl.EnqueueKey.
 	enqueue func(types.NamespacedName)
 }

@@ -11,7 +11,7 @@ import (
 	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
 )
@@ -29,14 +29,14 @@ type Options struct {
 	// Setup.
 	Cluster, Sources informers.SharedInformerFactory
 	// Profiles default to the in-tree default policy
-	// (embed.WatchConfigMaps gives them live from config-scheduler).
+	// (embedkit.WatchConfigMaps gives them live from config-scheduler).
 	Profiles statefulset.ProfileSource
 }
 
 // Setup builds the scheduler and the controller that schedules the
 // sources. Start the factories, then run the scheduler (sched.Run) and the
 // controller (impl.Run), which promotes the reconciler.
-func Setup(ctx context.Context, o Options) (*controller.Impl, *embed.Scheduler, error) {
+func Setup(ctx context.Context, o Options) (*controller.Impl, *embedkit.Scheduler, error) {
 	if o.Profiles == nil {
 		reg, err := plugins.NewInTreeRegistry()
 		if err != nil {
@@ -51,9 +51,9 @@ func Setup(ctx context.Context, o Options) (*controller.Impl, *embed.Scheduler, 
 	impl := controller.NewContext(ctx, r, controller.ControllerOptions{
 		WorkQueueName: "vsched-sources", Logger: logging.FromContext(ctx),
 	})
-	list := embed.Lister(func() ([]*corev1.ConfigMap, error) { return cms.Lister().List(labels.Everything()) },
+	list := embedkit.Lister(func() ([]*corev1.ConfigMap, error) { return cms.Lister().List(labels.Everything()) },
 		func(cm *corev1.ConfigMap) (vsched.VPod, error) { return source{cm}, nil })
-	sched, err := embed.New(ctx, embed.Options{
+	sched, err := embedkit.New(ctx, embedkit.Options{
 		Namespace: o.Namespace, StatefulSet: o.StatefulSet, Capacity: o.Capacity,
 		Informers:    statefulset.InformersFromFactory(o.Cluster),
 		Lister:       list,

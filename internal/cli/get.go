@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/state"
 )
 
@@ -55,7 +55,7 @@ func newGetCommand(cfg Config, env *Env) *cobra.Command {
 	fs := cmd.Flags()
 	clusterFlags(fs, &f.snapshotFlags, "the StatefulSet's namespace (required)")
 	fs.Int32Var(&f.capacity, "capacity", 0, "the most vreplicas a pod holds, as the scheduler is configured (default: unknown, no FREE column)")
-	fs.StringVar(&f.conditionType, "condition", embed.ConditionScheduled, "the status condition that says why vreplicas are pending")
+	fs.StringVar(&f.conditionType, "condition", embedkit.ConditionScheduled, "the status condition that says why vreplicas are pending")
 	fs.StringVar(&f.drainingAnnotation, "draining-annotation", state.DefaultDrainingAnnotation, "the pod annotation marking it draining")
 	formatFlag(cmd, &f.format, "table", "table", "wide", "json", "yaml")
 	return cmd

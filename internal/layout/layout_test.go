@@ -111,7 +111,7 @@ func funcName(n ast.Node) (string, bool) {
 // providerForbids is what a signal provider must not import: the source
 // autoscaler that consumes it is not named (its package holds the
 // contract, sourceautoscaler/signal), the levels below are.
-var providerForbids = []string{"autoscaler", "statefulset", "descheduler", "embed", "state", "plugins"}
+var providerForbids = []string{"autoscaler", "statefulset", "descheduler", "embedkit", "state", "plugins"}
 
 // TestImportDirection checks the layering: the scheduler knows nothing of
 // what sizes its StatefulSet, and what decides moves knows neither. config
@@ -135,20 +135,20 @@ func TestImportDirection(t *testing.T) {
 		"internal/monitoring": {"internal/sample", "cmd"},
 		// The source autoscaler decides vreplicas; the pod autoscaler and
 		// the scheduler place and size for them. Neither knows the other:
-		// embed wires the two levels.
+		// embedkit wires the two levels.
 		"autoscaler":       {"sourceautoscaler"},
-		"sourceautoscaler": {"statefulset", "autoscaler", "descheduler", "embed"},
+		"sourceautoscaler": {"statefulset", "autoscaler", "descheduler", "embedkit"},
 		// The decision is pure: no client, no configuration parsing.
-		"sourceautoscaler/decision": {"config", "statefulset", "autoscaler", "descheduler", "embed", "memcluster"},
+		"sourceautoscaler/decision": {"config", "statefulset", "autoscaler", "descheduler", "embedkit", "memcluster"},
 		"sourceautoscaler/window":   {"sourceautoscaler/decision", "sourceautoscaler/signal", "config"},
 		"sourceautoscaler/signal":   {"sourceautoscaler/decision", "sourceautoscaler/window", "config"},
 		// The cost plugins read a decision only, like every plugin.
 		"plugins/core/podfitscosts":         {"state", "statefulset", "autoscaler", "descheduler", "config"},
 		"plugins/core/balancedcostpriority": {"state", "statefulset", "autoscaler", "descheduler", "config"},
 		// The estimator is fed numbers; it reaches no scheduler part.
-		"costestimate": {"framework", "state", "statefulset", "autoscaler", "descheduler", "config", "plugins", "evictor", "embed", "memcluster"},
+		"costestimate": {"framework", "state", "statefulset", "autoscaler", "descheduler", "config", "plugins", "evictor", "embedkit", "memcluster"},
 		// The usage contract is a leaf: readers and consumers import it.
-		"usage": {"framework", "state", "statefulset", "autoscaler", "descheduler", "config", "plugins", "evictor", "embed", "memcluster", "costestimate", "sourceautoscaler"},
+		"usage": {"framework", "state", "statefulset", "autoscaler", "descheduler", "config", "plugins", "evictor", "embedkit", "memcluster", "costestimate", "sourceautoscaler"},
 	}
 	for dir, not := range forbidden {
 		_, files := parseDir(t, dir)

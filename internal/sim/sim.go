@@ -184,7 +184,7 @@ func (sim *simulation) newScheduler(ctx context.Context, ns, name string) (*stat
 		AlwaysLeader: true,
 		Clock:        sim.cluster.Clock(),
 		PodResources: sim.s.podResources(),
-		// The autoscaler's move limit, as embed wires it.
+		// The autoscaler's move limit, as embedkit wires it.
 		DrainMoveLimit: config.AutoscalerSource(sim.live.currentAutoscaler).DrainMoveLimit,
 	})
 }

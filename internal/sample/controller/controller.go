@@ -31,7 +31,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 
 	"github.com/vsched/vsched/sourceautoscaler/signal"
@@ -174,13 +174,13 @@ type wiring struct {
 	recorder    record.EventRecorder
 	metrics     *metricsServer
 	cmw         *informer.InformedWatcher
-	live        embed.LiveConfig
+	live        embedkit.LiveConfig
 	dynFactory  dynamicinformer.DynamicSharedInformerFactory
 	srcInformer informers.GenericInformer
 	kubeFactory informers.SharedInformerFactory
 	r           *Reconciler
 	impl        *kcontroller.Impl
-	sched       *embed.Scheduler
+	sched       *embedkit.Scheduler
 	// sourceConfig is config-source-autoscaler, with SignalProviders.
 	sourceConfig config.SourceAutoscalerSource
 }
@@ -199,7 +199,7 @@ func (w *wiring) observability(ctx context.Context, o Options) error {
 		}
 	}
 	w.cmw = informer.NewInformedWatcher(o.Kube, o.Namespace)
-	w.live, err = embed.WatchConfigMaps(ctx, w.cmw, o.Namespace, nil, w.recorder)
+	w.live, err = embedkit.WatchConfigMaps(ctx, w.cmw, o.Namespace, nil, w.recorder)
 	w.watchSourceAutoscalerConfig(ctx, o)
 	return err
 }
@@ -231,7 +231,7 @@ func (w *wiring) controller(ctx context.Context, o Options) {
 // reconciler.
 func (w *wiring) scheduler(ctx context.Context, o Options) error {
 	w.kubeFactory = informers.NewSharedInformerFactoryWithOptions(o.Kube, o.ResyncPeriod, informers.WithNamespace(o.Namespace))
-	sched, err := embed.New(ctx, embed.Options{
+	sched, err := embedkit.New(ctx, embedkit.Options{
 		Namespace:   o.Namespace,
 		StatefulSet: o.StatefulSet,
 		Capacity:    o.Capacity,
@@ -376,7 +376,7 @@ func dropManagedFields(obj any) (any, error) {
 
 // listSources lists the sources the informer holds, for the scheduler.
 func listSources(l cache.GenericLister) vsched.VPodLister {
-	return embed.Lister(func() ([]runtime.Object, error) { return l.List(labels.Everything()) },
+	return embedkit.Lister(func() ([]runtime.Object, error) { return l.List(labels.Everything()) },
 		func(obj runtime.Object) (vsched.VPod, error) {
 			return v1alpha1.FromUnstructured(obj.(*unstructured.Unstructured))
 		})

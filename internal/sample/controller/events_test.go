@@ -8,7 +8,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 )
 
@@ -40,7 +40,7 @@ func TestRunEventsInSourcesNamespace(t *testing.T) {
 			return false
 		}
 		for _, ev := range list.Items {
-			if ev.Reason == embed.ReasonVReplicasMoved && ev.InvolvedObject.Name == "src" && ev.InvolvedObject.Namespace == srcNS {
+			if ev.Reason == embedkit.ReasonVReplicasMoved && ev.InvolvedObject.Name == "src" && ev.InvolvedObject.Namespace == srcNS {
 				return true
 			}
 		}

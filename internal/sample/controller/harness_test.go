@@ -27,7 +27,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/plugins"
@@ -371,7 +371,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	}
 	t.Cleanup(e.sched.Close)
 	e.r = &Reconciler{
-		sched:    &embed.Scheduler{Scheduler: e.sched},
+		sched:    &embedkit.Scheduler{Scheduler: e.sched},
 		lister:   lister,
 		client:   e.api.client.Resource(gvr),
 		recorder: e.events,

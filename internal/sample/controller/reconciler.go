@@ -24,18 +24,18 @@ import (
 	"knative.dev/pkg/reconciler"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 )
 
 // Reconciler schedules one SampleSource per call and writes the result to
 // its status.
 type Reconciler struct {
-	sched  *embed.Scheduler
+	sched  *embedkit.Scheduler
 	lister cache.GenericLister
 	client dynamic.NamespaceableResourceInterface
 	// recorder receives an Event on a source whose vreplicas moved off a
-	// drained pod or a lost node (embed.MovedEvent); may be nil.
+	// drained pod or a lost node (embedkit.MovedEvent); may be nil.
 	recorder record.EventRecorder
 	// enqueueAll enqueues every source; set once the controller exists.
 	enqueueAll func()
@@ -119,12 +119,12 @@ func (r *Reconciler) prunePendingLocked(now time.Time) {
 // holdPendingWrite returns, for a decision, how long to wait before
 // writing it (deferPendingWrite), or 0; a source placed in full ends its
 // pending window.
-func (r *Reconciler) holdPendingWrite(src *v1alpha1.SampleSource, before *v1alpha1.SampleSourceStatus, d embed.Verdict) time.Duration {
+func (r *Reconciler) holdPendingWrite(src *v1alpha1.SampleSource, before *v1alpha1.SampleSourceStatus, d embedkit.Verdict) time.Duration {
 	switch {
 	case !d.Write:
 	case d.Condition.Status == metav1.ConditionTrue:
 		r.endPendingWindow(src.GetKey())
-	case d.Condition.Reason == embed.ReasonNotEnoughCapacity:
+	case d.Condition.Reason == embedkit.ReasonNotEnoughCapacity:
 		return r.deferPendingWrite(src, before, d.Placements)
 	}
 	return 0
@@ -283,7 +283,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, keyStr string) error {
 // writeStatus writes the source's status as Reconcile changed it, from d,
 // and has the scheduler observe what was written; it returns d.Err once
 // written.
-func (r *Reconciler) writeStatus(ctx context.Context, src *v1alpha1.SampleSource, d embed.Verdict) error {
+func (r *Reconciler) writeStatus(ctx context.Context, src *v1alpha1.SampleSource, d embedkit.Verdict) error {
 	if !r.sched.IsLeader() {
 		// Demoted while deciding: the term's decision ended with it (the
 		// scheduler dropped its reservation), and the new leader decides
@@ -308,13 +308,13 @@ func (r *Reconciler) writeStatus(ctx context.Context, src *v1alpha1.SampleSource
 	if fresh, err := v1alpha1.FromUnstructured(updated); err == nil {
 		r.sched.Observe(fresh)
 	}
-	if msg, ok := embed.MovedEvent(d); ok && r.recorder != nil {
+	if msg, ok := embedkit.MovedEvent(d); ok && r.recorder != nil {
 		// Written: the adapter moves them now.
-		r.recorder.Event(updated, corev1.EventTypeNormal, embed.ReasonVReplicasMoved, msg)
+		r.recorder.Event(updated, corev1.EventTypeNormal, embedkit.ReasonVReplicasMoved, msg)
 	}
 	if d.StatefulSetMissing != "" && r.recorder != nil {
 		// Written: the condition has just begun to say so.
-		r.recorder.Event(updated, corev1.EventTypeWarning, embed.ReasonStatefulSetMissing, d.Condition.Message)
+		r.recorder.Event(updated, corev1.EventTypeWarning, embedkit.ReasonStatefulSetMissing, d.Condition.Message)
 	}
 	return d.Err
 }
@@ -324,7 +324,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, src *v1alpha1.SampleSource
 // run them), and a Warning Event when the condition first says so. Then it
 // asks to be retried: the scheduler decides again once the StatefulSet is
 // back.
-func (r *Reconciler) reportMissing(ctx context.Context, src *v1alpha1.SampleSource, before v1alpha1.SampleSourceStatus, d embed.Verdict) error {
+func (r *Reconciler) reportMissing(ctx context.Context, src *v1alpha1.SampleSource, before v1alpha1.SampleSourceStatus, d embedkit.Verdict) error {
 	setCondition(src, d.Condition)
 	if !apiequality.Semantic.DeepEqual(before, src.Status) {
 		if err := r.writeStatus(ctx, src, d); err != nil {

@@ -15,7 +15,7 @@ import (
 	"knative.dev/pkg/reconciler"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 )
 
@@ -931,8 +931,8 @@ func TestReconcileStatefulSetMissing(t *testing.T) {
 	const why = "StatefulSet vsched/adapter was deleted at 2025-01-01T00:00:00Z; the placements stay as they are"
 	for i := range 2 {
 		err := e.reconcile(key)
-		if ok, delay := kcontroller.IsRequeueKey(err); !ok || delay != embed.StatefulSetMissingDelay {
-			t.Errorf("reconcile %d while the StatefulSet is deleted = %v; want a requeue after %v", i, err, embed.StatefulSetMissingDelay)
+		if ok, delay := kcontroller.IsRequeueKey(err); !ok || delay != embedkit.StatefulSetMissingDelay {
+			t.Errorf("reconcile %d while the StatefulSet is deleted = %v; want a requeue after %v", i, err, embedkit.StatefulSetMissingDelay)
 		}
 		e.refresh(key)
 	}

@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
 	"github.com/vsched/vsched/sourceautoscaler"
 )
@@ -16,18 +16,18 @@ import (
 // starts).
 func (w *wiring) watchSourceAutoscalerConfig(ctx context.Context, o Options) {
 	if len(o.SignalProviders) > 0 {
-		w.sourceConfig = embed.WatchSourceAutoscalerConfig(ctx, w.cmw, o.Namespace, w.recorder)
+		w.sourceConfig = embedkit.WatchSourceAutoscalerConfig(ctx, w.cmw, o.Namespace, w.recorder)
 	}
 }
 
-// sourceAutoscaler is the source autoscaler's part of embed.Options: nil
+// sourceAutoscaler is the source autoscaler's part of embedkit.Options: nil
 // without signal providers. It writes through the sources' scale
 // subresource, as an HPA or KEDA would.
-func (w *wiring) sourceAutoscaler(o Options) *embed.SourceAutoscalerOptions {
+func (w *wiring) sourceAutoscaler(o Options) *embedkit.SourceAutoscalerOptions {
 	if len(o.SignalProviders) == 0 {
 		return nil
 	}
-	return &embed.SourceAutoscalerOptions{
+	return &embedkit.SourceAutoscalerOptions{
 		Providers: o.SignalProviders,
 		Writer:    sourceautoscaler.DynamicScaleWriter{Client: o.Dynamic, Resource: v1alpha1.GroupVersionResource},
 		Config:    w.sourceConfig,

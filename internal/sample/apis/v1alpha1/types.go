@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 )
 
 // Group, version and resource of SampleSource.
@@ -27,22 +27,22 @@ const (
 	Resource = "samplesources"
 )
 
-// Condition types and reasons: embed's, which embed.Condition sets.
+// Condition types and reasons: embedkit's, which embedkit.Condition sets.
 const (
 	// ConditionScheduled is True when every vreplica is placed. When False,
 	// its reason says why vreplicas are pending and its message how many.
-	ConditionScheduled = embed.ConditionScheduled
+	ConditionScheduled = embedkit.ConditionScheduled
 
-	ReasonAllPlaced = embed.ReasonAllPlaced
+	ReasonAllPlaced = embedkit.ReasonAllPlaced
 	// ReasonNotEnoughCapacity: some vreplicas wait for a pod (the
 	// autoscaler grows the StatefulSet when it can).
-	ReasonNotEnoughCapacity = embed.ReasonNotEnoughCapacity
+	ReasonNotEnoughCapacity = embedkit.ReasonNotEnoughCapacity
 	// ReasonScheduleFailed: the scheduler refused the source (bad spec,
 	// no profile).
-	ReasonScheduleFailed = embed.ReasonScheduleFailed
+	ReasonScheduleFailed = embedkit.ReasonScheduleFailed
 	// ReasonStatefulSetMissing: the adapter StatefulSet is missing; the
 	// placements stay as they are until it is back.
-	ReasonStatefulSetMissing = embed.ReasonStatefulSetMissing
+	ReasonStatefulSetMissing = embedkit.ReasonStatefulSetMissing
 )
 
 // GroupVersionResource of SampleSource, for the dynamic client.

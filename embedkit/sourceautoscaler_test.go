@@ -1,4 +1,4 @@
-package embed_test
+package embedkit_test
 
 import (
 	"context"
@@ -14,14 +14,14 @@ import (
 
 	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/sourceautoscaler"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 	"github.com/vsched/vsched/sourceautoscaler/signal/scripted"
 )
 
-// TestSourceAutoscalerWiring: the source autoscaler built by embed decides
+// TestSourceAutoscalerWiring: the source autoscaler built by embedkit decides
 // from its provider, writes through the embedder's callback, and reports
 // each change as an Event on the source with the numbers.
 func TestSourceAutoscalerWiring(t *testing.T) {
@@ -29,8 +29,8 @@ func TestSourceAutoscalerWiring(t *testing.T) {
 	prov := scripted.New("lag", clk.Now)
 	rec := record.NewFakeRecorder(10)
 	var sources *memcluster.Sources
-	s, _, srcs, _ := start(t, true, func(_ *memcluster.Options, o *embed.Options) {
-		o.SourceAutoscaler = &embed.SourceAutoscalerOptions{
+	s, _, srcs, _ := start(t, true, func(_ *memcluster.Options, o *embedkit.Options) {
+		o.SourceAutoscaler = &embedkit.SourceAutoscalerOptions{
 			Providers: []signal.Provider{prov}, Clock: clk, Recorder: rec, Kind: "SampleSource", APIVersion: "samples.vsched.dev/v1alpha1",
 			Writer: sourceautoscaler.WriterFunc(func(_ context.Context, k types.NamespacedName, n int32) error {
 				_, err := sources.Update(k, n)
@@ -80,14 +80,14 @@ func TestSourceIncreaseTriggersPodAutoscaler(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	var sources *memcluster.Sources
-	s, c, srcs, _ := start(t, true, func(_ *memcluster.Options, o *embed.Options) {
+	s, c, srcs, _ := start(t, true, func(_ *memcluster.Options, o *embedkit.Options) {
 		o.AutoscalerConfig = func() *config.AutoscalerConfig {
 			cfg := config.DefaultAutoscalerConfig()
 			cfg.MaxReplicas, cfg.RefreshPeriod = 3, time.Hour
 			return cfg
 		}
 		o.MeterProvider = mp
-		o.SourceAutoscaler = &embed.SourceAutoscalerOptions{
+		o.SourceAutoscaler = &embedkit.SourceAutoscalerOptions{
 			Providers: []signal.Provider{prov}, Clock: clk,
 			Writer: sourceautoscaler.WriterFunc(func(_ context.Context, k types.NamespacedName, n int32) error {
 				_, err := sources.Update(k, n)

@@ -1,4 +1,4 @@
-package embed
+package embedkit
 
 import (
 	"k8s.io/client-go/tools/cache"

@@ -1,4 +1,4 @@
-package embed_test
+package embedkit_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/memcluster"
 )
 
@@ -25,7 +25,7 @@ func TestDrainMoveLimitFollowsTheConfig(t *testing.T) {
 		live.Store(c)
 	}
 	limit(3)
-	s, c, sources, _ := start(t, true, func(mo *memcluster.Options, eo *embed.Options) {
+	s, c, sources, _ := start(t, true, func(mo *memcluster.Options, eo *embedkit.Options) {
 		mo.Replicas, mo.Capacity = 3, 10
 		eo.AutoscalerConfig = live.Load
 	})

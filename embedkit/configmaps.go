@@ -1,4 +1,4 @@
-package embed
+package embedkit
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func WatchConfigMaps(ctx context.Context, w configmap.Watcher, namespace string,
 		reject = config.RecordRejections(recorder)
 	}
 	if reg == nil {
-		// config links no plugin; embed stands in the in-tree ones.
+		// config links no plugin; embedkit stands in the in-tree ones.
 		var err error
 		if reg, err = plugins.NewInTreeRegistry(); err != nil {
 			return LiveConfig{}, err

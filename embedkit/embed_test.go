@@ -1,4 +1,4 @@
-package embed_test
+package embedkit_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/statefulset"
 )
@@ -43,25 +43,25 @@ func TestCondition(t *testing.T) {
 			metav1.Condition{Type: "Scheduled", Status: "False", Reason: "ScheduleFailed", Message: "vreplicas is negative (-1)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, embed.Condition(two, tc.err)); diff != "" {
+			if diff := cmp.Diff(tc.want, embedkit.Condition(two, tc.err)); diff != "" {
 				t.Errorf("Condition (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-// start builds an embed.Scheduler over a memcluster of 2 pods of capacity
+// start builds an embedkit.Scheduler over a memcluster of 2 pods of capacity
 // 2, with its autoscaler, configured by ConfigMaps through
 // WatchConfigMaps: the lowest ordinals first, at most 3 replicas. It
 // returns it with the sources and the requeued keys. opts change the
 // cluster's and the scheduler's options before they are built.
-func start(t *testing.T, alwaysLeader bool, opts ...func(*memcluster.Options, *embed.Options)) (*embed.Scheduler, *memcluster.Cluster, *memcluster.Sources, func() []types.NamespacedName) {
+func start(t *testing.T, alwaysLeader bool, opts ...func(*memcluster.Options, *embedkit.Options)) (*embedkit.Scheduler, *memcluster.Cluster, *memcluster.Sources, func() []types.NamespacedName) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	cm := func(name string, data map[string]string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "vsched", Name: name}, Data: data}
 	}
-	live, err := embed.WatchConfigMaps(ctx, configmap.NewStaticWatcher(
+	live, err := embedkit.WatchConfigMaps(ctx, configmap.NewStaticWatcher(
 		cm(config.DefaultSchedulerConfigMapName, map[string]string{
 			"predicates": `[{"Name": "PodFitsResources"}]`,
 			"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
@@ -79,7 +79,7 @@ func start(t *testing.T, alwaysLeader bool, opts ...func(*memcluster.Options, *e
 		t.Fatalf("LiveConfig.DrainMoveLimit() = %d; config-autoscaler's is %d", got, want)
 	}
 	mo := memcluster.Options{Zones: []string{"a", "b"}, Replicas: 2, Capacity: 2}
-	var eo embed.Options
+	var eo embedkit.Options
 	for _, o := range opts {
 		o(&mo, &eo)
 	}
@@ -91,18 +91,18 @@ func start(t *testing.T, alwaysLeader bool, opts ...func(*memcluster.Options, *e
 	sources := memcluster.NewSources()
 	var mu sync.Mutex
 	var requeued []types.NamespacedName
-	eo = embed.Options{
+	eo = embedkit.Options{
 		Namespace: c.Namespace(), StatefulSet: c.StatefulSetName(), Capacity: c.Capacity(),
 		Informers:       statefulset.InformersFromFactory(c.InformerFactory()),
 		AutoscalerCache: autoscaler.CacheFromFactory(c.InformerFactory()),
-		Lister:          embed.Lister(sources.List, func(v vsched.VPod) (vsched.VPod, error) { return v, nil }),
+		Lister:          embedkit.Lister(sources.List, func(v vsched.VPod) (vsched.VPod, error) { return v, nil }),
 		ListerSynced:    sources.HasSynced, Profiles: live.Profiles, AutoscalerConfig: live.AutoscalerConfig, Client: c.Client(), AlwaysLeader: alwaysLeader,
 		Requeue: func(k types.NamespacedName) { mu.Lock(); requeued = append(requeued, k); mu.Unlock() },
 	}
 	for _, o := range opts {
 		o(&mo, &eo)
 	}
-	s, err := embed.New(ctx, eo)
+	s, err := embedkit.New(ctx, eo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestDecide(t *testing.T) {
 	if diff := cmp.Diff(map[string]int32{"adapter-0": 2, "adapter-1": 2}, placed); diff != "" {
 		t.Errorf("placements (-want +got):\n%s", diff)
 	}
-	want := metav1.Condition{Type: embed.ConditionScheduled, Status: metav1.ConditionFalse, Reason: embed.ReasonNotEnoughCapacity}
+	want := metav1.Condition{Type: embedkit.ConditionScheduled, Status: metav1.ConditionFalse, Reason: embedkit.ReasonNotEnoughCapacity}
 	if diff := cmp.Diff(want, d.Condition, cmpopts.IgnoreFields(metav1.Condition{}, "Message")); diff != "" {
 		t.Errorf("condition (-want +got):\n%s", diff)
 	}
@@ -151,7 +151,7 @@ func TestDecideMovedEvent(t *testing.T) {
 	if _, err := sources.Reconcile(ctx, s, key); err != nil { // adapter-0
 		t.Fatal(err)
 	}
-	if _, ok := embed.MovedEvent(s.Decide(ctx, mustGet(t, sources, key))); ok {
+	if _, ok := embedkit.MovedEvent(s.Decide(ctx, mustGet(t, sources, key))); ok {
 		t.Error("an Event for a decision that moved nothing")
 	}
 	if err := c.AnnotatePod(0, c.DrainingAnnotation(), "unavailable"); err != nil {
@@ -164,7 +164,7 @@ func TestDecideMovedEvent(t *testing.T) {
 	if diff := cmp.Diff(statefulset.Moves{statefulset.MoveLostNode: 2}, d.Moved); diff != "" {
 		t.Errorf("Moved (-want +got):\n%s", diff)
 	}
-	msg, ok := embed.MovedEvent(d)
+	msg, ok := embedkit.MovedEvent(d)
 	if want := "moved 2 vreplica(s) off pods whose node was lost to other pods"; !ok || msg != want {
 		t.Errorf("MovedEvent = %q, %v; want %q", msg, ok, want)
 	}
@@ -214,13 +214,13 @@ func TestDecideStatefulSetMissing(t *testing.T) {
 	if !strings.HasPrefix(why, "StatefulSet vsched/adapter was deleted at ") {
 		t.Errorf("Verdict.StatefulSetMissing = %q; want it to name the deleted StatefulSet", why)
 	}
-	want := embed.Verdict{
-		Condition: metav1.Condition{Type: embed.ConditionScheduled, Status: metav1.ConditionFalse, Reason: embed.ReasonStatefulSetMissing,
+	want := embedkit.Verdict{
+		Condition: metav1.Condition{Type: embedkit.ConditionScheduled, Status: metav1.ConditionFalse, Reason: embedkit.ReasonStatefulSetMissing,
 			Message: why + "; the placements stay as they are"},
-		RequeueAfter:       embed.StatefulSetMissingDelay,
+		RequeueAfter:       embedkit.StatefulSetMissingDelay,
 		StatefulSetMissing: why,
 	}
-	if diff := cmp.Diff(want, d, cmpopts.IgnoreFields(embed.Verdict{}, "Moved")); diff != "" {
+	if diff := cmp.Diff(want, d, cmpopts.IgnoreFields(embedkit.Verdict{}, "Moved")); diff != "" {
 		t.Errorf("Decide while the StatefulSet is deleted (-want +got):\n%s", diff)
 	}
 	if err := c.CreateStatefulSet(2); err != nil {
@@ -229,7 +229,7 @@ func TestDecideStatefulSetMissing(t *testing.T) {
 	if err := c.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if d := s.Decide(ctx, mustGet(t, sources, key)); !d.Write || d.StatefulSetMissing != "" || d.Condition.Reason != embed.ReasonAllPlaced {
+	if d := s.Decide(ctx, mustGet(t, sources, key)); !d.Write || d.StatefulSetMissing != "" || d.Condition.Reason != embedkit.ReasonAllPlaced {
 		t.Errorf("Decide once the StatefulSet is back = %+v; want its placements written", d)
 	}
 }
@@ -237,7 +237,7 @@ func TestDecideStatefulSetMissing(t *testing.T) {
 func TestDecideNotLeader(t *testing.T) {
 	s, _, sources, _ := start(t, false)
 	src := mustCreate(t, sources, 1)
-	if d := s.Decide(context.Background(), src); !cmp.Equal(d, embed.Verdict{}) {
+	if d := s.Decide(context.Background(), src); !cmp.Equal(d, embedkit.Verdict{}) {
 		t.Errorf("a follower's Decide = %+v; want nothing to do", d)
 	}
 }

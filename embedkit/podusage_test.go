@@ -1,4 +1,4 @@
-package embed_test
+package embedkit_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/costestimate"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/usage"
 )
@@ -29,7 +29,7 @@ func (r lateReader) Read(ctx context.Context) ([]usage.Sample, error) {
 func TestPodUsageReachesTheScheduler(t *testing.T) {
 	var cl *memcluster.Cluster
 	est := costestimate.NewMeasured(costestimate.MeasuredOptions{Options: costestimate.Options{Smoothing: 1}})
-	s, c, sources, _ := start(t, true, func(mo *memcluster.Options, eo *embed.Options) {
+	s, c, sources, _ := start(t, true, func(mo *memcluster.Options, eo *embedkit.Options) {
 		// The autoscaler runs on the real clock: samples are stamped now.
 		mo.Clock = clocktesting.NewFakeClock(time.Now())
 		eo.Usage, eo.CostEstimates = lateReader{&cl}, est

@@ -1,4 +1,4 @@
-// Package embed is the wiring every source controller repeats around
+// Package embedkit is the wiring every source controller repeats around
 // vsched's scheduler, so that embedding it is a few lines, whichever
 // controller framework runs it (knative.dev/pkg's, controller-runtime, or
 // plain client-go):
@@ -22,4 +22,4 @@
 //   - Scheduler.Decide runs Schedule and says what the reconciler does
 //     next: write the placements, requeue after a delay, and the Scheduled
 //     condition to set (Condition).
-package embed
+package embedkit

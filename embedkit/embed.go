@@ -1,4 +1,4 @@
-package embed
+package embedkit
 
 import (
 	"context"
@@ -105,7 +105,7 @@ type Scheduler struct {
 // autoscaler when o.Client is set. Start the informers, then Run.
 func New(ctx context.Context, o Options) (*Scheduler, error) {
 	if o.Requeue == nil {
-		return nil, fmt.Errorf("embed: Requeue is required")
+		return nil, fmt.Errorf("embedkit: Requeue is required")
 	}
 	scfg := statefulset.Config{
 		Namespace: o.Namespace, Name: o.StatefulSet, Capacity: o.Capacity,

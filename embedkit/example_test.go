@@ -1,4 +1,4 @@
-package embed_test
+package embedkit_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/embed"
+	"github.com/vsched/vsched/embedkit"
 )
 
 // A Schedule result that left vreplicas pending becomes the Scheduled
@@ -17,10 +17,10 @@ func ExampleCondition() {
 		Key: types.NamespacedName{Namespace: "ns", Name: "src"}, Pending: 2,
 		Reason: "no pod with free capacity in zone c",
 	}
-	c := embed.Condition(placed, err)
+	c := embedkit.Condition(placed, err)
 	fmt.Println(c.Type, c.Status, c.Reason)
 	fmt.Println(c.Message)
-	c = embed.Condition(placed, nil)
+	c = embedkit.Condition(placed, nil)
 	fmt.Println(c.Type, c.Status, c.Reason)
 	fmt.Println(c.Message)
 	// Output:
