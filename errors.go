@@ -46,3 +46,38 @@ func PendingCount(err error) int32 {
 	}
 	return 0
 }
+
+// ErrStatefulSetMissing is wrapped, together with ErrNotReady, by the
+// errors of Schedule while the StatefulSet is missing: not found, deleted,
+// or created again with fewer replicas than the pods its sources hold and
+// not sized back yet. It is retryable, like every ErrNotReady; a controller
+// tells it apart to say why the source waits (embedkit.Condition's
+// ReasonStatefulSetMissing).
+var ErrStatefulSetMissing = errors.New("the StatefulSet is missing")
+
+// MissingError is the error of a decision refused while the StatefulSet is
+// missing. It matches ErrNotReady and ErrStatefulSetMissing (errors.Is);
+// Why names the StatefulSet and says what happened to it.
+type MissingError struct {
+	StatefulSet types.NamespacedName
+	Why         string
+}
+
+func (e *MissingError) Error() string { return ErrStatefulSetMissing.Error() + ": " + e.Why }
+
+// Is makes the error match ErrNotReady, which every caller already retries,
+// and ErrStatefulSetMissing.
+func (e *MissingError) Is(target error) bool {
+	return target == ErrNotReady || target == ErrStatefulSetMissing
+}
+
+// ErrNotReady is returned (wrapped) while the scheduler cannot decide safely:
+// informers not synced, or the sources' committed placements not loaded yet.
+// It is retryable.
+var ErrNotReady = errors.New("scheduler state is not loaded yet")
+
+// ErrStale is returned (wrapped) by Schedule for a source object older than
+// one the scheduler has already seen, or for a source it was told was
+// deleted: a decision made from it could undo a newer one. It is retryable:
+// the controller's next read of the source is newer.
+var ErrStale = errors.New("source version is older than one already seen")

@@ -472,7 +472,7 @@ func (w *lagWorld) touchSource(k types.NamespacedName) {
 // controller requeues the source. Add new retryable errors here (ErrStale,
 // once Schedule refuses decisions on stale versions).
 func retryable(err error) bool {
-	return errors.Is(err, statefulset.ErrNotReady) || errors.Is(err, vsched.ErrNotLeader) || errors.Is(err, statefulset.ErrStale)
+	return errors.Is(err, vsched.ErrNotReady) || errors.Is(err, vsched.ErrNotLeader) || errors.Is(err, vsched.ErrStale)
 }
 
 // reconcile is one worker: read (from the lister when cached, as a

@@ -74,15 +74,15 @@ type Verdict struct {
 func (s *Scheduler) Decide(ctx context.Context, vpod vsched.VPod) Verdict {
 	moved := statefulset.Moves{}
 	placements, err := s.Schedule(statefulset.WithMoves(ctx, moved), vpod)
-	var missing *statefulset.MissingError
+	var missing *vsched.MissingError
 	switch {
 	case errors.Is(err, vsched.ErrNotLeader):
 		return Verdict{}
 	case errors.As(err, &missing):
 		return Verdict{Condition: Condition(nil, err), RequeueAfter: StatefulSetMissingDelay, StatefulSetMissing: missing.Why}
-	case errors.Is(err, statefulset.ErrNotReady):
+	case errors.Is(err, vsched.ErrNotReady):
 		return Verdict{RequeueAfter: NotReadyDelay}
-	case errors.Is(err, statefulset.ErrStale):
+	case errors.Is(err, vsched.ErrStale):
 		return Verdict{RequeueAfter: StaleDelay}
 	case err == nil || errors.Is(err, vsched.ErrNotEnoughReplicas):
 		// Partial placements are valid: the scheduler requeues the
@@ -99,7 +99,7 @@ func (s *Scheduler) Decide(ctx context.Context, vpod vsched.VPod) Verdict {
 func Condition(placements []vsched.Placement, err error) metav1.Condition {
 	c := metav1.Condition{Type: ConditionScheduled}
 	var pe *vsched.PendingError
-	var missing *statefulset.MissingError
+	var missing *vsched.MissingError
 	switch {
 	case err == nil:
 		c.Status, c.Reason = metav1.ConditionTrue, ReasonAllPlaced

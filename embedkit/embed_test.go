@@ -36,7 +36,7 @@ func TestCondition(t *testing.T) {
 			metav1.Condition{Type: "Scheduled", Status: "False", Reason: "NotEnoughCapacity", Message: "4 vreplica(s) pending: MaxSkew 1 would be exceeded"}},
 		{"pending without a rule", &vsched.PendingError{Pending: 1},
 			metav1.Condition{Type: "Scheduled", Status: "False", Reason: "NotEnoughCapacity", Message: "1 vreplica(s) pending"}},
-		{"statefulset missing", fmt.Errorf("ns/src: %w", &statefulset.MissingError{Why: "StatefulSet vsched/adapter was deleted at 2025-01-01T00:00:00Z"}),
+		{"statefulset missing", fmt.Errorf("ns/src: %w", &vsched.MissingError{Why: "StatefulSet vsched/adapter was deleted at 2025-01-01T00:00:00Z"}),
 			metav1.Condition{Type: "Scheduled", Status: "False", Reason: "StatefulSetMissing",
 				Message: "StatefulSet vsched/adapter was deleted at 2025-01-01T00:00:00Z; the placements stay as they are"}},
 		{"refused", errors.New("vreplicas is negative (-1)"),

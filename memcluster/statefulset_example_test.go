@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 	"knative.dev/pkg/logging"
 
+	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
@@ -51,8 +52,8 @@ func ExampleCluster_DeleteStatefulSet() {
 		panic(err)
 	}
 	_, err = sources.Reconcile(ctx, sched, src.GetKey())
-	var missing *statefulset.MissingError
-	fmt.Println("while deleted:", errors.As(err, &missing), errors.Is(err, statefulset.ErrNotReady), missing.Why)
+	var missing *vsched.MissingError
+	fmt.Println("while deleted:", errors.As(err, &missing), errors.Is(err, vsched.ErrNotReady), missing.Why)
 
 	if err := c.CreateStatefulSet(2); err != nil {
 		panic(err)

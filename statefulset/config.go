@@ -73,7 +73,7 @@ type Config struct {
 	// scheduler that took that list for the truth would place new
 	// vreplicas over committed ones it has not seen, and its autoscaler
 	// would shrink a StatefulSet that is in use. Until it reports true,
-	// Schedule answers ErrNotReady and the autoscaler holds.
+	// Schedule answers vsched.ErrNotReady and the autoscaler holds.
 	ListerSynced func() bool
 	// Informers provide the pods, nodes and StatefulSet: the scheduler
 	// registers its handlers; the caller starts them. Required (all three

@@ -189,7 +189,7 @@ func (s *Scheduler) ObserveStatefulSet(set *appsv1.StatefulSet) {
 
 // setDeleted takes the StatefulSet's delete as its absence, not as a size
 // of 0: every placement stays where it is, and Schedule answers
-// ErrStatefulSetMissing until it is back (presence.go).
+// vsched.ErrStatefulSetMissing until it is back (presence.go).
 func (s *Scheduler) setDeleted(obj any) {
 	set, ok := tombstone(obj).(*appsv1.StatefulSet)
 	if !ok || set.Namespace != s.cfg.Namespace || set.Name != s.cfg.Name {

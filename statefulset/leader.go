@@ -55,7 +55,7 @@ func (s *Scheduler) IsLeader() bool { return s.leader.Load() }
 
 // HasSynced reports whether the scheduler's informer handlers have seen the
 // initial list of pods, nodes and the StatefulSet. Until then Schedule
-// returns an error wrapping ErrNotReady.
+// returns an error wrapping vsched.ErrNotReady.
 func (s *Scheduler) HasSynced() bool { return s.hasSynced() }
 
 func (s *Scheduler) hasSynced() bool {

@@ -1,29 +1,22 @@
 package statefulset
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
-)
 
-// ErrStatefulSetMissing is wrapped, together with ErrNotReady, by the
-// errors of Schedule while the StatefulSet is missing: not found, deleted,
-// or created again with fewer replicas than the pods its sources hold and
-// not sized back yet. It is retryable, like every ErrNotReady; a controller
-// tells it apart to say why the source waits (embedkit.Condition's
-// ReasonStatefulSetMissing).
-var ErrStatefulSetMissing = errors.New("the StatefulSet is missing")
+	"github.com/vsched/vsched"
+)
 
 // Log messages of the StatefulSet's presence, each with the field
 // "statefulset".
 const (
 	// LogStatefulSetDeleted is logged when the scheduler's informer
 	// reports the StatefulSet deleted: from then on Schedule answers
-	// ErrStatefulSetMissing, and the autoscaler holds, until it is back.
+	// vsched.ErrStatefulSetMissing, and the autoscaler holds, until it is back.
 	LogStatefulSetDeleted = "vsched StatefulSet deleted; decisions wait for it to come back"
 	// LogStatefulSetBack is logged when it is back, with the fields
 	// "replicas" (its spec.replicas) and "restoreTo": the size the sources
@@ -213,7 +206,7 @@ func specReplicas(set *appsv1.StatefulSet) int32 {
 // created again (under the same name, as an upgrade does) with fewer
 // replicas than the pods its sources hold: ok is false otherwise. Until a
 // size at least that large is seen or written (Grown), Schedule answers
-// ErrStatefulSetMissing and keeps every placement; the autoscaler writes
+// vsched.ErrStatefulSetMissing and keeps every placement; the autoscaler writes
 // it. Without an autoscaler, scale the StatefulSet by hand to at least that
 // size.
 func (s *Scheduler) RestoreSize() (int32, bool) { return s.presence.restoreSize() }
@@ -230,27 +223,11 @@ func (s *Scheduler) StatefulSetMissing() string {
 	return s.presence.why(s.key)
 }
 
-// MissingError is the error of a decision refused while the StatefulSet is
-// missing. It matches ErrNotReady and ErrStatefulSetMissing (errors.Is);
-// Why names the StatefulSet and says what happened to it.
-type MissingError struct {
-	StatefulSet types.NamespacedName
-	Why         string
-}
-
-func (e *MissingError) Error() string { return ErrStatefulSetMissing.Error() + ": " + e.Why }
-
-// Is makes the error match ErrNotReady, which every caller already retries,
-// and ErrStatefulSetMissing.
-func (e *MissingError) Is(target error) bool {
-	return target == ErrNotReady || target == ErrStatefulSetMissing
-}
-
 // missingErr is the error of a call that cannot decide while the
 // StatefulSet is missing, nil when it is present.
 func (s *Scheduler) missingErr() error {
 	if why := s.StatefulSetMissing(); why != "" {
-		return &MissingError{StatefulSet: s.key, Why: why}
+		return &vsched.MissingError{StatefulSet: s.key, Why: why}
 	}
 	return nil
 }

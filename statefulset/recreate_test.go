@@ -137,7 +137,7 @@ func TestStatefulSetDeletedAndRecreated(t *testing.T) {
 			w.sync(t)
 			for _, k := range w.keys {
 				ps, err := w.src.Reconcile(w.ctx, w.sched, k)
-				if !errors.Is(err, statefulset.ErrNotReady) || ps != nil {
+				if !errors.Is(err, vsched.ErrNotReady) || ps != nil {
 					t.Errorf("Schedule(%s) while the StatefulSet is deleted = [%s], %v; want no placements and ErrNotReady", k.Name, placed(ps), err)
 				}
 			}
@@ -158,7 +158,7 @@ func TestStatefulSetDeletedAndRecreated(t *testing.T) {
 			}
 			w.sync(t)
 			for _, k := range w.keys {
-				if ps, err := w.src.Reconcile(w.ctx, w.sched, k); !errors.Is(err, statefulset.ErrNotReady) || ps != nil {
+				if ps, err := w.src.Reconcile(w.ctx, w.sched, k); !errors.Is(err, vsched.ErrNotReady) || ps != nil {
 					t.Errorf("Schedule(%s) with the StatefulSet back at 0 replicas = [%s], %v; want no placements and ErrNotReady until it is sized back", k.Name, placed(ps), err)
 				}
 			}
@@ -224,9 +224,9 @@ func TestStatefulSetMissingAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	ps, err := w.sched.Schedule(ctx, v)
-	var missing *statefulset.MissingError
+	var missing *vsched.MissingError
 	const why = "StatefulSet vsched/adapter not found"
-	if ps != nil || !errors.As(err, &missing) || missing.Why != why || !errors.Is(err, statefulset.ErrNotReady) || !errors.Is(err, statefulset.ErrStatefulSetMissing) {
+	if ps != nil || !errors.As(err, &missing) || missing.Why != why || !errors.Is(err, vsched.ErrNotReady) || !errors.Is(err, vsched.ErrStatefulSetMissing) {
 		t.Errorf("Schedule with no StatefulSet = [%s], %v; want no placements and a MissingError %q", placed(ps), err, why)
 	}
 	if got := w.sched.StatefulSetMissing(); got != why {

@@ -265,13 +265,13 @@ func TestRestartWithFailingListerIsNotReady(t *testing.T) {
 }
 
 // scheduleNotReady creates b (5) and schedules it on s, which cannot load
-// the sources yet (before what): it must refuse with ErrNotReady, and
+// the sources yet (before what): it must refuse with vsched.ErrNotReady, and
 // place, count and reserve nothing.
 func scheduleNotReady(t *testing.T, c *kubeCluster, s *Scheduler, before string) {
 	t.Helper()
 	c.store.create("b", 5)
 	ps, err := s.Schedule(quietCtx(), c.store.get("b"))
-	if !errors.Is(err, ErrNotReady) || errors.Is(err, vsched.ErrNotEnoughReplicas) || ps != nil {
+	if !errors.Is(err, vsched.ErrNotReady) || errors.Is(err, vsched.ErrNotEnoughReplicas) || ps != nil {
 		t.Fatalf("Schedule before %s = [%s], %v; want nil, ErrNotReady", before, short(ps), err)
 	}
 	if u := used(s); len(u) != 0 {
@@ -467,7 +467,7 @@ func TestNotReadyUntilInformersSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	ps, err := s.Schedule(quietCtx(), c.store.get("a"))
-	if !errors.Is(err, ErrNotReady) || ps != nil {
+	if !errors.Is(err, vsched.ErrNotReady) || ps != nil {
 		t.Fatalf("Schedule before the informers synced = %v, %v; want nil, ErrNotReady", ps, err)
 	}
 }

@@ -18,7 +18,7 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	if !s.cfg.ListerSynced() {
 		// An unsynced lister lists nothing: taken for the truth it would
 		// forget every source.
-		return fmt.Errorf("%w: the sources' lister has not synced", ErrNotReady)
+		return fmt.Errorf("%w: the sources' lister has not synced", vsched.ErrNotReady)
 	}
 	var ts *termStart
 	if s.hasSynced() {

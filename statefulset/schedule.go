@@ -32,10 +32,10 @@ import (
 //
 // When vreplicas are left pending it returns the partial placements with a
 // *vsched.PendingError. A follower returns vsched.ErrNotLeader, and a
-// scheduler not yet loaded an error wrapping ErrNotReady; both are
+// scheduler not yet loaded an error wrapping vsched.ErrNotReady; both are
 // retryable. While the StatefulSet is missing (deleted, or created again
 // below the pods the sources hold and not sized back yet) the error wraps
-// ErrNotReady and ErrStatefulSetMissing and there are no placements: what
+// vsched.ErrNotReady and vsched.ErrStatefulSetMissing and there are no placements: what
 // the sources hold stays as it is. The decision counts against capacity (as a reservation) from
 // the moment Schedule returns.
 func (s *Scheduler) Schedule(ctx context.Context, vpod vsched.VPod) ([]vsched.Placement, error) {
@@ -161,7 +161,7 @@ func (s *Scheduler) observeForDecision(ctx context.Context, vpod vsched.VPod, no
 	if outcome == state.Stale {
 		// Deciding from it could replace a decision made from a newer
 		// version, or bring back a deleted source.
-		return false, fmt.Errorf("%s at resource version %s: %w", key, vpod.GetResourceVersion(), ErrStale)
+		return false, fmt.Errorf("%s at resource version %s: %w", key, vpod.GetResourceVersion(), vsched.ErrStale)
 	}
 	if len(problems) > 0 {
 		log.Warnw("vsched: source's placements needed repair", "source", key.String(), "problems", strings.Join(problems, "; "))

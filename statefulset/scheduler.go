@@ -2,7 +2,6 @@ package statefulset
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -19,17 +18,6 @@ import (
 	"github.com/vsched/vsched/internal/vlog"
 	"github.com/vsched/vsched/state"
 )
-
-// ErrNotReady is returned (wrapped) while the scheduler cannot decide safely:
-// informers not synced, or the sources' committed placements not loaded yet.
-// It is retryable.
-var ErrNotReady = errors.New("scheduler state is not loaded yet")
-
-// ErrStale is returned (wrapped) by Schedule for a source object older than
-// one the scheduler has already seen, or for a source it was told was
-// deleted: a decision made from it could undo a newer one. It is retryable:
-// the controller's next read of the source is newer.
-var ErrStale = errors.New("source version is older than one already seen")
 
 // Scheduler places sources' vreplicas on one StatefulSet's pods.
 type Scheduler struct {

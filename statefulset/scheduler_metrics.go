@@ -54,9 +54,9 @@ const (
 const (
 	OutcomePlaced    = "placed"     // every vreplica placed
 	OutcomePartial   = "partial"    // some left pending
-	OutcomeNotReady  = "not_ready"  // ErrNotReady
+	OutcomeNotReady  = "not_ready"  // vsched.ErrNotReady
 	OutcomeNotLeader = "not_leader" // vsched.ErrNotLeader
-	OutcomeStale     = "stale"      // ErrStale
+	OutcomeStale     = "stale"      // vsched.ErrStale
 	OutcomeFailed    = "failed"     // any other error
 )
 
@@ -224,11 +224,11 @@ func outcomeOf(err error) string {
 		return OutcomePlaced
 	case errors.Is(err, vsched.ErrNotEnoughReplicas):
 		return OutcomePartial
-	case errors.Is(err, ErrNotReady):
+	case errors.Is(err, vsched.ErrNotReady):
 		return OutcomeNotReady
 	case errors.Is(err, vsched.ErrNotLeader):
 		return OutcomeNotLeader
-	case errors.Is(err, ErrStale):
+	case errors.Is(err, vsched.ErrStale):
 		return OutcomeStale
 	}
 	return OutcomeFailed

@@ -73,7 +73,7 @@ func (s *Scheduler) readTermStart(ctx context.Context) (*termStart, error) {
 	case <-r.done:
 		return r.ts, r.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: waiting for the term's first read: %v", ErrNotReady, ctx.Err())
+		return nil, fmt.Errorf("%w: waiting for the term's first read: %v", vsched.ErrNotReady, ctx.Err())
 	}
 }
 
@@ -104,7 +104,7 @@ func (s *Scheduler) readFresh(ctx context.Context) (*termStart, error) {
 	if f := s.readSet.Load(); f != nil {
 		set, err := (*f)(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("%w: reading the StatefulSet: %v", ErrNotReady, err)
+			return nil, fmt.Errorf("%w: reading the StatefulSet: %v", vsched.ErrNotReady, err)
 		}
 		ts.set = set
 	}
@@ -114,7 +114,7 @@ func (s *Scheduler) readFresh(ctx context.Context) (*termStart, error) {
 		s.st.Unlock()
 		vpods, err := s.cfg.FreshLister()
 		if err != nil {
-			return nil, fmt.Errorf("%w: listing sources: %v", ErrNotReady, err)
+			return nil, fmt.Errorf("%w: listing sources: %v", vsched.ErrNotReady, err)
 		}
 		ts.vpods, ts.listed = vpods, true
 	}
@@ -141,7 +141,7 @@ func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncRe
 		if err := s.missingErr(); err != nil && s.hasSynced() {
 			return state.ResyncResult{}, err
 		}
-		return state.ResyncResult{}, fmt.Errorf("%w: %s", ErrNotReady, why)
+		return state.ResyncResult{}, fmt.Errorf("%w: %s", vsched.ErrNotReady, why)
 	}
 	var t termStart
 	if ts != nil {
@@ -150,7 +150,7 @@ func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncRe
 	if !t.listed {
 		vpods, err := s.cfg.Lister()
 		if err != nil {
-			return state.ResyncResult{}, fmt.Errorf("%w: listing sources: %v", ErrNotReady, err)
+			return state.ResyncResult{}, fmt.Errorf("%w: listing sources: %v", vsched.ErrNotReady, err)
 		}
 		t.vpods, t.mark = vpods, s.st.Seq()
 	}

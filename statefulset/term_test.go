@@ -151,7 +151,7 @@ func TestTermReadNotKeptAfterFailedResync(t *testing.T) {
 }
 
 // TestTermReadWaiterGivesUp: a call waiting for another's term read returns
-// ErrNotReady when its own context ends; the read goes on for the others.
+// vsched.ErrNotReady when its own context ends; the read goes on for the others.
 func TestTermReadWaiterGivesUp(t *testing.T) {
 	c := zones3(t, 3)
 	c.store.create("a", 2)
@@ -175,7 +175,7 @@ func TestTermReadWaiterGivesUp(t *testing.T) {
 	}()
 	select {
 	case err := <-gaveUp:
-		if !errors.Is(err, ErrNotReady) {
+		if !errors.Is(err, vsched.ErrNotReady) {
 			t.Errorf("Schedule with its context done while the term is read = %v, want ErrNotReady", err)
 		}
 	case <-time.After(time.Minute):
@@ -250,7 +250,7 @@ func TestTermReadOutlivesTheFirstCaller(t *testing.T) {
 	cancel()
 	select {
 	case err := <-firstDone:
-		if !errors.Is(err, ErrNotReady) {
+		if !errors.Is(err, vsched.ErrNotReady) {
 			t.Errorf("the first call, its context cancelled during the read: Schedule() = %v, want ErrNotReady", err)
 		}
 	case <-time.After(time.Minute):

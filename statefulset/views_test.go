@@ -19,7 +19,7 @@ func TestUnsyncedListerIsNotReady(t *testing.T) {
 	s2 := restart()
 	scheduleNotReady(t, c, s2, "the sources synced")
 	// Neither does a resync take the empty list for the truth.
-	if err := s2.Resync(quietCtx()); !errors.Is(err, ErrNotReady) {
+	if err := s2.Resync(quietCtx()); !errors.Is(err, vsched.ErrNotReady) {
 		t.Fatalf("Resync while the sources have not synced = %v, want ErrNotReady", err)
 	}
 	if u := used(s2); len(u) != 0 {
@@ -121,7 +121,7 @@ func TestScheduleRefusesStaleVersion(t *testing.T) {
 	newer, _ := reservation(s, "a")
 
 	ps, err := s.Schedule(quietCtx(), old)
-	if !errors.Is(err, ErrStale) || ps != nil {
+	if !errors.Is(err, vsched.ErrStale) || ps != nil {
 		t.Fatalf("Schedule of an older version = [%s], %v; want nil, ErrStale", short(ps), err)
 	}
 	if r, ok := reservation(s, "a"); !ok || r.BasedOn != newer.BasedOn || short(r.Placements) != short(newer.Placements) {
@@ -142,7 +142,7 @@ func TestForgetWinsOverDecisionInFlight(t *testing.T) {
 	s.Forget(srcKey("gone"))
 
 	ps, err := s.Schedule(quietCtx(), inFlight)
-	if !errors.Is(err, ErrStale) || ps != nil {
+	if !errors.Is(err, vsched.ErrStale) || ps != nil {
 		t.Fatalf("Schedule of a deleted source = [%s], %v; want nil, ErrStale", short(ps), err)
 	}
 	// A lagging list that still shows it does not bring it back either.

@@ -12,7 +12,6 @@ import (
 	"knative.dev/pkg/controller"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/statefulset"
 )
 
 // DefaultRequeueAfter is how long a retryable error asks the controller to
@@ -85,5 +84,5 @@ func (s *Scheduler) Forget(key types.NamespacedName) {
 
 func retryable(err error) bool {
 	return errors.Is(err, vsched.ErrNotEnoughReplicas) || errors.Is(err, vsched.ErrNotLeader) ||
-		errors.Is(err, statefulset.ErrNotReady) || errors.Is(err, statefulset.ErrStale)
+		errors.Is(err, vsched.ErrNotReady) || errors.Is(err, vsched.ErrStale)
 }
