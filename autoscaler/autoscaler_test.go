@@ -13,18 +13,17 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/plugins"
-	"github.com/vsched/vsched/statefulset"
 )
 
 // packProfiles is a scheduler profile that does not spread over zones:
 // capacity, then lowest ordinal first.
-func packProfiles(t testing.TB) statefulset.ProfileSource {
+func packProfiles(t testing.TB) config.ProfilesSource {
 	t.Helper()
 	sched := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultSchedulerConfigMapName}, Data: map[string]string{
 		"predicates": `[{"Name": "PodFitsResources"}]`,
 		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
 	}}
-	ps, err := statefulset.ProfilesFromConfigMaps(context.Background(), inTree, sched, nil)
+	ps, err := config.ProfilesFromConfigMaps(context.Background(), inTree, sched, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,14 +38,14 @@ var asKafkaHA = map[string]string{
 }
 
 // asProfiles builds profiles from config-scheduler data.
-func asProfiles(t testing.TB, sched map[string]string) statefulset.ProfileSource {
+func asProfiles(t testing.TB, sched map[string]string) config.ProfilesSource {
 	t.Helper()
 	return profilesFromData(t, sched, nil)
 }
 
 // profilesFromData builds profiles from config-scheduler and
 // config-descheduler data; nil means the default policy.
-func profilesFromData(t testing.TB, sched, desched map[string]string) statefulset.ProfileSource {
+func profilesFromData(t testing.TB, sched, desched map[string]string) config.ProfilesSource {
 	t.Helper()
 	sc, dc := plugins.DefaultSchedulerConfig(), plugins.DefaultDeschedulerConfig()
 	var err error
@@ -64,7 +63,7 @@ func profilesFromData(t testing.TB, sched, desched map[string]string) statefulse
 	if err != nil {
 		t.Fatal(err)
 	}
-	return statefulset.ProfilesFrom(ps)
+	return config.ProfilesFrom(ps)
 }
 
 // designDescheduler is the descheduler profile of the design document.

@@ -99,7 +99,7 @@ type benchWorld struct {
 	listed []vsched.VPod
 }
 
-func newBenchWorld(b *testing.B, ctx context.Context, profiles statefulset.ProfileSource) *benchWorld {
+func newBenchWorld(b *testing.B, ctx context.Context, profiles config.ProfilesSource) *benchWorld {
 	b.Helper()
 	zones := make([]string, benchW2.zones)
 	for i := range zones {
@@ -168,7 +168,7 @@ func (w *benchWorld) list(b *testing.B) {
 
 func autoscalerBenchSetup(b *testing.B, ctx context.Context, schedData map[string]string, maxReplicas int32) (*Autoscaler, int64) {
 	b.Helper()
-	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, inTree, nil, nil)
+	profiles, err := config.ProfilesFromConfigMaps(ctx, inTree, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

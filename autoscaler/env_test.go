@@ -39,7 +39,7 @@ type envOpts struct {
 	zones        []string
 	nodesPerZone int
 	capacity     int32
-	profiles     statefulset.ProfileSource
+	profiles     config.ProfilesSource
 	noEvictor    bool
 	notLeader    bool
 	autoscaler   func(*Options)
@@ -91,7 +91,7 @@ type asEnv struct {
 	s   *statefulset.Scheduler
 	a   *Autoscaler
 	// profiles and capacity are the scheduler's, for addReplica.
-	profiles statefulset.ProfileSource
+	profiles config.ProfilesSource
 	capacity int32
 	rec      *record.FakeRecorder
 	clk      *clocktesting.FakeClock
@@ -126,7 +126,7 @@ func newEnv(t testing.TB, o envOpts) *asEnv {
 	profiles := o.profiles
 	if profiles == nil {
 		var err error
-		if profiles, err = statefulset.ProfilesFromConfigMaps(ctx, inTree, nil, nil); err != nil {
+		if profiles, err = config.ProfilesFromConfigMaps(ctx, inTree, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -408,7 +408,7 @@ type replica struct {
 
 // addReplica builds another replica. alwaysLeader false makes it lead only
 // once promoted.
-func (e *asEnv) addReplica(alwaysLeader bool, profiles statefulset.ProfileSource) replica {
+func (e *asEnv) addReplica(alwaysLeader bool, profiles config.ProfilesSource) replica {
 	e.t.Helper()
 	if profiles == nil {
 		profiles = e.profiles

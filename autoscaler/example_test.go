@@ -22,7 +22,7 @@ func ExampleNew() {
 	c, _ := memcluster.New(ctx, memcluster.Options{Replicas: 1, Capacity: 10})
 	defer c.Shutdown()
 	sources := memcluster.NewSources()
-	profiles, _ := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
+	profiles, _ := config.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
 	sched, _ := statefulset.New(ctx, statefulset.Config{
 		Namespace: c.Namespace(), Name: c.StatefulSetName(), Capacity: 10,
 		Lister: sources.List, ListerSynced: sources.HasSynced,

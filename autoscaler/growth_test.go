@@ -92,7 +92,7 @@ func growthSources(seed int64) []growthSource {
 // newGrowthEnv is newEnv on a cluster of 3 zones × 2 nodes whose pods are
 // created unbound (PodNodes lists "" for every ordinal the autoscaler may
 // ask for): the test binds them itself, one at a time.
-func newGrowthEnv(t *testing.T, profiles statefulset.ProfileSource) *asEnv {
+func newGrowthEnv(t *testing.T, profiles config.ProfilesSource) *asEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(logging.WithLogger(context.Background(), zap.NewNop().Sugar()))
 	c, err := memcluster.New(ctx, memcluster.Options{

@@ -195,7 +195,7 @@ type lagWorld struct {
 	// gone is the StatefulSet deleted and recreated (statefulSetStep).
 	gone lagGone
 
-	profiles    []statefulset.ProfileSource
+	profiles    []config.ProfilesSource
 	profile     atomic.Int32
 	autoscaling atomic.Pointer[config.AutoscalerConfig]
 
@@ -221,13 +221,13 @@ func newLagWorld(t *testing.T, seed int64) *lagWorld {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); c.Shutdown() })
-	def, err := statefulset.ProfilesFromConfigMaps(ctx, inTree, nil, nil)
+	def, err := config.ProfilesFromConfigMaps(ctx, inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := &lagWorld{
 		t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), ctx: ctx, c: c, src: memcluster.NewSources(),
-		profiles: []statefulset.ProfileSource{def, packProfiles(t), profilesFromData(t, asKafkaHA, designDescheduler)},
+		profiles: []config.ProfilesSource{def, packProfiles(t), profilesFromData(t, asKafkaHA, designDescheduler)},
 		stats:    map[string]int{},
 	}
 	w.autoscaling.Store(w.randomAutoscalerConfig())

@@ -9,7 +9,6 @@ import (
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/plugins/core/lowestordinalpriority"
 	"github.com/vsched/vsched/plugins/core/podfitsresources"
-	"github.com/vsched/vsched/statefulset"
 )
 
 // minSpread is a filter that makes a source span at least n pods before a
@@ -32,7 +31,7 @@ func TestAutoscalerCountsMinimumSpreadPlacements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, err := statefulset.ProfilesFromConfigMaps(context.Background(), inTree, nil, nil)
+	def, err := config.ProfilesFromConfigMaps(context.Background(), inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

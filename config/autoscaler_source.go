@@ -4,7 +4,7 @@ package config
 // (config-autoscaler); nil, or a nil result, means DefaultAutoscalerConfig.
 // It is called at each evaluation rather than kept, so that a live-reloaded
 // change applies from the next: AutoscalerStore.Config is one. It is the
-// counterpart, for config-autoscaler, of the scheduler's ProfileSource.
+// counterpart, for config-autoscaler, of the scheduler's ProfilesSource.
 type AutoscalerSource func() *AutoscalerConfig
 
 // DrainMoveLimit is the most vreplicas of one source a Schedule call moves

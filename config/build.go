@@ -54,7 +54,7 @@ func BuildProfiles(ctx context.Context, reg *framework.Registry, sched *Schedule
 
 // BuildProfilesFromConfigMaps parses the config-scheduler and
 // config-descheduler ConfigMaps and builds their profiles with reg, as the
-// Store does at every change: a nil ConfigMap means reg's default policy.
+// ProfilesStore does at every change: a nil ConfigMap means reg's default policy.
 // When either fails to parse, the problems of both are reported in one
 // *Error, so one edit can fix them all.
 func BuildProfilesFromConfigMaps(ctx context.Context, reg *framework.Registry, sched, desched *corev1.ConfigMap) (*Profiles, error) {

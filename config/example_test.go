@@ -21,11 +21,11 @@ func configMap(name string, data map[string]string) *corev1.ConfigMap {
 // ExampleNewStore wires the three ConfigMap stores to a configmap.Watcher
 // (a controller passes its informed watcher; a static one serves here) and
 // shows a bad edit rejected while the last good configuration stays.
-func ExampleNewStore() {
+func ExampleNewProfilesStore() {
 	ctx := logging.WithLogger(context.Background(), zap.NewNop().Sugar())
 	rejected := func(cm *corev1.ConfigMap, err error) { fmt.Println("rejected:", err) }
 
-	profiles, err := config.NewStore(ctx, plugins.MustInTreeRegistry(), config.Names{}, rejected)
+	profiles, err := config.NewProfilesStore(ctx, plugins.MustInTreeRegistry(), config.Names{}, rejected)
 	if err != nil {
 		panic(err)
 	}

@@ -23,7 +23,7 @@ func TestDefaultPolicyComesFromTheRegistry(t *testing.T) {
 		"BuildProfiles":             func() error { _, err := config.BuildProfiles(ctx, nil, nil, nil); return err }(),
 		"ValidateSchedulerConfig":   config.ValidateSchedulerConfig(nil, nil),
 		"ValidateDeschedulerConfig": config.ValidateDeschedulerConfig(nil, nil),
-		"NewStore":                  func() error { _, err := config.NewStore(ctx, nil, config.Names{}, nil); return err }(),
+		"NewStore":                  func() error { _, err := config.NewProfilesStore(ctx, nil, config.Names{}, nil); return err }(),
 	} {
 		if err == nil || !strings.Contains(err.Error(), "plugins.NewInTreeRegistry") {
 			t.Errorf("%s without a registry: err = %v, want one naming plugins.NewInTreeRegistry", name, err)

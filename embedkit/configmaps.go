@@ -9,13 +9,12 @@ import (
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/plugins"
-	"github.com/vsched/vsched/statefulset"
 )
 
 // LiveConfig is the configuration WatchConfigMaps keeps current.
 type LiveConfig struct {
 	// Profiles are for Options.Profiles.
-	Profiles statefulset.ProfileSource
+	Profiles config.ProfilesSource
 	// AutoscalerConfig is for Options.AutoscalerConfig.
 	AutoscalerConfig config.AutoscalerSource
 	// DrainMoveLimit is for Options.DrainMoveLimit: AutoscalerConfig's
@@ -42,12 +41,12 @@ func WatchConfigMaps(ctx context.Context, w configmap.Watcher, namespace string,
 			return LiveConfig{}, err
 		}
 	}
-	store, err := config.NewStore(ctx, reg, config.Names{}, reject)
+	store, err := config.NewProfilesStore(ctx, reg, config.Names{}, reject)
 	if err != nil {
 		return LiveConfig{}, err
 	}
 	store.WatchConfigs(w, namespace)
 	astore := config.NewAutoscalerStore(ctx, "", reject)
 	astore.WatchConfigs(w, namespace)
-	return LiveConfig{Profiles: statefulset.ProfilesFromStore(store), AutoscalerConfig: astore.Config, DrainMoveLimit: astore.DrainMoveLimit}, nil
+	return LiveConfig{Profiles: config.ProfilesFromStore(store), AutoscalerConfig: astore.Config, DrainMoveLimit: astore.DrainMoveLimit}, nil
 }

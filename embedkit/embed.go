@@ -40,9 +40,9 @@ type Options struct {
 	ListerSynced func() bool
 	FreshLister  vsched.VPodLister
 	// Profiles are the scheduling policies (WatchConfigMaps, or
-	// statefulset.ProfilesFromConfigMaps with nil ConfigMaps for the
+	// config.ProfilesFromConfigMaps with nil ConfigMaps for the
 	// default policy).
-	Profiles statefulset.ProfileSource
+	Profiles config.ProfilesSource
 	// Requeue enqueues a source in the controller's work queue; it must not
 	// block. The scheduler calls it when room appears for pending
 	// vreplicas, the autoscaler when a source must leave a draining pod.

@@ -8,6 +8,7 @@ import (
 	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
@@ -26,7 +27,7 @@ func Example() {
 	}
 	defer c.Shutdown()
 	sources := memcluster.NewSources()
-	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
+	profiles, err := config.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
 	if err != nil {
 		panic(err)
 	}

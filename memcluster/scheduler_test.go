@@ -10,6 +10,7 @@ import (
 	logtesting "knative.dev/pkg/logging/testing"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
@@ -24,7 +25,7 @@ func TestWithScheduler(t *testing.T) {
 	sources := memcluster.NewSources()
 	ctx, cancel := context.WithCancel(logtesting.TestContextWithLogger(t))
 	t.Cleanup(func() { cancel(); c.Shutdown() })
-	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
+	profiles, err := config.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ var zoneHardScheduler = map[string]string{
 		`{"Name":"EvenPodSpread","Weight":2,"Args":{"MaxSkew":1}},{"Name":"BalancedZonePriority","Weight":1}]`,
 }
 
-func benchProfiles(b testing.TB, schedData map[string]string) ProfileSource {
+func benchProfiles(b testing.TB, schedData map[string]string) config.ProfilesSource {
 	b.Helper()
 	sched := plugins.DefaultSchedulerConfig()
 	if schedData != nil {
@@ -118,14 +118,14 @@ func benchCluster(b testing.TB, w workload) *memcluster.Cluster {
 
 // startBenchScheduler starts a scheduler on c, as a controller restart would,
 // and waits until its informer handlers have seen every pod.
-func startBenchScheduler(b testing.TB, c *memcluster.Cluster, w workload, profiles ProfileSource, vpods *[]*benchVPod) *Scheduler {
+func startBenchScheduler(b testing.TB, c *memcluster.Cluster, w workload, profiles config.ProfilesSource, vpods *[]*benchVPod) *Scheduler {
 	b.Helper()
 	return startBenchSchedulerWith(b, c, w, profiles, vpods, nil)
 }
 
 // startBenchSchedulerWith is startBenchScheduler with the config changed by
 // edit (nil: none).
-func startBenchSchedulerWith(b testing.TB, c *memcluster.Cluster, w workload, profiles ProfileSource, vpods *[]*benchVPod, edit func(*Config)) *Scheduler {
+func startBenchSchedulerWith(b testing.TB, c *memcluster.Cluster, w workload, profiles config.ProfilesSource, vpods *[]*benchVPod, edit func(*Config)) *Scheduler {
 	b.Helper()
 	cfg := Config{
 		Namespace: "ns", Name: "adapter", Capacity: benchCapacity,
@@ -250,7 +250,7 @@ func BenchmarkWorkload(b *testing.B) {
 
 // rescaleSetup places a workload's sources, and returns the scheduler and
 // the phase: rescales sources drawn from a fixed seed to new sizes.
-func rescaleSetup(b *testing.B, ctx context.Context, c *memcluster.Cluster, w workload, profiles ProfileSource, rescales int) (*Scheduler, func()) {
+func rescaleSetup(b *testing.B, ctx context.Context, c *memcluster.Cluster, w workload, profiles config.ProfilesSource, rescales int) (*Scheduler, func()) {
 	rng := rand.New(rand.NewSource(1))
 	vpods := makeSources(w, rng)
 	s := startBenchScheduler(b, c, w, profiles, &vpods)
@@ -314,7 +314,7 @@ func (m *phaseMeter) report(b *testing.B, calls int) {
 var _ = framework.Place
 
 // newBenchScheduler is startBenchScheduler on a cluster of its own.
-func newBenchScheduler(b testing.TB, w workload, profiles ProfileSource, vpods *[]*benchVPod) *Scheduler {
+func newBenchScheduler(b testing.TB, w workload, profiles config.ProfilesSource, vpods *[]*benchVPod) *Scheduler {
 	b.Helper()
 	return startBenchScheduler(b, benchCluster(b, w), w, profiles, vpods)
 }

@@ -22,11 +22,6 @@ const (
 	DefaultReservationTTL = 2 * time.Minute
 )
 
-// ProfileSource returns the scheduler and descheduler profiles for the next
-// decision. It is called once per Schedule call, so live-reloaded
-// configuration takes effect at once.
-type ProfileSource func() config.Profiles
-
 // EnqueueFunc adds a source's key to the controller's work queue, so that
 // the controller schedules it again (knative's impl.EnqueueKey, for
 // instance). It must not block, and it cannot fail: a work queue accepts
@@ -80,8 +75,8 @@ type Config struct {
 	// or none, for tests that feed the state directly);
 	// InformersFromFactory builds them from a SharedInformerFactory.
 	Informers Informers
-	// Profiles supplies the profiles. Required (see ProfilesFrom).
-	Profiles ProfileSource
+	// Profiles supplies the profiles. Required (see config.ProfilesFrom).
+	Profiles config.ProfilesSource
 	// Requeue is called, outside any lock, for each source with pending
 	// vreplicas when capacity may have appeared. It must not block.
 	Requeue EnqueueFunc

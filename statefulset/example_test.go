@@ -30,9 +30,9 @@ func ExampleNew() {
 	sources := memcluster.NewSources()
 
 	// config-scheduler and config-descheduler, live-reloaded once the
-	// store watches them (config.Store.WatchConfigs); the default policy
+	// store watches them (config.ProfilesStore.WatchConfigs); the default policy
 	// until then.
-	store, err := config.NewStore(ctx, plugins.MustInTreeRegistry(), config.Names{}, nil)
+	store, err := config.NewProfilesStore(ctx, plugins.MustInTreeRegistry(), config.Names{}, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -43,7 +43,7 @@ func ExampleNew() {
 		Lister:       sources.List,
 		ListerSynced: sources.HasSynced,
 		Informers:    statefulset.InformersFromFactory(cluster.InformerFactory()),
-		Profiles:     statefulset.ProfilesFromStore(store),
+		Profiles:     config.ProfilesFromStore(store),
 		AlwaysLeader: true, // a single replica; else promote it as a knative reconciler
 	})
 	if err != nil {

@@ -47,7 +47,7 @@ var designDescheduler = map[string]string{
 
 // profilesFromData builds profiles from ConfigMap data; nil means the
 // default policy.
-func profilesFromData(t testing.TB, sched, desched map[string]string) ProfileSource {
+func profilesFromData(t testing.TB, sched, desched map[string]string) config.ProfilesSource {
 	t.Helper()
 	var scm, dcm *corev1.ConfigMap
 	if sched != nil {
@@ -56,7 +56,7 @@ func profilesFromData(t testing.TB, sched, desched map[string]string) ProfileSou
 	if desched != nil {
 		dcm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultDeschedulerConfigMapName}, Data: desched}
 	}
-	ps, err := ProfilesFromConfigMaps(context.Background(), inTree, scm, dcm)
+	ps, err := config.ProfilesFromConfigMaps(context.Background(), inTree, scm, dcm)
 	if err != nil {
 		t.Fatalf("building profiles: %v", err)
 	}

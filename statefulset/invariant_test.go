@@ -15,6 +15,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/state"
 )
 
@@ -80,7 +81,7 @@ type sim struct {
 	c        *kubeCluster
 	s        *Scheduler
 	clock    *clocktesting.FakePassiveClock
-	profiles ProfileSource
+	profiles config.ProfilesSource
 	rec      *recorder
 
 	// model is what the scheduler should know of each source.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 )
 
 // Exact placements for small cases, one per plugin combination. Every case
@@ -22,7 +23,7 @@ type step struct {
 	want      []int32 // ordinal/count pairs
 }
 
-func runSteps(t *testing.T, capacity int32, profiles ProfileSource, steps []step) {
+func runSteps(t *testing.T, capacity int32, profiles config.ProfilesSource, steps []step) {
 	t.Helper()
 	c := zones3(t, 6)
 	s := c.start(func(cfg *Config) { cfg.Capacity = capacity; cfg.Profiles = profiles })

@@ -15,7 +15,7 @@ import (
 
 func TestProfilesFromAndDefaults(t *testing.T) {
 	ctx := context.Background()
-	def, err := ProfilesFromConfigMaps(ctx, inTree, nil, nil)
+	def, err := config.ProfilesFromConfigMaps(ctx, inTree, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,13 +31,13 @@ func TestProfilesFromAndDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ProfilesFrom(built)(); got.Place != built.Place || got.Remove != built.Remove {
+	if got := config.ProfilesFrom(built)(); got.Place != built.Place || got.Remove != built.Remove {
 		t.Fatal("ProfilesFrom does not return the profiles it was given")
 	}
 
 	// A missing profile is an error from Schedule, not a panic.
 	c := zones3(t, 3)
-	s := c.start(func(cfg *Config) { cfg.Profiles = ProfilesFrom(nil) })
+	s := c.start(func(cfg *Config) { cfg.Profiles = config.ProfilesFrom(nil) })
 	c.store.create("a", 1)
 	if ps, err := s.Schedule(quietCtx(), c.store.get("a")); err == nil || ps != nil {
 		t.Fatalf("Schedule without profiles = %v, %v", ps, err)
@@ -51,7 +51,7 @@ func TestProfilesFromConfigMapsReportsBothConfigMaps(t *testing.T) {
 	desched := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config-descheduler"}, Data: map[string]string{
 		"priorities": `not json`,
 	}}
-	_, err := ProfilesFromConfigMaps(context.Background(), inTree, sched, desched)
+	_, err := config.ProfilesFromConfigMaps(context.Background(), inTree, sched, desched)
 	var ce *config.Error
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v, want a *config.Error", err)
@@ -63,7 +63,7 @@ func TestProfilesFromConfigMapsReportsBothConfigMaps(t *testing.T) {
 		t.Fatalf("err = %v, want the descheduler's problem", err)
 	}
 	sched.Data["priorities"] = `{`
-	_, err = ProfilesFromConfigMaps(context.Background(), inTree, sched, desched)
+	_, err = config.ProfilesFromConfigMaps(context.Background(), inTree, sched, desched)
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "config-scheduler") || !strings.Contains(err.Error(), "config-descheduler") {
 		t.Fatalf("err = %v, want both ConfigMaps' problems in one *config.Error", err)
 	}
@@ -71,12 +71,12 @@ func TestProfilesFromConfigMapsReportsBothConfigMaps(t *testing.T) {
 
 func TestLiveReloadThroughConfigStore(t *testing.T) {
 	rec := record.NewFakeRecorder(4)
-	store, err := config.NewStore(quietCtx(), inTree, config.Names{}, config.RecordRejections(rec))
+	store, err := config.NewProfilesStore(quietCtx(), inTree, config.Names{}, config.RecordRejections(rec))
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := zones3(t, 6)
-	s := c.start(func(cfg *Config) { cfg.Profiles = ProfilesFromStore(store) })
+	s := c.start(func(cfg *Config) { cfg.Profiles = config.ProfilesFromStore(store) })
 
 	// The default policy spreads a over zones.
 	c.store.create("a", 3)

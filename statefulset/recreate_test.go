@@ -13,6 +13,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/autoscaler"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
@@ -65,7 +66,7 @@ func (w *recreateWorld) startController(t *testing.T) {
 	if w.sched != nil {
 		w.sched.Close()
 	}
-	profiles, err := statefulset.ProfilesFromConfigMaps(w.ctx, plugins.MustInTreeRegistry(), nil, nil)
+	profiles, err := config.ProfilesFromConfigMaps(w.ctx, plugins.MustInTreeRegistry(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,12 @@ import (
 	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 )
 
 // lowestOrdinal fills pods in ordinal order, which makes capacity accounting
 // visible: a vreplica lands on adapter-0 unless something counts there.
-func lowestOrdinal(t testing.TB) ProfileSource {
+func lowestOrdinal(t testing.TB) config.ProfilesSource {
 	return profilesFromData(t, map[string]string{"priorities": `[{"Name": "LowestOrdinalPriority"}]`}, nil)
 }
 

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
 )
 
@@ -53,7 +54,7 @@ func BenchmarkSources(b *testing.B) {
 
 // benchSourcesRun is one BenchmarkSources case: n sources, 100 of them
 // probes that the measured calls shrink and grow in turn.
-func benchSourcesRun(b *testing.B, ctx context.Context, c *memcluster.Cluster, profiles ProfileSource, n int, fillers func(int) []*benchVPod) {
+func benchSourcesRun(b *testing.B, ctx context.Context, c *memcluster.Cluster, profiles config.ProfilesSource, n int, fillers func(int) []*benchVPod) {
 	const probes, calls = 100, 2000
 	var sched, obs time.Duration
 	var schedAllocs, obsAllocs uint64

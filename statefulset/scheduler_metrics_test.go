@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
@@ -78,7 +79,7 @@ func TestSchedulerMetrics(t *testing.T) {
 	}
 	t.Cleanup(func() { cancel(); c.Shutdown() })
 	lowestOrdinal := map[string]string{"predicates": `[{"Name": "PodFitsResources"}]`, "priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`}
-	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), &corev1.ConfigMap{Data: lowestOrdinal}, nil)
+	profiles, err := config.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), &corev1.ConfigMap{Data: lowestOrdinal}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestStatefulSetReadyMetric(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); c.Shutdown() })
-	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
+	profiles, err := config.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestStatefulSetReadyMetric(t *testing.T) {
 
 // meteredScheduler starts c with a scheduler whose metrics go to the reader
 // returned, over the sources returned.
-func meteredScheduler(ctx context.Context, t *testing.T, c *memcluster.Cluster, profiles statefulset.ProfileSource) (*statefulset.Scheduler, *sdkmetric.ManualReader, *memcluster.Sources) {
+func meteredScheduler(ctx context.Context, t *testing.T, c *memcluster.Cluster, profiles config.ProfilesSource) (*statefulset.Scheduler, *sdkmetric.ManualReader, *memcluster.Sources) {
 	t.Helper()
 	reader := sdkmetric.NewManualReader()
 	sources := memcluster.NewSources()

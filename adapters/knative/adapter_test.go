@@ -17,6 +17,7 @@ import (
 
 	"github.com/vsched/vsched"
 	knative "github.com/vsched/vsched/adapters/knative"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
@@ -56,7 +57,7 @@ func newScheduler(t *testing.T, srcs *sources, leader bool) (*knative.Scheduler,
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); c.Shutdown() })
-	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(),
+	profiles, err := config.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(),
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config-scheduler"}, Data: knativeSchedulerConfig}, nil)
 	if err != nil {
 		t.Fatal(err)

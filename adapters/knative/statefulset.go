@@ -52,7 +52,7 @@ type StatefulSetConfig struct {
 	// nil: no autoscaler (Knative's always had one).
 	Client kubernetes.Interface
 	// Profiles: nil means vsched's default policy.
-	Profiles statefulset.ProfileSource
+	Profiles config.ProfilesSource
 	// Autoscaler is config-autoscaler in force (a live store's Config);
 	// when set, MinReplicas and RefreshPeriod must be 0 (set them there).
 	Autoscaler config.AutoscalerSource
@@ -96,7 +96,7 @@ func NewStatefulSet(ctx context.Context, cfg StatefulSetConfig, opts ...Option) 
 		return nil, err
 	}
 	if cfg.Profiles == nil {
-		if cfg.Profiles, err = statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil); err != nil {
+		if cfg.Profiles, err = config.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -64,10 +64,10 @@ func newKafkaScheduler(t *testing.T, srcs *sources, ev *evictions, as config.Aut
 	if ev != nil {
 		evictor = ev.evict
 	}
-	var prof statefulset.ProfileSource
+	var prof config.ProfilesSource
 	if profiles != nil {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "config-scheduler"}, Data: profiles}
-		if prof, err = statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), cm, nil); err != nil {
+		if prof, err = config.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), cm, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -38,7 +38,7 @@ type Options struct {
 	// Profiles default to the in-tree default policy; AutoscalerConfig
 	// to config-autoscaler's defaults (embedkit.WatchConfigMaps gives both
 	// live from the ConfigMaps).
-	Profiles         statefulset.ProfileSource
+	Profiles         config.ProfilesSource
 	AutoscalerConfig config.AutoscalerSource
 	// Recorder receives the autoscaler's Events (mgr.GetEventRecorderFor).
 	Recorder record.EventRecorder
@@ -105,7 +105,7 @@ func (o *Options) defaults(ctx context.Context, mgr manager.Manager) error {
 		if err != nil {
 			return err
 		}
-		if o.Profiles, err = statefulset.ProfilesFromConfigMaps(ctx, reg, nil, nil); err != nil {
+		if o.Profiles, err = config.ProfilesFromConfigMaps(ctx, reg, nil, nil); err != nil {
 			return err
 		}
 	}

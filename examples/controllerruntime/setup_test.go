@@ -35,7 +35,6 @@ import (
 	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/plugins"
-	"github.com/vsched/vsched/statefulset"
 )
 
 const ns = "vsched"
@@ -149,7 +148,7 @@ func TestSchedulesOnTheManagersCache(t *testing.T) {
 	// The deadline only ends a test whose source is never scheduled.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), &corev1.ConfigMap{Data: map[string]string{
+	profiles, err := config.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), &corev1.ConfigMap{Data: map[string]string{
 		"predicates": `[{"Name": "PodFitsResources"}]`,
 		"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
 	}}, nil)

@@ -11,6 +11,7 @@ import (
 	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/embedkit"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/statefulset"
@@ -30,7 +31,7 @@ type Options struct {
 	Cluster, Sources informers.SharedInformerFactory
 	// Profiles default to the in-tree default policy
 	// (embedkit.WatchConfigMaps gives them live from config-scheduler).
-	Profiles statefulset.ProfileSource
+	Profiles config.ProfilesSource
 }
 
 // Setup builds the scheduler and the controller that schedules the
@@ -42,7 +43,7 @@ func Setup(ctx context.Context, o Options) (*controller.Impl, *embedkit.Schedule
 		if err != nil {
 			return nil, nil, err
 		}
-		if o.Profiles, err = statefulset.ProfilesFromConfigMaps(ctx, reg, nil, nil); err != nil {
+		if o.Profiles, err = config.ProfilesFromConfigMaps(ctx, reg, nil, nil); err != nil {
 			return nil, nil, err
 		}
 	}

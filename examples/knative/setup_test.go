@@ -16,9 +16,9 @@ import (
 	logtesting "knative.dev/pkg/logging/testing"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/plugins"
-	"github.com/vsched/vsched/statefulset"
 )
 
 // TestSchedulesASource runs the knative controller on memcluster's three
@@ -45,7 +45,7 @@ func TestSchedulesASource(t *testing.T) {
 	// Lowest ordinals first, so that the placements are known.
 	policy := &corev1.ConfigMap{Data: map[string]string{
 		"predicates": `[{"Name": "PodFitsResources"}]`, "priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`}}
-	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), policy, nil)
+	profiles, err := config.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), policy, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

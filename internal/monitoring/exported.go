@@ -16,6 +16,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/vsched/vsched/autoscaler"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/sourceautoscaler"
@@ -70,7 +71,7 @@ func buildScheduler(ctx context.Context, mp metric.MeterProvider) error {
 	}
 	defer c.Shutdown()
 	sources := memcluster.NewSources()
-	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
+	profiles, err := config.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
 	if err != nil {
 		return err
 	}

@@ -165,7 +165,7 @@ func TestConsumerGroupsEvictedOnCompaction(t *testing.T) {
 			"predicates": `[{"Name": "PodFitsResources"}]`,
 			"priorities": `[{"Name": "LowestOrdinalPriority", "Weight": 1}]`,
 		}}
-		p, err := statefulset.ProfilesFromConfigMaps(context.Background(), reg, cm, nil)
+		p, err := config.ProfilesFromConfigMaps(context.Background(), reg, cm, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

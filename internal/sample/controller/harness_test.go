@@ -339,7 +339,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	e := &env{t: t, ctx: ctx, cluster: c, api: newAPIServer(), events: record.NewFakeRecorder(100)}
 	e.indexer = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	lister := cache.NewGenericLister(e.indexer, gvr.GroupResource())
-	profiles, err := statefulset.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
+	profiles, err := config.ProfilesFromConfigMaps(ctx, plugins.MustInTreeRegistry(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/vsched/vsched/internal/vlog"
 )
 
-// Names are the ConfigMaps a Store watches.
+// Names are the ConfigMaps a ProfilesStore watches.
 type Names struct {
 	// Scheduler defaults to DefaultSchedulerConfigMapName.
 	Scheduler string
@@ -38,13 +38,13 @@ func (n Names) withDefaults() Names {
 // last good configuration stays in force.
 type RejectFunc func(cm *corev1.ConfigMap, err error)
 
-// Store keeps the profiles built from the live config-scheduler and
+// ProfilesStore keeps the profiles built from the live config-scheduler and
 // config-descheduler ConfigMaps. Each change is parsed and built with
 // BuildProfiles, the same function used at start-up; a change that fails is
 // rejected (logged, reported to the RejectFunc) and the last good profiles
 // stay in force. Profiles is safe to call from any goroutine and costs one
 // atomic load.
-type Store struct {
+type ProfilesStore struct {
 	ctx      context.Context
 	reg      *framework.Registry
 	names    Names
@@ -56,11 +56,11 @@ type Store struct {
 	current atomic.Pointer[Profiles]
 }
 
-// NewStore returns a store holding the default policy until the ConfigMaps
+// NewProfilesStore returns a store holding the default policy until the ConfigMaps
 // are seen. reg is required (plugins.NewInTreeRegistry for the in-tree
 // plugins and default policy). onReject may be nil.
-func NewStore(ctx context.Context, reg *framework.Registry, names Names, onReject RejectFunc) (*Store, error) {
-	s := &Store{ctx: ctx, reg: reg, names: names.withDefaults(), onReject: onReject}
+func NewProfilesStore(ctx context.Context, reg *framework.Registry, names Names, onReject RejectFunc) (*ProfilesStore, error) {
+	s := &ProfilesStore{ctx: ctx, reg: reg, names: names.withDefaults(), onReject: onReject}
 	ps, err := BuildProfiles(ctx, reg, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("building the default profiles: %w", err)
@@ -70,10 +70,10 @@ func NewStore(ctx context.Context, reg *framework.Registry, names Names, onRejec
 }
 
 // Names returns the ConfigMap names the store watches.
-func (s *Store) Names() Names { return s.names }
+func (s *ProfilesStore) Names() Names { return s.names }
 
 // Profiles returns the profiles in force.
-func (s *Store) Profiles() *Profiles { return s.current.Load() }
+func (s *ProfilesStore) Profiles() *Profiles { return s.current.Load() }
 
 // defaulting is implemented by watchers (knative's InformedWatcher) that can
 // stand in an empty ConfigMap for one that does not exist, so that an absent
@@ -102,7 +102,7 @@ func reject(ctx context.Context, onReject RejectFunc, cm *corev1.ConfigMap, err 
 
 // WatchConfigs registers the store with w. namespace is the namespace of the
 // ConfigMaps, used for the stand-in of an absent one.
-func (s *Store) WatchConfigs(w configmap.Watcher, namespace string) {
+func (s *ProfilesStore) WatchConfigs(w configmap.Watcher, namespace string) {
 	for _, name := range []string{s.names.Scheduler, s.names.Descheduler} {
 		watch(w, name, namespace, s.OnConfigChanged)
 	}
@@ -110,7 +110,7 @@ func (s *Store) WatchConfigs(w configmap.Watcher, namespace string) {
 
 // OnConfigChanged applies a new version of either ConfigMap. It is the
 // configmap.Observer the store registers, and may be called directly.
-func (s *Store) OnConfigChanged(cm *corev1.ConfigMap) {
+func (s *ProfilesStore) OnConfigChanged(cm *corev1.ConfigMap) {
 	if cm == nil {
 		return
 	}

@@ -23,7 +23,7 @@ func cm(name string, data map[string]string) *corev1.ConfigMap {
 func TestStoreKeepsLastGood(t *testing.T) {
 	ctx := context.Background()
 	rec := record.NewFakeRecorder(10)
-	s, err := config.NewStore(ctx, inTree, config.Names{}, config.RecordRejections(rec))
+	s, err := config.NewProfilesStore(ctx, inTree, config.Names{}, config.RecordRejections(rec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestStoreWatchesWithInformer(t *testing.T) {
 	ctx := context.Background()
 	client := fake.NewSimpleClientset()
 	w := informer.NewInformedWatcher(client, "vsched")
-	s, err := config.NewStore(ctx, inTree, config.Names{Scheduler: "my-scheduler"}, nil)
+	s, err := config.NewProfilesStore(ctx, inTree, config.Names{Scheduler: "my-scheduler"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
