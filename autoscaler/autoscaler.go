@@ -28,8 +28,8 @@ import (
 	"github.com/vsched/vsched/costestimate"
 	"github.com/vsched/vsched/descheduler"
 	"github.com/vsched/vsched/evictor"
-	"github.com/vsched/vsched/internal/bounded"
-	"github.com/vsched/vsched/internal/vlog"
+	"github.com/vsched/vsched/internal/lib/bounded"
+	"github.com/vsched/vsched/internal/lib/vlog"
 	"github.com/vsched/vsched/usage"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/descheduler"
 	"github.com/vsched/vsched/evictor"
-	"github.com/vsched/vsched/internal/bounded"
+	"github.com/vsched/vsched/internal/lib/bounded"
 	"github.com/vsched/vsched/state"
 	"github.com/vsched/vsched/usage"
 )

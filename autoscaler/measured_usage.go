@@ -18,8 +18,8 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/internal/bounded"
-	"github.com/vsched/vsched/internal/vlog"
+	"github.com/vsched/vsched/internal/lib/bounded"
+	"github.com/vsched/vsched/internal/lib/vlog"
 	"github.com/vsched/vsched/usage"
 )
 

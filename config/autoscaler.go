@@ -15,7 +15,7 @@ import (
 
 	"github.com/vsched/vsched"
 
-	"github.com/vsched/vsched/internal/suggest"
+	"github.com/vsched/vsched/internal/lib/suggest"
 )
 
 // autoscalerKeys are the data keys of config-autoscaler, in the order

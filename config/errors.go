@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/vsched/vsched/internal/bounded"
+	"github.com/vsched/vsched/internal/lib/bounded"
 )
 
 // MaxConfigMapBytes is the most data (keys and values, data and binaryData)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/vsched/vsched/framework"
-	"github.com/vsched/vsched/internal/suggest"
+	"github.com/vsched/vsched/internal/lib/suggest"
 )
 
 // The fields of one list entry.

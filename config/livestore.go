@@ -7,7 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/vsched/vsched/internal/vlog"
+	"github.com/vsched/vsched/internal/lib/vlog"
 )
 
 // liveStore is what AutoscalerStore and SourceAutoscalerStore share: one

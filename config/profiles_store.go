@@ -12,8 +12,8 @@ import (
 	"knative.dev/pkg/configmap"
 
 	"github.com/vsched/vsched/framework"
-	"github.com/vsched/vsched/internal/bounded"
-	"github.com/vsched/vsched/internal/vlog"
+	"github.com/vsched/vsched/internal/lib/bounded"
+	"github.com/vsched/vsched/internal/lib/vlog"
 )
 
 // Names are the ConfigMaps a ProfilesStore watches.

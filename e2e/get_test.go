@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/vsched/vsched/internal/cli"
-	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/internal/app/cli"
+	"github.com/vsched/vsched/internal/app/sample/apis/v1alpha1"
 )
 
 // TestGetLiveView runs `vsched get` against the control plane once the

@@ -21,8 +21,8 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/e2e/harness"
-	"github.com/vsched/vsched/internal/cli"
-	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/internal/app/cli"
+	"github.com/vsched/vsched/internal/app/sample/apis/v1alpha1"
 )
 
 // overlay is one of deploy/overlays' profiles and what a controller started

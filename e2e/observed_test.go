@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/vsched/vsched/e2e/harness"
-	"github.com/vsched/vsched/internal/sample/controller"
+	"github.com/vsched/vsched/internal/app/sample/controller"
 	"github.com/vsched/vsched/statefulset"
 )
 

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/vsched/vsched/e2e/harness"
-	"github.com/vsched/vsched/internal/monitoring"
-	"github.com/vsched/vsched/internal/promtest"
+	"github.com/vsched/vsched/internal/testkit/monitoring"
+	"github.com/vsched/vsched/internal/testkit/promtest"
 )
 
 // TestPrometheusQueries starts a real Prometheus that scrapes the sample

@@ -20,8 +20,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
-	"github.com/vsched/vsched/internal/sample/scalerun"
+	"github.com/vsched/vsched/internal/app/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/internal/app/sample/scalerun"
 )
 
 // floorNS holds the copies of the sources that measure the API server's

@@ -16,7 +16,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/e2e/harness"
-	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/internal/app/sample/apis/v1alpha1"
 	"github.com/vsched/vsched/statefulset"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/vsched/vsched/internal/promtest"
+	"github.com/vsched/vsched/internal/testkit/promtest"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 	"github.com/vsched/vsched/sourceautoscaler/signal/prometheus"
 	"github.com/vsched/vsched/sourceautoscaler/signal/providertest"

@@ -13,9 +13,9 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/vsched/vsched/internal/cli"
-	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
-	"github.com/vsched/vsched/internal/sim"
+	"github.com/vsched/vsched/internal/app/cli"
+	"github.com/vsched/vsched/internal/app/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/internal/app/sim"
 )
 
 // TestSnapshotReproducesLivePlacements takes a `vsched snapshot` of the

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/vsched/vsched/e2e/harness"
-	"github.com/vsched/vsched/internal/promtest"
+	"github.com/vsched/vsched/internal/testkit/promtest"
 	"github.com/vsched/vsched/sourceautoscaler"
 )
 

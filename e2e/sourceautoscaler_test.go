@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/internal/app/sample/apis/v1alpha1"
 	"github.com/vsched/vsched/sourceautoscaler"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 	"github.com/vsched/vsched/sourceautoscaler/signal/scripted"

@@ -24,7 +24,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/internal/app/sample/apis/v1alpha1"
 )
 
 // statusWatch sees every version of every source and of the adapter

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 
-	"github.com/vsched/vsched/internal/suggest"
+	"github.com/vsched/vsched/internal/lib/suggest"
 )
 
 // sample is Type, or else the plugin built from default args, or nil.

@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/vsched/vsched/internal/suggest"
+	"github.com/vsched/vsched/internal/lib/suggest"
 )
 
 // PluginConfig is one configured plugin, as a ConfigMap lists it.

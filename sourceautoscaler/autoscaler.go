@@ -14,7 +14,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/vsched/vsched/config"
-	"github.com/vsched/vsched/internal/vlog"
+	"github.com/vsched/vsched/internal/lib/vlog"
 	"github.com/vsched/vsched/sourceautoscaler/decision"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 )

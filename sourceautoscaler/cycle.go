@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched/config"
-	"github.com/vsched/vsched/internal/vlog"
+	"github.com/vsched/vsched/internal/lib/vlog"
 	"github.com/vsched/vsched/sourceautoscaler/decision"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 )

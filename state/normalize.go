@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/internal/bounded"
+	"github.com/vsched/vsched/internal/lib/bounded"
 )
 
 // Normalize turns placements into the canonical form the state counts: one

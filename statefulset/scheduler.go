@@ -15,7 +15,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/framework"
-	"github.com/vsched/vsched/internal/vlog"
+	"github.com/vsched/vsched/internal/lib/vlog"
 	"github.com/vsched/vsched/state"
 )
 
@@ -130,7 +130,7 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 }
 
 // logger is Config.Logger when given, else the context's (see package
-// internal/vlog).
+// internal/lib/vlog).
 func (s *Scheduler) logger(ctx context.Context) *zap.SugaredLogger { return vlog.Pick(ctx, s.log) }
 
 // Snapshot returns a read-only copy of the scheduler's state, for tests,

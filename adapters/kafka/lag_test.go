@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/vsched/vsched/internal/nettest"
+	"github.com/vsched/vsched/internal/testkit/nettest"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 	"github.com/vsched/vsched/sourceautoscaler/signal/providertest"
 )

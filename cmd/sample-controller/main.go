@@ -20,7 +20,7 @@ import (
 	"knative.dev/pkg/logging"
 	"knative.dev/pkg/system"
 
-	"github.com/vsched/vsched/internal/sample/controller"
+	"github.com/vsched/vsched/internal/app/sample/controller"
 )
 
 func main() {

@@ -14,7 +14,7 @@ import (
 	customclient "k8s.io/metrics/pkg/client/custom_metrics"
 	externalclient "k8s.io/metrics/pkg/client/external_metrics"
 
-	"github.com/vsched/vsched/internal/sample/apis/v1alpha1"
+	"github.com/vsched/vsched/internal/app/sample/apis/v1alpha1"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 	"github.com/vsched/vsched/sourceautoscaler/signal/metricsapi"
 	"github.com/vsched/vsched/sourceautoscaler/signal/prometheus"

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vsched/vsched/internal/cmdtest"
+	"github.com/vsched/vsched/internal/testkit/cmdtest"
 )
 
-// TestMain lets the test binary stand in for vsched (internal/cmdtest).
+// TestMain lets the test binary stand in for vsched (internal/testkit/cmdtest).
 func TestMain(m *testing.M) { cmdtest.Main(m, "VSCHED_RUN_MAIN", "vsched", main) }
 
 // vsched runs the command as a process and returns its exit code, stdout

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vsched/vsched/internal/sample/controller"
+	"github.com/vsched/vsched/internal/app/sample/controller"
 )
 
 var (

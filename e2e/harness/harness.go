@@ -40,7 +40,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/vsched/vsched/internal/nettest"
+	"github.com/vsched/vsched/internal/testkit/nettest"
 )
 
 // Labels and annotations of the fake nodes.

@@ -17,7 +17,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/vsched/vsched/internal/nettest"
+	"github.com/vsched/vsched/internal/testkit/nettest"
 )
 
 // The resource metrics pipeline of the control plane (Options.Metrics):

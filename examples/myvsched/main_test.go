@@ -8,11 +8,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/vsched/vsched/internal/cmdtest"
-	"github.com/vsched/vsched/internal/sim"
+	"github.com/vsched/vsched/internal/app/sim"
+	"github.com/vsched/vsched/internal/testkit/cmdtest"
 )
 
-// TestMain lets the test binary stand in for myvsched (internal/cmdtest).
+// TestMain lets the test binary stand in for myvsched (internal/testkit/cmdtest).
 func TestMain(m *testing.M) { cmdtest.Main(m, "MYVSCHED_RUN_MAIN", "myvsched", main) }
 
 func myvsched(t *testing.T, args ...string) (int, string, string) {

@@ -132,7 +132,7 @@ func TestImportDirection(t *testing.T) {
 		"sourceautoscaler/signal/providertest": providerForbids,
 		// The alerts and the dashboard are checked against what the
 		// library exports, not against one controller's wiring.
-		"internal/monitoring": {"internal/sample", "cmd"},
+		"internal/testkit/monitoring": {"internal/app/sample", "cmd"},
 		// The source autoscaler decides vreplicas; the pod autoscaler and
 		// the scheduler place and size for them. Neither knows the other:
 		// embedkit wires the two levels.

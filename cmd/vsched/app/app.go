@@ -19,7 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vsched/vsched/framework"
-	"github.com/vsched/vsched/internal/cli"
+	"github.com/vsched/vsched/internal/app/cli"
 	"github.com/vsched/vsched/plugins"
 )
 

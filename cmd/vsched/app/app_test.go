@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/vsched/vsched/framework"
-	"github.com/vsched/vsched/internal/cli"
+	"github.com/vsched/vsched/internal/app/cli"
 	"github.com/vsched/vsched/plugins"
 	"github.com/vsched/vsched/plugins/example"
 )

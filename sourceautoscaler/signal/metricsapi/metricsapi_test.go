@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/vsched/vsched/internal/nettest"
+	"github.com/vsched/vsched/internal/testkit/nettest"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 	"github.com/vsched/vsched/sourceautoscaler/signal/providertest"
 )

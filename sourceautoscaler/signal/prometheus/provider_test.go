@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/vsched/vsched/internal/nettest"
-	"github.com/vsched/vsched/internal/promtest"
+	"github.com/vsched/vsched/internal/testkit/nettest"
+	"github.com/vsched/vsched/internal/testkit/promtest"
 	"github.com/vsched/vsched/sourceautoscaler/signal"
 	"github.com/vsched/vsched/sourceautoscaler/signal/providertest"
 )
