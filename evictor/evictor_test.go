@@ -1,4 +1,4 @@
-package evictor
+package evictor_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/state"
 )
 
@@ -26,9 +27,12 @@ type fixture struct {
 	client   *fake.Clientset
 	st       *state.State
 	mu       sync.Mutex
-	d        *Drainer
+	d        *evictor.Drainer
 	evicted  []types.NamespacedName
 	evictErr error
+	// pods, when set, is the Drainer's lister (Config.Pods) in place of
+	// the API server's list.
+	pods func() ([]*corev1.Pod, error)
 }
 
 func newFixture(t *testing.T, pods ...int32) *fixture {
@@ -40,7 +44,8 @@ func newFixture(t *testing.T, pods ...int32) *fixture {
 	for _, o := range pods {
 		f.createPod(o, fmt.Sprintf("uid-%d", o), nil)
 	}
-	f.d, err = New(Config{Client: f.client, Namespace: ns, StatefulSet: set, Scheduler: f,
+	f.d, err = evictor.New(evictor.Config{Client: f.client, Namespace: ns, StatefulSet: set, Scheduler: f,
+		Pods: f.lister(),
 		Requeue: func(_ context.Context, k types.NamespacedName) error {
 			if f.evictErr != nil && k == src("bad") {
 				return f.evictErr
@@ -52,6 +57,25 @@ func newFixture(t *testing.T, pods ...int32) *fixture {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// lister is the Drainer's Config.Pods: f.pods once a test sets it, the
+// API server's list before.
+func (f *fixture) lister() func() ([]*corev1.Pod, error) {
+	return func() ([]*corev1.Pod, error) {
+		if f.pods != nil {
+			return f.pods()
+		}
+		list, err := f.client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]*corev1.Pod, len(list.Items))
+		for i := range list.Items {
+			out[i] = &list.Items[i]
+		}
+		return out, nil
+	}
 }
 
 func (f *fixture) with(fn func(*state.State)) {
@@ -120,14 +144,14 @@ func (f *fixture) draining(ord int32) bool {
 func TestMarkUnmark(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, 0, 1)
-	if err := f.d.Mark(ctx, 1, ReasonCompaction); err != nil {
+	if err := f.d.Mark(ctx, 1, evictor.ReasonCompaction); err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := f.annotation(1); v != ReasonCompaction || !f.draining(1) {
+	if v, _ := f.annotation(1); v != evictor.ReasonCompaction || !f.draining(1) {
 		t.Fatalf("after Mark: annotation %q, draining %v", v, f.draining(1))
 	}
 	// A pod that does not exist is remembered in the state.
-	if err := f.d.Mark(ctx, 7, ReasonUnavailable); err != nil {
+	if err := f.d.Mark(ctx, 7, evictor.ReasonUnavailable); err != nil {
 		t.Fatal(err)
 	}
 	if !f.draining(7) {
@@ -136,7 +160,7 @@ func TestMarkUnmark(t *testing.T) {
 	if err := f.d.Mark(ctx, 0, "whatever"); err == nil {
 		t.Fatal("an unknown reason was accepted")
 	}
-	if d := cmp.Diff(map[int32]string{1: ReasonCompaction, 7: ReasonUnavailable}, f.d.Marks()); d != "" {
+	if d := cmp.Diff(map[int32]string{1: evictor.ReasonCompaction, 7: evictor.ReasonUnavailable}, f.d.Marks()); d != "" {
 		t.Fatalf("marks (-want +got):\n%s", d)
 	}
 	if err := f.d.Unmark(ctx, 1); err != nil {
@@ -158,9 +182,9 @@ func TestMarkUnmark(t *testing.T) {
 func TestAdopt(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, 0)
-	f.createPod(1, "uid-1", map[string]string{state.DefaultDrainingAnnotation: ReasonCompaction})
+	f.createPod(1, "uid-1", map[string]string{state.DefaultDrainingAnnotation: evictor.ReasonCompaction})
 	f.createPod(2, "uid-2", map[string]string{state.DefaultDrainingAnnotation: "true"})
-	f.createPod(3, "uid-3", map[string]string{state.DefaultDrainingAnnotation: ReasonUnavailable})
+	f.createPod(3, "uid-3", map[string]string{state.DefaultDrainingAnnotation: evictor.ReasonUnavailable})
 	got, err := f.d.Adopt(ctx, true)
 	if err != nil {
 		t.Fatal(err)
@@ -177,18 +201,18 @@ func TestAdopt(t *testing.T) {
 	if _, err := f.d.Adopt(ctx, true); err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := f.annotation(1); v != ReasonCompaction {
+	if v, _ := f.annotation(1); v != evictor.ReasonCompaction {
 		t.Fatalf("recreated pod annotation = %q", v)
 	}
 	// A mark made while the pod did not exist is written once it does.
-	if err := f.d.Mark(ctx, 4, ReasonOverCapacity); err != nil {
+	if err := f.d.Mark(ctx, 4, evictor.ReasonOverCapacity); err != nil {
 		t.Fatal(err)
 	}
 	f.createPod(4, "uid-4", nil)
 	if _, err := f.d.Adopt(ctx, true); err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := f.annotation(4); v != ReasonOverCapacity {
+	if v, _ := f.annotation(4); v != evictor.ReasonOverCapacity {
 		t.Fatalf("pod 4 annotation = %q", v)
 	}
 }
@@ -199,8 +223,8 @@ func TestAdoptDoesNotTakeBackWhatALaggingListerShows(t *testing.T) {
 	f.createPod(1, "uid-1", nil)
 	// The lister is a snapshot taken before Unmark.
 	var snapshot []*corev1.Pod
-	f.d.cfg.Pods = func() ([]*corev1.Pod, error) { return snapshot, nil }
-	if err := f.d.Mark(ctx, 1, ReasonCompaction); err != nil {
+	f.pods = func() ([]*corev1.Pod, error) { return snapshot, nil }
+	if err := f.d.Mark(ctx, 1, evictor.ReasonCompaction); err != nil {
 		t.Fatal(err)
 	}
 	p, _ := f.client.CoreV1().Pods(ns).Get(ctx, vsched.PodName(set, 1), metav1.GetOptions{})
@@ -218,7 +242,7 @@ func TestAdoptDoesNotTakeBackWhatALaggingListerShows(t *testing.T) {
 		t.Fatalf("adopted %v", got)
 	}
 	p = p.DeepCopy()
-	p.Annotations = map[string]string{state.DefaultDrainingAnnotation: ReasonCompaction}
+	p.Annotations = map[string]string{state.DefaultDrainingAnnotation: evictor.ReasonCompaction}
 	snapshot = []*corev1.Pod{p}
 	if got, _ := f.d.Adopt(ctx, false); len(got) != 1 {
 		t.Fatalf("adopted %v, want pod 1", got)
@@ -229,13 +253,13 @@ func TestForgetAndReset(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, 0, 1, 2)
 	for _, o := range []int32{0, 1, 2} {
-		if err := f.d.Mark(ctx, o, ReasonCompaction); err != nil {
+		if err := f.d.Mark(ctx, o, evictor.ReasonCompaction); err != nil {
 			t.Fatal(err)
 		}
 	}
 	f.with(func(st *state.State) { st.SetDraining(9, true) }) // left from an earlier term
 	f.d.Forget(1)
-	if d := cmp.Diff(map[int32]string{0: ReasonCompaction}, f.d.Marks()); d != "" {
+	if d := cmp.Diff(map[int32]string{0: evictor.ReasonCompaction}, f.d.Marks()); d != "" {
 		t.Fatalf("marks (-want +got):\n%s", d)
 	}
 	if !f.draining(0) || f.draining(1) || f.draining(2) || f.draining(9) {
@@ -246,7 +270,7 @@ func TestForgetAndReset(t *testing.T) {
 		t.Fatal("Reset kept a mark")
 	}
 	// The annotation stays for the next leader to adopt.
-	if v, _ := f.annotation(0); v != ReasonCompaction {
+	if v, _ := f.annotation(0); v != evictor.ReasonCompaction {
 		t.Fatalf("annotation = %q", v)
 	}
 }
@@ -255,34 +279,34 @@ func TestRequeue(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	f.evictErr = errors.New("queue full")
-	got, err := f.d.Requeue(ctx, []Move{{src("a"), 1}, {src("bad"), 1}, {src("c"), 2}})
+	got, err := f.d.Requeue(ctx, []evictor.Move{{src("a"), 1}, {src("bad"), 1}, {src("c"), 2}})
 	if err == nil {
 		t.Fatal("the failed requeue was not reported")
 	}
 	if d := cmp.Diff([]types.NamespacedName{src("a"), src("c")}, got); d != "" {
 		t.Fatalf("requeued (-want +got):\n%s", d)
 	}
-	none, err := New(Config{Client: f.client, Namespace: ns, StatefulSet: set, Scheduler: f})
+	none, err := evictor.New(evictor.Config{Client: f.client, Namespace: ns, StatefulSet: set, Scheduler: f})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := none.Requeue(ctx, []Move{{src("a"), 1}}); got != nil || err != nil || none.CanRequeue() {
+	if got, err := none.Requeue(ctx, []evictor.Move{{src("a"), 1}}); got != nil || err != nil || none.CanRequeue() {
 		t.Fatal("a Drainer without Requeue requeued")
 	}
 }
 
 func TestNewValidates(t *testing.T) {
 	f := newFixture(t)
-	for _, c := range []Config{
+	for _, c := range []evictor.Config{
 		{Namespace: ns, StatefulSet: set, Scheduler: f},
 		{Client: f.client, StatefulSet: set, Scheduler: f},
 		{Client: f.client, Namespace: ns, StatefulSet: set},
 	} {
-		if _, err := New(c); err == nil {
-			t.Errorf("New(%+v) accepted", c)
+		if _, err := evictor.New(c); err == nil {
+			t.Errorf("evictor.New(%+v) accepted", c)
 		}
 	}
-	if !Owned(ReasonCompaction) || Owned("true") || Owned("") {
+	if !evictor.Owned(evictor.ReasonCompaction) || evictor.Owned("true") || evictor.Owned("") {
 		t.Error("Owned is wrong")
 	}
 }
@@ -293,8 +317,8 @@ func TestNewValidates(t *testing.T) {
 func TestAdoptIgnoresStrayPods(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, 0)
-	f.createPod(2, "uid-2", map[string]string{state.DefaultDrainingAnnotation: ReasonCompaction})
-	f.createPod(65535, "uid-stray", map[string]string{state.DefaultDrainingAnnotation: ReasonCompaction})
+	f.createPod(2, "uid-2", map[string]string{state.DefaultDrainingAnnotation: evictor.ReasonCompaction})
+	f.createPod(65535, "uid-stray", map[string]string{state.DefaultDrainingAnnotation: evictor.ReasonCompaction})
 	got, err := f.d.Adopt(ctx, true)
 	if err != nil {
 		t.Fatal(err)
@@ -302,7 +326,7 @@ func TestAdoptIgnoresStrayPods(t *testing.T) {
 	if d := cmp.Diff([]int32{2}, got); d != "" {
 		t.Errorf("adopted (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(map[int32]string{2: ReasonCompaction}, f.d.Marks()); d != "" {
+	if d := cmp.Diff(map[int32]string{2: evictor.ReasonCompaction}, f.d.Marks()); d != "" {
 		t.Errorf("marks (-want +got):\n%s", d)
 	}
 	var draining []int32
@@ -310,7 +334,7 @@ func TestAdoptIgnoresStrayPods(t *testing.T) {
 	if d := cmp.Diff([]int32{2}, draining); d != "" {
 		t.Errorf("DrainingOrdinals (-want +got):\n%s", d)
 	}
-	if err := f.d.Mark(ctx, 65535, ReasonCompaction); err == nil {
+	if err := f.d.Mark(ctx, 65535, evictor.ReasonCompaction); err == nil {
 		t.Error("Mark accepted a stray ordinal")
 	}
 }
