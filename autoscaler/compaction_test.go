@@ -10,7 +10,6 @@ import (
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/evictor"
-	"github.com/vsched/vsched/state"
 )
 
 // fragmented builds 4 pods of capacity 10 holding 30 vreplicas that would
@@ -53,7 +52,7 @@ func (e *asEnv) podAnnotation(ord int32) string {
 	if err != nil {
 		return "<no pod>"
 	}
-	return p.Annotations[state.DefaultDrainingAnnotation]
+	return p.Annotations[evictor.DefaultAnnotation]
 }
 
 func TestAutoscalerCompactionDrainsMovesThenShrinks(t *testing.T) {

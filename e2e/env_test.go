@@ -27,8 +27,8 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/e2e/harness"
+	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/internal/app/sample/apis/v1alpha1"
-	"github.com/vsched/vsched/state"
 )
 
 const (
@@ -362,7 +362,7 @@ func (s *snapshot) candidate(p *corev1.Pod) bool {
 	if err != nil || ord >= s.replicas() || p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
 		return false
 	}
-	if v, ok := p.Annotations[state.DefaultDrainingAnnotation]; ok && v != "false" {
+	if v, ok := p.Annotations[evictor.DefaultAnnotation]; ok && v != "false" {
 		return false
 	}
 	return healthyNode(s.nodes[p.Spec.NodeName])

@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/state"
 )
 
 // RequeueFunc asks the embedding controller to schedule the source again,
@@ -84,7 +83,7 @@ type Config struct {
 	// Namespace and StatefulSet identify the pods. Required.
 	Namespace, StatefulSet string
 	// Annotation is the draining annotation; it defaults to
-	// state.DefaultDrainingAnnotation and must match the scheduler's.
+	// DefaultAnnotation and must match the scheduler's.
 	Annotation string
 	// Scheduler records the marks at once (statefulset.Scheduler).
 	// Required.
@@ -128,7 +127,7 @@ func New(cfg Config) (*Drainer, error) {
 		return nil, fmt.Errorf("evictor: Scheduler is required")
 	}
 	if cfg.Annotation == "" {
-		cfg.Annotation = state.DefaultDrainingAnnotation
+		cfg.Annotation = DefaultAnnotation
 	}
 	return &Drainer{cfg: cfg, marks: map[int32]mark{}, unmarked: map[int32]types.UID{}}, nil
 }

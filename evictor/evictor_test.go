@@ -131,7 +131,7 @@ func (f *fixture) annotation(ord int32) (string, bool) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	v, ok := p.Annotations[state.DefaultDrainingAnnotation]
+	v, ok := p.Annotations[evictor.DefaultAnnotation]
 	return v, ok
 }
 
@@ -170,7 +170,7 @@ func TestMarkUnmark(t *testing.T) {
 		t.Fatal("pod 1 still drained")
 	}
 	// Unmarking a pod the Drainer did not mark does nothing.
-	f.createPod(2, "uid-2", map[string]string{state.DefaultDrainingAnnotation: "true"})
+	f.createPod(2, "uid-2", map[string]string{evictor.DefaultAnnotation: "true"})
 	if err := f.d.Unmark(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
@@ -182,9 +182,9 @@ func TestMarkUnmark(t *testing.T) {
 func TestAdopt(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, 0)
-	f.createPod(1, "uid-1", map[string]string{state.DefaultDrainingAnnotation: evictor.ReasonCompaction})
-	f.createPod(2, "uid-2", map[string]string{state.DefaultDrainingAnnotation: "true"})
-	f.createPod(3, "uid-3", map[string]string{state.DefaultDrainingAnnotation: evictor.ReasonUnavailable})
+	f.createPod(1, "uid-1", map[string]string{evictor.DefaultAnnotation: evictor.ReasonCompaction})
+	f.createPod(2, "uid-2", map[string]string{evictor.DefaultAnnotation: "true"})
+	f.createPod(3, "uid-3", map[string]string{evictor.DefaultAnnotation: evictor.ReasonUnavailable})
 	got, err := f.d.Adopt(ctx, true)
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +242,7 @@ func TestAdoptDoesNotTakeBackWhatALaggingListerShows(t *testing.T) {
 		t.Fatalf("adopted %v", got)
 	}
 	p = p.DeepCopy()
-	p.Annotations = map[string]string{state.DefaultDrainingAnnotation: evictor.ReasonCompaction}
+	p.Annotations = map[string]string{evictor.DefaultAnnotation: evictor.ReasonCompaction}
 	snapshot = []*corev1.Pod{p}
 	if got, _ := f.d.Adopt(ctx, false); len(got) != 1 {
 		t.Fatalf("adopted %v, want pod 1", got)
@@ -317,8 +317,8 @@ func TestNewValidates(t *testing.T) {
 func TestAdoptIgnoresStrayPods(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, 0)
-	f.createPod(2, "uid-2", map[string]string{state.DefaultDrainingAnnotation: evictor.ReasonCompaction})
-	f.createPod(65535, "uid-stray", map[string]string{state.DefaultDrainingAnnotation: evictor.ReasonCompaction})
+	f.createPod(2, "uid-2", map[string]string{evictor.DefaultAnnotation: evictor.ReasonCompaction})
+	f.createPod(65535, "uid-stray", map[string]string{evictor.DefaultAnnotation: evictor.ReasonCompaction})
 	got, err := f.d.Adopt(ctx, true)
 	if err != nil {
 		t.Fatal(err)

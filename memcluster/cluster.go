@@ -22,6 +22,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/state"
 )
 
@@ -95,7 +96,7 @@ type Options struct {
 	// DefaultCapacity.
 	Capacity int32
 	// DrainingAnnotation is what SetDraining sets; defaults to
-	// state.DefaultDrainingAnnotation.
+	// evictor.DefaultAnnotation.
 	DrainingAnnotation string
 	// PodResources are the requests and limits of the StatefulSet's pod
 	// template's container, and so of every pod created (what
@@ -205,7 +206,7 @@ func defaults(o *Options) error {
 		o.Capacity = DefaultCapacity
 	}
 	if o.DrainingAnnotation == "" {
-		o.DrainingAnnotation = state.DefaultDrainingAnnotation
+		o.DrainingAnnotation = evictor.DefaultAnnotation
 	}
 	if o.Clock == nil {
 		o.Clock = clocktesting.NewFakeClock(epoch)

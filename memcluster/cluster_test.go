@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/state"
 )
@@ -94,7 +95,7 @@ func TestDefaults(t *testing.T) {
 		Zones                       []string
 	}{c.Namespace(), c.StatefulSetName(), c.DrainingAnnotation(), c.Capacity(), c.Replicas(), c.Nodes(), c.Zones()}
 	want := got
-	want.Namespace, want.Name, want.Annotation = "vsched", "adapter", state.DefaultDrainingAnnotation
+	want.Namespace, want.Name, want.Annotation = "vsched", "adapter", evictor.DefaultAnnotation
 	want.Capacity, want.Replicas = memcluster.DefaultCapacity, 0
 	want.Nodes = []memcluster.NodeSpec{{Name: "node-zone-a-0", Zone: "zone-a"}, {Name: "node-zone-b-0", Zone: "zone-b"}, {Name: "node-zone-c-0", Zone: "zone-c"}}
 	want.Zones = memcluster.DefaultZones
@@ -391,7 +392,7 @@ func TestPodMutators(t *testing.T) {
 	}
 	p1, _ := c.Pod(1)
 	p2, _ := c.Pod(2)
-	if d := cmp.Diff(map[string]string{state.DefaultDrainingAnnotation: "true"}, p1.Annotations); d != "" {
+	if d := cmp.Diff(map[string]string{evictor.DefaultAnnotation: "true"}, p1.Annotations); d != "" {
 		t.Errorf("SetDraining(1, true) annotations (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff(map[string]string{"k": "v"}, p2.Annotations); d != "" {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/evictor"
 )
 
 // Two statuses whose counts on one pod sum past MaxInt32 must not wrap the
@@ -79,7 +80,7 @@ func TestNormalizeBoundsCounts(t *testing.T) {
 func TestStrayOrdinalsDoNotGrowTheState(t *testing.T) {
 	s := newState(t, 2)
 	cluster(s, [][2]string{{"n0", "z"}}, []string{"n0", "n0", "n0"})
-	s.UpsertPod(mkPod(65535, "n0", annotated(DefaultDrainingAnnotation, "compaction")))
+	s.UpsertPod(mkPod(65535, "n0", annotated(evictor.DefaultAnnotation, "compaction")))
 	s.UpsertPod(mkPod(40000, "n0"))
 	s.DeletePod(vsched.PodName(sts, 50000))
 	s.Observe(src("a", "1", 3, p(65535, 2), p(0, 1)), t0)

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/evictor"
 )
 
 func TestOrdinalOf(t *testing.T) {
@@ -167,7 +168,7 @@ func TestUpsertReportsNewCapacity(t *testing.T) {
 		{"same pod again", func() bool { return s.UpsertPod(mkPod(0, "n0")) }, false},
 		{"unbound pod", func() bool { return s.UpsertPod(mkPod(1, "")) }, false},
 		{"bound", func() bool { return s.UpsertPod(mkPod(1, "n0")) }, true},
-		{"draining", func() bool { return s.UpsertPod(mkPod(1, "n0", annotated(DefaultDrainingAnnotation, "true"))) }, false},
+		{"draining", func() bool { return s.UpsertPod(mkPod(1, "n0", annotated(evictor.DefaultAnnotation, "true"))) }, false},
 		{"cordon", func() bool { return s.UpsertNode(mkNode("n0", "z", cordoned), t0) }, false},
 		{"uncordon", func() bool { return s.UpsertNode(mkNode("n0", "z"), t0) }, true},
 		// Conservative: any node turning schedulable may bring pods.

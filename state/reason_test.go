@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/evictor"
 )
 
 // TestPodReasonMatchesJudge drives State with random pod, node, replica and
@@ -33,7 +34,7 @@ func TestPodReasonMatchesJudge(t *testing.T) {
 					}
 					pod := mkPod(ord, node)
 					if r.Intn(4) == 0 {
-						annotated(DefaultDrainingAnnotation, "true")(pod)
+						annotated(evictor.DefaultAnnotation, "true")(pod)
 					}
 					if r.Intn(6) == 0 {
 						terminating(pod)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/framework"
 )
 
@@ -138,7 +139,7 @@ func TestAddVirtualPods(t *testing.T) {
 			setup: func(s *State) {
 				cluster(s, [][2]string{{"a0", "a"}, {"b0", "b"}}, []string{"a0", "b0"})
 				s.UpsertPod(mkPod(2, "b0", terminating))
-				s.UpsertPod(mkPod(3, "a0", annotated(DefaultDrainingAnnotation, "true")))
+				s.UpsertPod(mkPod(3, "a0", annotated(evictor.DefaultAnnotation, "true")))
 				s.UpsertPod(mkPod(4, ""))
 				s.SetDraining(5, true)
 			},
@@ -243,7 +244,7 @@ func TestSchedulableNodeZones(t *testing.T) {
 func TestBindStartingPods(t *testing.T) {
 	s := newState(t, 2)
 	cluster(s, [][2]string{{"a0", "a"}, {"b0", "b"}}, []string{"a0"})
-	s.UpsertPod(mkPod(1, "", annotated(DefaultDrainingAnnotation, "true")))
+	s.UpsertPod(mkPod(1, "", annotated(evictor.DefaultAnnotation, "true")))
 	s.UpsertPod(mkPod(2, "b0", terminating))
 	s.UpsertPod(mkPod(5, "b0")) // beyond replicas: untouched
 	s.SetReplicas(4)            // pod 3 never seen
@@ -275,7 +276,7 @@ func TestBindStartingPods(t *testing.T) {
 func TestClearDraining(t *testing.T) {
 	s := newState(t, 2)
 	cluster(s, [][2]string{{"a0", "a"}}, []string{"a0", "a0"})
-	s.UpsertPod(mkPod(0, "a0", annotated(DefaultDrainingAnnotation, "true")))
+	s.UpsertPod(mkPod(0, "a0", annotated(evictor.DefaultAnnotation, "true")))
 	s.SetDraining(1, true)
 	s.SetDraining(7, true)
 	if d := cmp.Diff([]int32{}, s.Candidates(), cmpEmpty); d != "" {

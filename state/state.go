@@ -11,13 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/framework"
 )
 
 const (
-	// DefaultDrainingAnnotation marks a pod whose vreplicas must move away.
-	// Any value other than "false" counts.
-	DefaultDrainingAnnotation = "vsched.dev/draining"
 	// DefaultZoneLabel is the node label read as the node's zone.
 	DefaultZoneLabel = "topology.kubernetes.io/zone"
 	// MaxOrdinal is the highest pod ordinal the state tracks
@@ -32,7 +30,7 @@ type Options struct {
 	StatefulSetName string
 	// Capacity is the most vreplicas a pod may hold (>= 1).
 	Capacity int32
-	// DrainingAnnotation defaults to DefaultDrainingAnnotation.
+	// DrainingAnnotation defaults to evictor.DefaultAnnotation.
 	DrainingAnnotation string
 	// ZoneLabel defaults to DefaultZoneLabel.
 	ZoneLabel string
@@ -273,7 +271,7 @@ func New(opts Options) (*State, error) {
 		return nil, fmt.Errorf("state: Capacity must be at least 1, got %d", opts.Capacity)
 	}
 	if opts.DrainingAnnotation == "" {
-		opts.DrainingAnnotation = DefaultDrainingAnnotation
+		opts.DrainingAnnotation = evictor.DefaultAnnotation
 	}
 	if opts.ZoneLabel == "" {
 		opts.ZoneLabel = DefaultZoneLabel

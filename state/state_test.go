@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/framework"
 )
 
@@ -28,7 +29,7 @@ func TestNew(t *testing.T) {
 		{
 			name: "defaults",
 			opts: Options{StatefulSetName: sts, Capacity: 4},
-			want: Options{StatefulSetName: sts, Capacity: 4, DrainingAnnotation: DefaultDrainingAnnotation, ZoneLabel: DefaultZoneLabel},
+			want: Options{StatefulSetName: sts, Capacity: 4, DrainingAnnotation: evictor.DefaultAnnotation, ZoneLabel: DefaultZoneLabel},
 		},
 		{
 			name: "explicit",
@@ -79,7 +80,7 @@ func TestCandidateRules(t *testing.T) {
 		{name: "bound to a ready node", node: ready(), pod: bound(), want: info(true, ""), wantOK: true},
 		{name: "a pod need not be Ready", node: ready(), pod: bound(notReadyPod), want: info(true, ""), wantOK: true},
 		{name: "unrelated taint", node: mkNode("n0", "z", tainted("dedicated", corev1.TaintEffectNoSchedule)), pod: bound(), want: info(true, ""), wantOK: true},
-		{name: "draining annotation false", node: ready(), pod: bound(annotated(DefaultDrainingAnnotation, "false")), want: info(true, ""), wantOK: true},
+		{name: "draining annotation false", node: ready(), pod: bound(annotated(evictor.DefaultAnnotation, "false")), want: info(true, ""), wantOK: true},
 		{name: "missing pod", node: ready()},
 		{name: "deleted pod", node: ready(), pod: bound(), after: func(s *State) { s.DeletePod("adapter-0") }},
 		{name: "terminating", node: ready(), pod: bound(terminating), want: info(false, "pod is terminating"), wantOK: true},
@@ -87,15 +88,15 @@ func TestCandidateRules(t *testing.T) {
 			name: "unbound", node: ready(), pod: mkPod(0, ""), wantOK: true,
 			want: framework.PodInfo{Name: "adapter-0", NodeIndex: -1, ZoneIndex: -1, Reason: "pod is not bound to a node"},
 		},
-		{name: "draining annotation true", node: ready(), pod: bound(annotated(DefaultDrainingAnnotation, "true")), want: info(false, "pod is draining"), wantOK: true},
-		{name: "draining annotation empty", node: ready(), pod: bound(annotated(DefaultDrainingAnnotation, "")), want: info(false, "pod is draining"), wantOK: true},
+		{name: "draining annotation true", node: ready(), pod: bound(annotated(evictor.DefaultAnnotation, "true")), want: info(false, "pod is draining"), wantOK: true},
+		{name: "draining annotation empty", node: ready(), pod: bound(annotated(evictor.DefaultAnnotation, "")), want: info(false, "pod is draining"), wantOK: true},
 		{
 			name: "custom draining annotation", opts: Options{DrainingAnnotation: "example.com/drain"},
 			node: ready(), pod: bound(annotated("example.com/drain", "yes")), want: info(false, "pod is draining"), wantOK: true,
 		},
 		{
 			name: "default annotation ignored when customised", opts: Options{DrainingAnnotation: "example.com/drain"},
-			node: ready(), pod: bound(annotated(DefaultDrainingAnnotation, "true")), want: info(true, ""), wantOK: true,
+			node: ready(), pod: bound(annotated(evictor.DefaultAnnotation, "true")), want: info(true, ""), wantOK: true,
 		},
 		{name: "draining in memory", node: ready(), pod: bound(), after: func(s *State) { s.SetDraining(0, true) }, want: info(false, "pod is draining"), wantOK: true},
 		{
@@ -387,9 +388,9 @@ func TestEachFreeCandidate(t *testing.T) {
 func TestDrainingOrdinals(t *testing.T) {
 	s := newState(t, 2)
 	cluster(s, [][2]string{{"n0", "z"}}, []string{"n0", "n0", "n0", "n0"})
-	s.UpsertPod(mkPod(1, "n0", annotated(DefaultDrainingAnnotation, "true")))
-	s.UpsertPod(mkPod(2, "n0", annotated(DefaultDrainingAnnotation, "true")))
-	s.UpsertPod(mkPod(3, "n0", annotated(DefaultDrainingAnnotation, "false")))
+	s.UpsertPod(mkPod(1, "n0", annotated(evictor.DefaultAnnotation, "true")))
+	s.UpsertPod(mkPod(2, "n0", annotated(evictor.DefaultAnnotation, "true")))
+	s.UpsertPod(mkPod(3, "n0", annotated(evictor.DefaultAnnotation, "false")))
 	s.SetDraining(2, true)
 	s.SetDraining(9, true) // a pod not created yet
 	type view struct {
@@ -491,7 +492,7 @@ func TestFreeCapacityRandomized(t *testing.T) {
 					drain := r.Intn(4) == 0
 					pod := mkPod(ord, node)
 					if drain {
-						annotated(DefaultDrainingAnnotation, "true")(pod)
+						annotated(evictor.DefaultAnnotation, "true")(pod)
 					}
 					op = fmt.Sprintf("UpsertPod(%d on %q, draining %v)", ord, node, drain)
 					s.UpsertPod(pod)

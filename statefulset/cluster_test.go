@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/state"
 )
@@ -230,7 +231,7 @@ func (c *kubeCluster) pod(ord int32) *podSeen {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	v, has := p.Annotations[state.DefaultDrainingAnnotation]
+	v, has := p.Annotations[evictor.DefaultAnnotation]
 	return &podSeen{node: p.Spec.NodeName, draining: has && v != "false"}
 }
 

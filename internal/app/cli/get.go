@@ -15,7 +15,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/embedkit"
-	"github.com/vsched/vsched/state"
+	"github.com/vsched/vsched/evictor"
 )
 
 const getLong = `Shows the live placements of a StatefulSet's sources, as kubectl get shows
@@ -56,7 +56,7 @@ func newGetCommand(cfg Config, env *Env) *cobra.Command {
 	clusterFlags(fs, &f.snapshotFlags, "the StatefulSet's namespace (required)")
 	fs.Int32Var(&f.capacity, "capacity", 0, "the most vreplicas a pod holds, as the scheduler is configured (default: unknown, no FREE column)")
 	fs.StringVar(&f.conditionType, "condition", embedkit.ConditionScheduled, "the status condition that says why vreplicas are pending")
-	fs.StringVar(&f.drainingAnnotation, "draining-annotation", state.DefaultDrainingAnnotation, "the pod annotation marking it draining")
+	fs.StringVar(&f.drainingAnnotation, "draining-annotation", evictor.DefaultAnnotation, "the pod annotation marking it draining")
 	formatFlag(cmd, &f.format, "table", "table", "wide", "json", "yaml")
 	return cmd
 }

@@ -28,7 +28,6 @@ import (
 	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/internal/app/sample/apis/v1alpha1"
 	"github.com/vsched/vsched/memcluster"
-	"github.com/vsched/vsched/state"
 )
 
 // The tests below run the whole controller (Run) on fakes: the cluster is
@@ -321,7 +320,7 @@ func TestRunDrainProtocol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := pod.Annotations[state.DefaultDrainingAnnotation]; got != evictor.ReasonUnavailable {
+	if got := pod.Annotations[evictor.DefaultAnnotation]; got != evictor.ReasonUnavailable {
 		t.Errorf("adapter-2's draining annotation = %q, want %q (the evictor's mark)", got, evictor.ReasonUnavailable)
 	}
 }
