@@ -70,7 +70,7 @@ const DefaultMinTriggerInterval = time.Second
 type Options struct {
 	// Scheduler is the scheduler whose StatefulSet is scaled (a
 	// *statefulset.Scheduler). Required.
-	Scheduler Scheduler
+	Scheduler Target
 	// Client writes the StatefulSet's scale subresource and annotations
 	// and the pods' draining annotations. Required.
 	Client kubernetes.Interface
@@ -207,7 +207,7 @@ type scaleTimers struct {
 // Autoscaler sizes one scheduler's StatefulSet (docs/autoscaler.md).
 type Autoscaler struct {
 	cfg     Options
-	sched   Scheduler
+	sched   Target
 	key     types.NamespacedName
 	clock   clock.Clock
 	drainer *evictor.Drainer

@@ -4,7 +4,7 @@
 // holds, within the limits of config-autoscaler (config.AutoscalerConfig).
 // docs/autoscaler.md describes the rules.
 //
-// It talks to the scheduler only through the Scheduler interface defined
+// It talks to the scheduler only through the Target interface defined
 // here, which *statefulset.Scheduler implements with exported methods, each
 // part of one of five narrow contracts:
 //

@@ -15,7 +15,7 @@
 //     "vsched.dev/draining") with the reason as its value: "compaction",
 //     "unavailable", "over-capacity" or "hot". The scheduler's state reads the
 //     annotation through its pod informer, and the Drainer also records the
-//     mark in the scheduler's memory (Scheduler.MarkDraining), so a pod
+//     mark in the scheduler's memory (DrainMemory.MarkDraining), so a pod
 //     recreated without the annotation stays draining, and the mark is in
 //     force before the informer delivers the annotation.
 //  2. Requeue. The Drainer calls Config.Requeue, the controller's
@@ -41,6 +41,6 @@
 // cancels the drain on its first cycle.
 //
 // A stray pod, whose ordinal is far above the StatefulSet's replicas
-// (Scheduler.Tracks), is never adopted nor marked: it is not the
+// (DrainMemory.Tracks), is never adopted nor marked: it is not the
 // StatefulSet's, and a drain of it would end with its annotation removed.
 package evictor

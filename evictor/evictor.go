@@ -28,11 +28,11 @@ import (
 // EnqueueFunc into one that never fails.
 type RequeueFunc func(ctx context.Context, source types.NamespacedName) error
 
-// Scheduler is the scheduler's side of the protocol: its memory of the pods
+// DrainMemory is the scheduler's side of the protocol: its memory of the pods
 // being drained, which a decision reads at once, before the informer shows
 // an annotation (and after a pod was recreated without it).
 // *statefulset.Scheduler implements it.
-type Scheduler interface {
+type DrainMemory interface {
 	// Tracks reports, for each ordinal, whether it is one of the
 	// StatefulSet's pods, not a stray far above its replicas.
 	Tracks(ords []int32) []bool
@@ -87,7 +87,7 @@ type Config struct {
 	Annotation string
 	// Scheduler records the marks at once (statefulset.Scheduler).
 	// Required.
-	Scheduler Scheduler
+	Scheduler DrainMemory
 	// Pods lists the pods of the namespace, typically from an informer's
 	// lister; nil lists them through Client.
 	Pods func() ([]*corev1.Pod, error)
@@ -301,7 +301,7 @@ func (d *Drainer) patch(ctx context.Context, ord int32, value *string) (types.UI
 // Mark marks the pod draining for reason: it annotates the pod (a pod that
 // does not exist is only remembered, and annotated once it exists; see
 // Adopt) and records the mark in the scheduler's state at once. A stray
-// ordinal, far above the StatefulSet's replicas (Scheduler.Tracks), is
+// ordinal, far above the StatefulSet's replicas (DrainMemory.Tracks), is
 // refused with an error.
 func (d *Drainer) Mark(ctx context.Context, ord int32, reason string) error {
 	if !Owned(reason) {

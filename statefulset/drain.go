@@ -4,7 +4,7 @@ package statefulset
 // Drainer annotates pods and records each mark here at once, so a decision
 // stops placing on a pod before the informer shows the annotation, and a
 // pod recreated without it stays draining. *Scheduler implements
-// evictor.Scheduler; these methods are the only way other packages change
+// evictor.DrainMemory; these methods are the only way other packages change
 // the scheduler's state.
 
 // Tracks reports, for each ordinal, whether it is one of the StatefulSet's

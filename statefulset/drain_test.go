@@ -6,7 +6,7 @@ import (
 	"github.com/vsched/vsched/evictor"
 )
 
-var _ evictor.Scheduler = &Scheduler{}
+var _ evictor.DrainMemory = &Scheduler{}
 
 // The drain protocol's methods change the scheduler's drain memory and
 // nothing else; a snapshot taken before is a copy that does not follow.

@@ -13,12 +13,12 @@ import (
 	"github.com/vsched/vsched/state"
 )
 
-// Scheduler is what the autoscaler needs of the scheduler whose StatefulSet
+// Target is what the autoscaler needs of the scheduler whose StatefulSet
 // it sizes; *statefulset.Scheduler implements it. The autoscaler reads
 // copies and sends notifications through it, and never holds the
 // scheduler's own state beyond one call. Each method belongs to one of the
 // contracts doc.go lists.
-type Scheduler interface {
+type Target interface {
 	// The snapshot: what the scheduler sees, read, never changed.
 
 	// StatefulSet is the key of the StatefulSet sized.
@@ -71,8 +71,8 @@ type Scheduler interface {
 	FenceShrink(current, to int32) (int32, string, state.Fence)
 	EndShrink(prev state.Fence, to int32, rv string, err error)
 
-	// evictor.Scheduler is package evictor's own contract with the
+	// evictor.DrainMemory is package evictor's own contract with the
 	// scheduler (the drain marks a decision reads at once); the
 	// autoscaler only hands it to its Drainer.
-	evictor.Scheduler
+	evictor.DrainMemory
 }
