@@ -47,15 +47,15 @@ func asProfiles(t testing.TB, sched map[string]string) config.ProfilesSource {
 // config-descheduler data; nil means the default policy.
 func profilesFromData(t testing.TB, sched, desched map[string]string) config.ProfilesSource {
 	t.Helper()
-	sc, dc := plugins.DefaultSchedulerConfig(), plugins.DefaultDeschedulerConfig()
+	sc, dc := plugins.DefaultPlaceConfig(), plugins.DefaultRemoveConfig()
 	var err error
 	if sched != nil {
-		if sc, err = config.ParseSchedulerConfigMapFromData(sched, inTree); err != nil {
+		if sc, err = config.ParsePlaceConfigMapFromData(sched, inTree); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if desched != nil {
-		if dc, err = config.ParseDeschedulerConfigMapFromData(desched, inTree); err != nil {
+		if dc, err = config.ParseRemoveConfigMapFromData(desched, inTree); err != nil {
 			t.Fatal(err)
 		}
 	}

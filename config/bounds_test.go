@@ -14,7 +14,7 @@ import (
 
 // parseAndBuild parses data as config-scheduler and builds the profiles.
 func parseAndBuild(data map[string]string) error {
-	sc, err := config.ParseSchedulerConfigMapFromData(data, inTree)
+	sc, err := config.ParsePlaceConfigMapFromData(data, inTree)
 	if err == nil {
 		_, err = config.BuildProfiles(context.Background(), inTree, sc, nil)
 	}
@@ -28,7 +28,7 @@ func TestConfigMapAboveTheSizeLimit(t *testing.T) {
 	parsers := map[string]func() error{
 		"config-scheduler": func() error { return parseAndBuild(map[string]string{"predicates": list}) },
 		"config-descheduler": func() error {
-			_, err := config.ParseDeschedulerConfigMapFromData(map[string]string{"priorities": list}, inTree)
+			_, err := config.ParseRemoveConfigMapFromData(map[string]string{"priorities": list}, inTree)
 			return err
 		},
 		"config-autoscaler": func() error {

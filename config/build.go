@@ -33,7 +33,7 @@ import (
 //	config-scheduler: data.priorities[1].Args.MaxSkew: Invalid value: 0: must be at least 1
 //
 // ctx is handed to the plugins' constructors.
-func BuildProfiles(ctx context.Context, reg *framework.Registry, sched *SchedulerConfig, desched *DeschedulerConfig) (*Profiles, error) {
+func BuildProfiles(ctx context.Context, reg *framework.Registry, sched *PlaceConfig, desched *RemoveConfig) (*Profiles, error) {
 	if reg == nil {
 		return nil, errNoRegistry
 	}
@@ -58,20 +58,20 @@ func BuildProfiles(ctx context.Context, reg *framework.Registry, sched *Schedule
 // When either fails to parse, the problems of both are reported in one
 // *Error, so one edit can fix them all.
 func BuildProfilesFromConfigMaps(ctx context.Context, reg *framework.Registry, sched, desched *corev1.ConfigMap) (*Profiles, error) {
-	sc, serr := ParseSchedulerConfigMap(sched, reg)
-	dc, derr := ParseDeschedulerConfigMap(desched, reg)
+	sc, serr := ParsePlaceConfigMap(sched, reg)
+	dc, derr := ParseRemoveConfigMap(desched, reg)
 	if err := joinErrors(serr, derr); err != nil {
 		return nil, err
 	}
 	return BuildProfiles(ctx, reg, sc, dc)
 }
 
-// ValidateSchedulerConfig reports, as a *Error, every problem that would
+// ValidatePlaceConfig reports, as a *Error, every problem that would
 // keep BuildProfiles from building cfg's profile with reg (required):
 // unknown plugins, plugins in the wrong list, duplicates, weights,
 // and each plugin's Args. It builds the profile to do so, with a context
 // cancelled on return, and drops it. A nil cfg is reg's default policy.
-func ValidateSchedulerConfig(cfg *SchedulerConfig, reg *framework.Registry) error {
+func ValidatePlaceConfig(cfg *PlaceConfig, reg *framework.Registry) error {
 	return validate(reg, func(ctx context.Context) (string, field.ErrorList) {
 		if cfg == nil {
 			cfg = defaultScheduler(reg)
@@ -81,8 +81,8 @@ func ValidateSchedulerConfig(cfg *SchedulerConfig, reg *framework.Registry) erro
 	})
 }
 
-// ValidateDeschedulerConfig is ValidateSchedulerConfig for the descheduler.
-func ValidateDeschedulerConfig(cfg *DeschedulerConfig, reg *framework.Registry) error {
+// ValidateRemoveConfig is ValidatePlaceConfig for the descheduler.
+func ValidateRemoveConfig(cfg *RemoveConfig, reg *framework.Registry) error {
 	return validate(reg, func(ctx context.Context) (string, field.ErrorList) {
 		if cfg == nil {
 			cfg = defaultDescheduler(reg)
@@ -109,7 +109,7 @@ func validate(reg *framework.Registry, build func(context.Context) (string, fiel
 // it cannot stand in the in-tree ones.
 var errNoRegistry = errors.New("config: no plugin registry; plugins.NewInTreeRegistry returns the in-tree plugins with the default policy")
 
-func buildPlace(ctx context.Context, reg *framework.Registry, cfg *SchedulerConfig) (*framework.Profile, field.ErrorList) {
+func buildPlace(ctx context.Context, reg *framework.Registry, cfg *PlaceConfig) (*framework.Profile, field.ErrorList) {
 	pc := framework.ProfileConfig{Mode: framework.Place, Filters: cfg.Predicates, Scores: cfg.Priorities}
 	if capacity, ok := needsCapacityFilter(reg, cfg.Predicates); ok {
 		// Check the list as configured first, so that every problem is
@@ -140,7 +140,7 @@ func withCosts(reg *framework.Registry, place *framework.Profile) (*framework.Pr
 	return out, nil
 }
 
-func buildRemove(ctx context.Context, reg *framework.Registry, cfg *DeschedulerConfig) (*framework.Profile, field.ErrorList) {
+func buildRemove(ctx context.Context, reg *framework.Registry, cfg *RemoveConfig) (*framework.Profile, field.ErrorList) {
 	pc := framework.ProfileConfig{Mode: framework.Remove, Scores: cfg.Priorities}
 	// config-descheduler has no predicates key; the path is never used.
 	return framework.BuildProfile(ctx, reg, pc, dataPath.Child("predicates"), prioritiesPath)

@@ -129,16 +129,16 @@ func TestBuildErrors(t *testing.T) {
 	reg := plugins.MustInTreeRegistry()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var sched *config.SchedulerConfig
-			var desched *config.DeschedulerConfig
+			var sched *config.PlaceConfig
+			var desched *config.RemoveConfig
 			var err error
 			if tc.sched != nil {
-				if sched, err = config.ParseSchedulerConfigMapFromData(tc.sched, inTree); err != nil {
+				if sched, err = config.ParsePlaceConfigMapFromData(tc.sched, inTree); err != nil {
 					t.Fatalf("parse: %v", err)
 				}
 			}
 			if tc.desched != nil {
-				if desched, err = config.ParseDeschedulerConfigMapFromData(tc.desched, inTree); err != nil {
+				if desched, err = config.ParseRemoveConfigMapFromData(tc.desched, inTree); err != nil {
 					t.Fatalf("parse: %v", err)
 				}
 			}
@@ -152,14 +152,14 @@ func TestBuildErrors(t *testing.T) {
 					want = append(want, p)
 				}
 			}
-			checkProblems(t, config.ValidateSchedulerConfig(sched, reg), want)
+			checkProblems(t, config.ValidatePlaceConfig(sched, reg), want)
 			want = nil
 			for _, p := range tc.want {
 				if p.configMap != "" {
 					want = append(want, p)
 				}
 			}
-			checkProblems(t, config.ValidateDeschedulerConfig(desched, reg), want)
+			checkProblems(t, config.ValidateRemoveConfig(desched, reg), want)
 		})
 	}
 }
@@ -181,7 +181,7 @@ func TestPodFitsResourcesIsAlwaysThere(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			sched, err := config.ParseSchedulerConfigMapFromData(map[string]string{"predicates": tc.predicates}, inTree)
+			sched, err := config.ParsePlaceConfigMapFromData(map[string]string{"predicates": tc.predicates}, inTree)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -193,7 +193,7 @@ func TestPodFitsResourcesIsAlwaysThere(t *testing.T) {
 				t.Errorf("filters (-want +got):\n%s", diff)
 			}
 			// The configuration itself is not changed.
-			again, _ := config.ParseSchedulerConfigMapFromData(map[string]string{"predicates": tc.predicates}, inTree)
+			again, _ := config.ParsePlaceConfigMapFromData(map[string]string{"predicates": tc.predicates}, inTree)
 			if diff := cmp.Diff(again, sched); diff != "" {
 				t.Errorf("BuildProfiles changed the config (-before +after):\n%s", diff)
 			}
@@ -208,14 +208,14 @@ func TestNoCapacityFilterInRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched := &config.SchedulerConfig{Priorities: []framework.PluginConfig{pc("LowestOrdinalPriority", w(2), "")}}
-	err = config.ValidateSchedulerConfig(sched, reg)
+	sched := &config.PlaceConfig{Priorities: []framework.PluginConfig{pc("LowestOrdinalPriority", w(2), "")}}
+	err = config.ValidatePlaceConfig(sched, reg)
 	checkProblems(t, err, []wantProblem{{field: "data.predicates", typ: field.ErrorTypeRequired, contains: []string{
 		"a scheduler profile needs a filter that enforces pod capacity (PodFitsResources)"}}})
 	// The default descheduler policy names plugins this registry lacks
 	// (a registry carries no default policy unless given one).
 	reg.SetDefaults(plugins.InTreeDefaults())
-	err = config.ValidateDeschedulerConfig(nil, reg)
+	err = config.ValidateRemoveConfig(nil, reg)
 	var cerr *config.Error
 	if !errors.As(err, &cerr) || len(cerr.Problems) != 4 || cerr.Problems[0].ConfigMap != "config-descheduler" {
 		t.Errorf("ValidateDeschedulerConfig(default, small registry) = %v", err)
@@ -223,10 +223,10 @@ func TestNoCapacityFilterInRegistry(t *testing.T) {
 }
 
 func TestDefaultPolicyBuilds(t *testing.T) {
-	if err := config.ValidateSchedulerConfig(nil, inTree); err != nil {
+	if err := config.ValidatePlaceConfig(nil, inTree); err != nil {
 		t.Errorf("default scheduler config: %v", err)
 	}
-	if err := config.ValidateDeschedulerConfig(nil, inTree); err != nil {
+	if err := config.ValidateRemoveConfig(nil, inTree); err != nil {
 		t.Errorf("default descheduler config: %v", err)
 	}
 	ps := defaultProfiles(t)
@@ -248,7 +248,7 @@ func TestDefaultPolicyBuilds(t *testing.T) {
 		t.Errorf("the default scheduler profile should take the zone-grouped path (every plugin framework.ZoneEquivalenceAware)")
 	}
 	// Defaults are fresh values.
-	a, b := plugins.DefaultSchedulerConfig(), plugins.DefaultSchedulerConfig()
+	a, b := plugins.DefaultPlaceConfig(), plugins.DefaultPlaceConfig()
 	*a.Priorities[0].Weight = 1
 	a.Priorities[0].Args[0] = 'x'
 	if *b.Priorities[0].Weight != 10 || b.Priorities[0].Args[0] != '{' {
@@ -257,7 +257,7 @@ func TestDefaultPolicyBuilds(t *testing.T) {
 }
 
 func TestErrorMessageReadsWell(t *testing.T) {
-	sched, err := config.ParseSchedulerConfigMapFromData(map[string]string{
+	sched, err := config.ParsePlaceConfigMapFromData(map[string]string{
 		"priorities": `[{"Name": "LowestOrdinalPriority"}, {"Name": "AvailabilityZonePriority", "Args": "{\"MaxSkew\": 0}"}]`,
 	}, inTree)
 	if err != nil {

@@ -30,8 +30,8 @@
 // change of either ConfigMap:
 //
 //	registry := plugins.MustInTreeRegistry()                             // once
-//	sched, err := config.ParseSchedulerConfigMap(schedCM, registry)     // format only
-//	desched, err := config.ParseDeschedulerConfigMap(deschedCM, registry)
+//	sched, err := config.ParsePlaceConfigMap(schedCM, registry)     // format only
+//	desched, err := config.ParseRemoveConfigMap(deschedCM, registry)
 //	profiles, err := config.BuildProfiles(ctx, registry, sched, desched)
 //
 // Parsing checks the format without knowing any plugin (the registry only

@@ -24,7 +24,7 @@ var exampleData = map[string]string{
 
 func exampleProfiles(t *testing.T) *config.Profiles {
 	t.Helper()
-	sched, err := config.ParseSchedulerConfigMapFromData(exampleData, inTree)
+	sched, err := config.ParsePlaceConfigMapFromData(exampleData, inTree)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,9 +114,9 @@ func FuzzParseSchedulerConfigMap(f *testing.F) {
 		if keys&withOddKey != 0 {
 			data[priorities] = predicates // any key, possibly a known one
 		}
-		cfg, err := config.ParseSchedulerConfigMapFromData(data, inTree)
-		if !checkParse(t, cfg, err, "config-scheduler", func(cfg *config.SchedulerConfig) (*config.SchedulerConfig, error) {
-			return config.ParseSchedulerConfigMapFromData(map[string]string{
+		cfg, err := config.ParsePlaceConfigMapFromData(data, inTree)
+		if !checkParse(t, cfg, err, "config-scheduler", func(cfg *config.PlaceConfig) (*config.PlaceConfig, error) {
+			return config.ParsePlaceConfigMapFromData(map[string]string{
 				config.KeyPredicates: encodeList(cfg.Predicates),
 				config.KeyPriorities: encodeList(cfg.Priorities),
 			}, inTree)
@@ -124,7 +124,7 @@ func FuzzParseSchedulerConfigMap(f *testing.F) {
 			return
 		}
 		ps, err := config.BuildProfiles(context.Background(), reg, cfg, nil)
-		checkBuild(t, err, config.ValidateSchedulerConfig(cfg, reg), "config-scheduler")
+		checkBuild(t, err, config.ValidatePlaceConfig(cfg, reg), "config-scheduler")
 		if err == nil {
 			runPlace(t, ps.Place)
 		}
@@ -148,14 +148,14 @@ func FuzzParseDeschedulerConfigMap(f *testing.F) {
 		if keys&withOddKey != 0 {
 			data[key] = priorities
 		}
-		cfg, err := config.ParseDeschedulerConfigMapFromData(data, inTree)
-		if !checkParse(t, cfg, err, "config-descheduler", func(cfg *config.DeschedulerConfig) (*config.DeschedulerConfig, error) {
-			return config.ParseDeschedulerConfigMapFromData(map[string]string{config.KeyPriorities: encodeList(cfg.Priorities)}, inTree)
+		cfg, err := config.ParseRemoveConfigMapFromData(data, inTree)
+		if !checkParse(t, cfg, err, "config-descheduler", func(cfg *config.RemoveConfig) (*config.RemoveConfig, error) {
+			return config.ParseRemoveConfigMapFromData(map[string]string{config.KeyPriorities: encodeList(cfg.Priorities)}, inTree)
 		}) {
 			return
 		}
 		ps, err := config.BuildProfiles(context.Background(), reg, nil, cfg)
-		checkBuild(t, err, config.ValidateDeschedulerConfig(cfg, reg), "config-descheduler")
+		checkBuild(t, err, config.ValidateRemoveConfig(cfg, reg), "config-descheduler")
 		if err == nil {
 			runRemove(t, ps.Remove)
 		}
@@ -383,13 +383,13 @@ func FuzzBuildProfiles(f *testing.F) {
 			}
 			return "[" + strings.Join(items, ",\n") + "]"
 		}
-		sched, err := config.ParseSchedulerConfigMapFromData(map[string]string{
+		sched, err := config.ParsePlaceConfigMapFromData(map[string]string{
 			config.KeyPredicates: join(pred), config.KeyPriorities: join(prio),
 		}, inTree)
 		if err != nil {
 			t.Fatalf("a well-formed config-scheduler was rejected: %v", err)
 		}
-		desched, err := config.ParseDeschedulerConfigMapFromData(map[string]string{config.KeyPriorities: join(desc)}, inTree)
+		desched, err := config.ParseRemoveConfigMapFromData(map[string]string{config.KeyPriorities: join(desc)}, inTree)
 		if err != nil {
 			t.Fatalf("a well-formed config-descheduler was rejected: %v", err)
 		}
@@ -406,7 +406,7 @@ func FuzzBuildProfiles(f *testing.F) {
 			}
 			// The Validate functions together say the same.
 			var parts []string
-			for _, verr := range []error{config.ValidateSchedulerConfig(sched, reg), config.ValidateDeschedulerConfig(desched, reg)} {
+			for _, verr := range []error{config.ValidatePlaceConfig(sched, reg), config.ValidateRemoveConfig(desched, reg)} {
 				if verr != nil {
 					parts = append(parts, verr.Error())
 				}

@@ -85,7 +85,7 @@ func TestOutOfTreePlugin(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			sched, err := config.ParseSchedulerConfigMap(namedConfigMap("config-scheduler", map[string]string{
+			sched, err := config.ParsePlaceConfigMap(namedConfigMap("config-scheduler", map[string]string{
 				"predicates": `[{"Name": "PodFitsResources"}]`,
 				"priorities": tc.priorities,
 			}), inTree)
@@ -144,18 +144,18 @@ func TestOutOfTreePluginArgsErrors(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			sched, err := config.ParseSchedulerConfigMapFromData(map[string]string{
+			sched, err := config.ParsePlaceConfigMapFromData(map[string]string{
 				"priorities": `[{"Name": "AvoidPods", "Args": ` + tc.args + `}]`,
 			}, inTree)
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkProblems(t, config.ValidateSchedulerConfig(sched, reg), tc.want)
+			checkProblems(t, config.ValidatePlaceConfig(sched, reg), tc.want)
 		})
 	}
 	// The in-tree registry alone does not know the plugin.
-	sched, _ := config.ParseSchedulerConfigMapFromData(map[string]string{"priorities": `[{"Name": "AvoidPods", "Args": {"Ordinals": [0]}}]`}, inTree)
-	checkProblems(t, config.ValidateSchedulerConfig(sched, inTree), []wantProblem{{
+	sched, _ := config.ParsePlaceConfigMapFromData(map[string]string{"priorities": `[{"Name": "AvoidPods", "Args": {"Ordinals": [0]}}]`}, inTree)
+	checkProblems(t, config.ValidatePlaceConfig(sched, inTree), []wantProblem{{
 		field: "data.priorities[0].Name", typ: field.ErrorTypeNotSupported, contains: []string{`Unsupported value: "AvoidPods"`}}})
 }
 

@@ -20,7 +20,7 @@ var (
 	prioritiesPath = dataPath.Child(KeyPriorities)
 )
 
-// ParseSchedulerConfigMap parses a config-scheduler ConfigMap. Errors name
+// ParsePlaceConfigMap parses a config-scheduler ConfigMap. Errors name
 // the ConfigMap by cm.Name (DefaultSchedulerConfigMapName when cm has no
 // name) and the parsed config remembers it.
 //
@@ -32,33 +32,33 @@ var (
 //
 // Parsing checks the format only: the keys, the JSON of the lists, and the
 // shape of every entry. Whether the plugins exist and their Args and Weight
-// are valid is checked against a registry by ValidateSchedulerConfig and
+// are valid is checked against a registry by ValidatePlaceConfig and
 // BuildProfiles. The returned error, if any, is a *Error listing every
 // problem found.
-func ParseSchedulerConfigMap(cm *corev1.ConfigMap, reg *framework.Registry) (*SchedulerConfig, error) {
+func ParsePlaceConfigMap(cm *corev1.ConfigMap, reg *framework.Registry) (*PlaceConfig, error) {
 	name, data, binary := unpack(cm, DefaultSchedulerConfigMapName)
 	return parseScheduler(name, data, binary, defaultScheduler(reg))
 }
 
-// ParseSchedulerConfigMapFromData is ParseSchedulerConfigMap for the data
+// ParsePlaceConfigMapFromData is ParsePlaceConfigMap for the data
 // of a ConfigMap named DefaultSchedulerConfigMapName.
-func ParseSchedulerConfigMapFromData(data map[string]string, reg *framework.Registry) (*SchedulerConfig, error) {
+func ParsePlaceConfigMapFromData(data map[string]string, reg *framework.Registry) (*PlaceConfig, error) {
 	return parseScheduler(DefaultSchedulerConfigMapName, data, nil, defaultScheduler(reg))
 }
 
-// ParseDeschedulerConfigMap parses a config-descheduler ConfigMap, whose
+// ParseRemoveConfigMap parses a config-descheduler ConfigMap, whose
 // only key is "priorities". A nil ConfigMap, one without data, and an
 // absent or blank "priorities" mean reg's default policy (for the in-tree
 // registry plugins.DefaultDeschedulerConfig); an explicit "[]" means none.
-// Otherwise it behaves as ParseSchedulerConfigMap.
-func ParseDeschedulerConfigMap(cm *corev1.ConfigMap, reg *framework.Registry) (*DeschedulerConfig, error) {
+// Otherwise it behaves as ParsePlaceConfigMap.
+func ParseRemoveConfigMap(cm *corev1.ConfigMap, reg *framework.Registry) (*RemoveConfig, error) {
 	name, data, binary := unpack(cm, DefaultDeschedulerConfigMapName)
 	return parseDescheduler(name, data, binary, defaultDescheduler(reg))
 }
 
-// ParseDeschedulerConfigMapFromData is ParseDeschedulerConfigMap for the
+// ParseRemoveConfigMapFromData is ParseRemoveConfigMap for the
 // data of a ConfigMap named DefaultDeschedulerConfigMapName.
-func ParseDeschedulerConfigMapFromData(data map[string]string, reg *framework.Registry) (*DeschedulerConfig, error) {
+func ParseRemoveConfigMapFromData(data map[string]string, reg *framework.Registry) (*RemoveConfig, error) {
 	return parseDescheduler(DefaultDeschedulerConfigMapName, data, nil, defaultDescheduler(reg))
 }
 
@@ -73,7 +73,7 @@ func unpack(cm *corev1.ConfigMap, defaultName string) (string, map[string]string
 	return name, cm.Data, cm.BinaryData
 }
 
-func parseScheduler(name string, data map[string]string, binary map[string][]byte, cfg *SchedulerConfig) (*SchedulerConfig, error) {
+func parseScheduler(name string, data map[string]string, binary map[string][]byte, cfg *PlaceConfig) (*PlaceConfig, error) {
 	if err := parseLists(name, data, binary, dataList{KeyPredicates, &cfg.Predicates}, dataList{KeyPriorities, &cfg.Priorities}); err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func parseScheduler(name string, data map[string]string, binary map[string][]byt
 	return cfg, nil
 }
 
-func parseDescheduler(name string, data map[string]string, binary map[string][]byte, cfg *DeschedulerConfig) (*DeschedulerConfig, error) {
+func parseDescheduler(name string, data map[string]string, binary map[string][]byte, cfg *RemoveConfig) (*RemoveConfig, error) {
 	if err := parseLists(name, data, binary, dataList{KeyPriorities, &cfg.Priorities}); err != nil {
 		return nil, err
 	}

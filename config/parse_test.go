@@ -62,11 +62,11 @@ data:
 )
 
 func TestSeedExamples(t *testing.T) {
-	sched, err := config.ParseSchedulerConfigMap(configMapFromYAML(t, seedSchedulerManifest), inTree)
+	sched, err := config.ParsePlaceConfigMap(configMapFromYAML(t, seedSchedulerManifest), inTree)
 	if err != nil {
 		t.Fatalf("ParseSchedulerConfigMap: %v", err)
 	}
-	wantSched := &config.SchedulerConfig{
+	wantSched := &config.PlaceConfig{
 		ConfigMap: "config-scheduler",
 		Predicates: []framework.PluginConfig{
 			pc("PodFitsResources", nil, ""),
@@ -82,11 +82,11 @@ func TestSeedExamples(t *testing.T) {
 		t.Errorf("scheduler config (-want +got):\n%s", diff)
 	}
 
-	desched, err := config.ParseDeschedulerConfigMap(configMapFromYAML(t, seedDeschedulerManifest), inTree)
+	desched, err := config.ParseRemoveConfigMap(configMapFromYAML(t, seedDeschedulerManifest), inTree)
 	if err != nil {
 		t.Fatalf("ParseDeschedulerConfigMap: %v", err)
 	}
-	wantDesched := &config.DeschedulerConfig{
+	wantDesched := &config.RemoveConfig{
 		ConfigMap: "config-descheduler",
 		Priorities: []framework.PluginConfig{
 			pc("RemoveWithEvenPodSpreadPriority", w(10), `{"MaxSkew":2}`),
@@ -152,11 +152,11 @@ func TestArgsStringAndObjectAreIdentical(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fromString, err := config.ParseSchedulerConfigMapFromData(map[string]string{"predicates": tc.string}, inTree)
+			fromString, err := config.ParsePlaceConfigMapFromData(map[string]string{"predicates": tc.string}, inTree)
 			if err != nil {
 				t.Fatalf("string form: %v", err)
 			}
-			fromObject, err := config.ParseSchedulerConfigMapFromData(map[string]string{"predicates": tc.object}, inTree)
+			fromObject, err := config.ParsePlaceConfigMapFromData(map[string]string{"predicates": tc.object}, inTree)
 			if err != nil {
 				t.Fatalf("object form: %v", err)
 			}
@@ -171,26 +171,26 @@ func TestArgsStringAndObjectAreIdentical(t *testing.T) {
 }
 
 func TestParseDefaults(t *testing.T) {
-	def := plugins.DefaultSchedulerConfig()
-	named := func(name string) *config.SchedulerConfig {
-		c := plugins.DefaultSchedulerConfig()
+	def := plugins.DefaultPlaceConfig()
+	named := func(name string) *config.PlaceConfig {
+		c := plugins.DefaultPlaceConfig()
 		c.ConfigMap = name
 		return c
 	}
-	withPriorities := func(ps ...framework.PluginConfig) *config.SchedulerConfig {
-		c := plugins.DefaultSchedulerConfig()
+	withPriorities := func(ps ...framework.PluginConfig) *config.PlaceConfig {
+		c := plugins.DefaultPlaceConfig()
 		c.Priorities = ps
 		return c
 	}
-	withPredicates := func(ps ...framework.PluginConfig) *config.SchedulerConfig {
-		c := plugins.DefaultSchedulerConfig()
+	withPredicates := func(ps ...framework.PluginConfig) *config.PlaceConfig {
+		c := plugins.DefaultPlaceConfig()
 		c.Predicates = ps
 		return c
 	}
 	tests := []struct {
 		name string
 		cm   *corev1.ConfigMap
-		want *config.SchedulerConfig
+		want *config.PlaceConfig
 	}{
 		{name: "nil ConfigMap", cm: nil, want: def},
 		{name: "no data", cm: namedConfigMap("config-scheduler", nil), want: def},
@@ -211,7 +211,7 @@ func TestParseDefaults(t *testing.T) {
 		}), want: withPredicates(pc("PodFitsResources", nil, ""), pc("EvenPodSpread", nil, ""))},
 		{name: "explicit empty lists", cm: namedConfigMap("config-scheduler", map[string]string{
 			"predicates": "[]", "priorities": " [ ] ",
-		}), want: &config.SchedulerConfig{ConfigMap: "config-scheduler"}},
+		}), want: &config.PlaceConfig{ConfigMap: "config-scheduler"}},
 		// An entry's own keys match as in Knative; Args are the plugin's and
 		// match exactly (framework.DecodeStrict).
 		{name: "entry keys match case-insensitively", cm: namedConfigMap("config-scheduler", map[string]string{
@@ -223,8 +223,8 @@ func TestParseDefaults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := config.ParseSchedulerConfigMap(tc.cm, inTree)
-			checkAccepted(t, got, err, tc.want, func(got *config.SchedulerConfig) error {
+			got, err := config.ParsePlaceConfigMap(tc.cm, inTree)
+			checkAccepted(t, got, err, tc.want, func(got *config.PlaceConfig) error {
 				_, err := config.BuildProfiles(context.Background(), inTree, got, nil)
 				return err
 			})
@@ -233,11 +233,11 @@ func TestParseDefaults(t *testing.T) {
 }
 
 func TestParseDeschedulerDefaults(t *testing.T) {
-	def := plugins.DefaultDeschedulerConfig()
+	def := plugins.DefaultRemoveConfig()
 	tests := []struct {
 		name string
 		cm   *corev1.ConfigMap
-		want *config.DeschedulerConfig
+		want *config.RemoveConfig
 	}{
 		{name: "nil ConfigMap", cm: nil, want: def},
 		{name: "empty data", cm: namedConfigMap("config-descheduler", map[string]string{}), want: def},
@@ -245,23 +245,23 @@ func TestParseDeschedulerDefaults(t *testing.T) {
 			"_example": "x", "priorities": "  ",
 		}), want: def},
 		{name: "explicit empty list", cm: namedConfigMap("my-desched", map[string]string{"priorities": "[]"}),
-			want: &config.DeschedulerConfig{ConfigMap: "my-desched"}},
+			want: &config.RemoveConfig{ConfigMap: "my-desched"}},
 		{name: "one priority", cm: namedConfigMap("config-descheduler", map[string]string{
 			"priorities": `[{"Name": "RemoveWithHighestOrdinalPriority", "Weight": 0}]`,
-		}), want: &config.DeschedulerConfig{ConfigMap: "config-descheduler", Priorities: []framework.PluginConfig{
+		}), want: &config.RemoveConfig{ConfigMap: "config-descheduler", Priorities: []framework.PluginConfig{
 			pc("RemoveWithHighestOrdinalPriority", w(0), ""),
 		}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := config.ParseDeschedulerConfigMap(tc.cm, inTree)
-			checkAccepted(t, got, err, tc.want, func(got *config.DeschedulerConfig) error {
+			got, err := config.ParseRemoveConfigMap(tc.cm, inTree)
+			checkAccepted(t, got, err, tc.want, func(got *config.RemoveConfig) error {
 				_, err := config.BuildProfiles(context.Background(), inTree, nil, got)
 				return err
 			})
 		})
 	}
-	got, err := config.ParseDeschedulerConfigMapFromData(nil, inTree)
+	got, err := config.ParseRemoveConfigMapFromData(nil, inTree)
 	if err != nil || cmp.Diff(def, got) != "" {
 		t.Errorf("FromData(nil) = %+v, %v; want the default", got, err)
 	}
@@ -400,7 +400,7 @@ func TestParseSchedulerErrors(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := config.ParseSchedulerConfigMapFromData(tc.data, inTree)
+			got, err := config.ParsePlaceConfigMapFromData(tc.data, inTree)
 			checkRejected(t, got, err, tc.want)
 		})
 	}
@@ -434,14 +434,14 @@ func TestParseDeschedulerErrors(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := config.ParseDeschedulerConfigMap(tc.cm, inTree)
+			got, err := config.ParseRemoveConfigMap(tc.cm, inTree)
 			checkRejected(t, got, err, tc.want)
 		})
 	}
 }
 
 func TestErrorString(t *testing.T) {
-	_, err := config.ParseSchedulerConfigMap(namedConfigMap("sched", map[string]string{"a": "", "b": ""}), inTree)
+	_, err := config.ParsePlaceConfigMap(namedConfigMap("sched", map[string]string{"a": "", "b": ""}), inTree)
 	want := `sched: data: Invalid value: "a": unknown key; the keys of sched are "predicates" and "priorities" ("_example" is ignored); ` +
 		`sched: data: Invalid value: "b": unknown key; the keys of sched are "predicates" and "priorities" ("_example" is ignored)`
 	if err == nil || err.Error() != want {

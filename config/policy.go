@@ -6,12 +6,12 @@ import "github.com/vsched/vsched/framework"
 // policy (framework.Defaults), none without a registry. config links no
 // plugin: the policy comes with the plugins (plugins.DefaultSchedulerConfig
 // for the in-tree registry).
-func defaultScheduler(reg *framework.Registry) *SchedulerConfig {
+func defaultScheduler(reg *framework.Registry) *PlaceConfig {
 	d := reg.Defaults()
-	return &SchedulerConfig{ConfigMap: DefaultSchedulerConfigMapName, Predicates: d.Filters, Priorities: d.Scores}
+	return &PlaceConfig{ConfigMap: DefaultSchedulerConfigMapName, Predicates: d.Filters, Priorities: d.Scores}
 }
 
 // defaultDescheduler is defaultScheduler for config-descheduler.
-func defaultDescheduler(reg *framework.Registry) *DeschedulerConfig {
-	return &DeschedulerConfig{ConfigMap: DefaultDeschedulerConfigMapName, Priorities: reg.Defaults().RemoveScores}
+func defaultDescheduler(reg *framework.Registry) *RemoveConfig {
+	return &RemoveConfig{ConfigMap: DefaultDeschedulerConfigMapName, Priorities: reg.Defaults().RemoveScores}
 }

@@ -21,8 +21,8 @@ func TestDefaultPolicyComesFromTheRegistry(t *testing.T) {
 	ctx := context.Background()
 	for name, err := range map[string]error{
 		"BuildProfiles":             func() error { _, err := config.BuildProfiles(ctx, nil, nil, nil); return err }(),
-		"ValidateSchedulerConfig":   config.ValidateSchedulerConfig(nil, nil),
-		"ValidateDeschedulerConfig": config.ValidateDeschedulerConfig(nil, nil),
+		"ValidateSchedulerConfig":   config.ValidatePlaceConfig(nil, nil),
+		"ValidateDeschedulerConfig": config.ValidateRemoveConfig(nil, nil),
 		"NewStore":                  func() error { _, err := config.NewProfilesStore(ctx, nil, config.Names{}, nil); return err }(),
 	} {
 		if err == nil || !strings.Contains(err.Error(), "plugins.NewInTreeRegistry") {
@@ -30,12 +30,12 @@ func TestDefaultPolicyComesFromTheRegistry(t *testing.T) {
 		}
 	}
 
-	// The in-tree registry carries plugins.DefaultSchedulerConfig.
-	got, err := config.ParseSchedulerConfigMap(nil, inTree)
+	// The in-tree registry carries plugins.DefaultPlaceConfig.
+	got, err := config.ParsePlaceConfigMap(nil, inTree)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(plugins.DefaultSchedulerConfig(), got); d != "" {
+	if d := cmp.Diff(plugins.DefaultPlaceConfig(), got); d != "" {
 		t.Errorf("in-tree default (-want +got):\n%s", d)
 	}
 
@@ -45,18 +45,18 @@ func TestDefaultPolicyComesFromTheRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	cm := &corev1.ConfigMap{Data: map[string]string{"predicates": "[]"}}
-	got, err = config.ParseSchedulerConfigMap(cm, reg)
+	got, err = config.ParsePlaceConfigMap(cm, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(&config.SchedulerConfig{ConfigMap: "config-scheduler"}, got); d != "" {
+	if d := cmp.Diff(&config.PlaceConfig{ConfigMap: "config-scheduler"}, got); d != "" {
 		t.Errorf("no default policy (-want +got):\n%s", d)
 	}
 	reg.SetDefaults(framework.Defaults{Scores: []framework.PluginConfig{{Name: lowestordinalpriority.Name}}, CapacityFilter: podfitsresources.Name})
-	if got, err = config.ParseSchedulerConfigMap(cm, reg); err != nil {
+	if got, err = config.ParsePlaceConfigMap(cm, reg); err != nil {
 		t.Fatal(err)
 	}
-	ps, err := config.BuildProfiles(ctx, reg, got, &config.DeschedulerConfig{})
+	ps, err := config.BuildProfiles(ctx, reg, got, &config.RemoveConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

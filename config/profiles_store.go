@@ -51,8 +51,8 @@ type ProfilesStore struct {
 	onReject RejectFunc
 
 	mu      sync.Mutex // serialises updates
-	sched   *SchedulerConfig
-	desched *DeschedulerConfig
+	sched   *PlaceConfig
+	desched *RemoveConfig
 	current atomic.Pointer[Profiles]
 }
 
@@ -121,9 +121,9 @@ func (s *ProfilesStore) OnConfigChanged(cm *corev1.ConfigMap) {
 	var err error
 	switch cm.Name {
 	case s.names.Scheduler:
-		sched, err = ParseSchedulerConfigMap(cm, s.reg)
+		sched, err = ParsePlaceConfigMap(cm, s.reg)
 	case s.names.Descheduler:
-		desched, err = ParseDeschedulerConfigMap(cm, s.reg)
+		desched, err = ParseRemoveConfigMap(cm, s.reg)
 	default:
 		return
 	}

@@ -136,7 +136,7 @@ func skewIn(on map[int32]int32, in map[int32]bool) int32 {
 // does not unbalance the rest). The default policy also opens a pod on a
 // node only when the node's pods in use are full (openedOnlyWhenFull).
 func TestSpreadGoalsRandom(t *testing.T) {
-	ha, err := config.ParseSchedulerConfigMapFromData(map[string]string{
+	ha, err := config.ParsePlaceConfigMapFromData(map[string]string{
 		"predicates": `[{"Name":"PodFitsResources"},{"Name":"NoMaxResourceCount","Args":"{\"NumPartitions\": 100}"}]`,
 		"priorities": `[{"Name":"AvailabilityZonePriority","Weight":10,"Args":"{\"MaxSkew\": 2}"},{"Name":"LowestOrdinalPriority","Weight":2},{"Name":"EvenPodSpread","Weight":2,"Args":"{\"MaxSkew\": 2}"}]`,
 	}, inTree)
@@ -145,7 +145,7 @@ func TestSpreadGoalsRandom(t *testing.T) {
 	}
 	for _, prof := range []struct {
 		name    string
-		sched   *config.SchedulerConfig
+		sched   *config.PlaceConfig
 		maxSkew int32
 		packs   bool
 	}{{"default", nil, 1, true}, {"kafkaHA", ha, 2, false}} {

@@ -5,7 +5,7 @@ import (
 )
 
 // Default ConfigMap names. A caller using other names passes ConfigMaps with
-// those names to ParseSchedulerConfigMap and ParseDeschedulerConfigMap: the
+// those names to ParsePlaceConfigMap and ParseRemoveConfigMap: the
 // name is taken from the ConfigMap itself and carried in the parsed config,
 // so every error names the ConfigMap it is about.
 const (
@@ -25,15 +25,15 @@ const (
 	KeyExample = "_example"
 )
 
-// SchedulerConfig is the parsed config-scheduler ConfigMap: the plugins of
+// PlaceConfig is the parsed config-scheduler ConfigMap: the plugins of
 // the profile that places vreplicas.
 //
 // Lists are used as they are: nil and empty both mean "none". Only a nil
-// *SchedulerConfig stands for the registry's default policy (for the in-tree
+// *PlaceConfig stands for the registry's default policy (for the in-tree
 // registry plugins.DefaultSchedulerConfig).
 // PodFitsResources is added in front of Predicates when they do not list it
 // (see BuildProfiles).
-type SchedulerConfig struct {
+type PlaceConfig struct {
 	// ConfigMap is the name of the ConfigMap the config was read from,
 	// used to prefix errors; empty means DefaultSchedulerConfigMapName.
 	ConfigMap string
@@ -43,15 +43,15 @@ type SchedulerConfig struct {
 	Priorities []framework.PluginConfig
 }
 
-// DeschedulerConfig is the parsed config-descheduler ConfigMap: the score
+// RemoveConfig is the parsed config-descheduler ConfigMap: the score
 // plugins of the profile that chooses which vreplicas to remove when a
 // source scales down. A higher score means "remove from this pod first".
 //
-// Only a nil *DeschedulerConfig stands for the registry's default policy
+// Only a nil *RemoveConfig stands for the registry's default policy
 // (plugins.DefaultDeschedulerConfig for the in-tree registry); an empty Priorities means none, in which case
 // vreplicas are removed from the highest ordinal first (the runtime's tie
 // break).
-type DeschedulerConfig struct {
+type RemoveConfig struct {
 	// ConfigMap is the name of the ConfigMap the config was read from,
 	// used to prefix errors; empty means DefaultDeschedulerConfigMapName.
 	ConfigMap string
@@ -69,14 +69,14 @@ type Profiles struct {
 	Remove *framework.Profile
 }
 
-func (c *SchedulerConfig) name() string {
+func (c *PlaceConfig) name() string {
 	if c == nil || c.ConfigMap == "" {
 		return DefaultSchedulerConfigMapName
 	}
 	return c.ConfigMap
 }
 
-func (c *DeschedulerConfig) name() string {
+func (c *RemoveConfig) name() string {
 	if c == nil || c.ConfigMap == "" {
 		return DefaultDeschedulerConfigMapName
 	}

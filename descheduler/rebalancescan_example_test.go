@@ -23,7 +23,7 @@ import (
 func ExampleRebalanceScan() {
 	ctx, now := context.Background(), time.Now()
 	reg := plugins.MustInTreeRegistry()
-	sc, err := config.ParseSchedulerConfigMapFromData(map[string]string{
+	sc, err := config.ParsePlaceConfigMapFromData(map[string]string{
 		"predicates": `[{"Name": "PodFitsResources"}, {"Name": "EvenZoneSpread", "Args": {"MaxSkew": 1}}]`}, reg)
 	if err != nil {
 		panic(err)

@@ -20,13 +20,13 @@ import (
 func evenZones(t *testing.T) *framework.Profile {
 	t.Helper()
 	reg := plugins.MustInTreeRegistry()
-	sc, err := config.ParseSchedulerConfigMapFromData(map[string]string{
+	sc, err := config.ParsePlaceConfigMapFromData(map[string]string{
 		"predicates": `[{"Name": "PodFitsResources"}, {"Name": "EvenZoneSpread", "Args": {"MaxSkew": 1}}]`,
 	}, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := config.BuildProfiles(context.Background(), reg, sc, plugins.DefaultDeschedulerConfig())
+	ps, err := config.BuildProfiles(context.Background(), reg, sc, plugins.DefaultRemoveConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

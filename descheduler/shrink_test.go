@@ -27,9 +27,9 @@ func sixPods() *frameworktest.Cluster {
 func profiles(t *testing.T, sched map[string]string) *config.Profiles {
 	t.Helper()
 	reg, err := plugins.NewInTreeRegistry()
-	var sc *config.SchedulerConfig
+	var sc *config.PlaceConfig
 	if err == nil {
-		sc, err = config.ParseSchedulerConfigMapFromData(sched, reg)
+		sc, err = config.ParsePlaceConfigMapFromData(sched, reg)
 	}
 	var ps *config.Profiles
 	if err == nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/vsched/vsched/plugins/core/removewithhighestordinalpriority"
 )
 
-// DefaultSchedulerConfig returns the scheduler policy used when
+// DefaultPlaceConfig returns the scheduler policy used when
 // config-scheduler is absent or empty (and, key by key, for a key it does
 // not set):
 //
@@ -47,8 +47,8 @@ import (
 // free for the autoscaler to remove. docs/scheduling.md explains the choice.
 //
 // Each call returns a new value the caller may modify.
-func DefaultSchedulerConfig() *config.SchedulerConfig {
-	return &config.SchedulerConfig{
+func DefaultPlaceConfig() *config.PlaceConfig {
+	return &config.PlaceConfig{
 		ConfigMap: config.DefaultSchedulerConfigMapName,
 		Predicates: []framework.PluginConfig{
 			{Name: podfitsresources.Name},
@@ -62,7 +62,7 @@ func DefaultSchedulerConfig() *config.SchedulerConfig {
 	}
 }
 
-// DefaultDeschedulerConfig returns the descheduler policy used when
+// DefaultRemoveConfig returns the descheduler policy used when
 // config-descheduler is absent or empty, the mirror image of the scheduler's:
 //
 //	priorities: [{"Name": "RemoveWithAvailabilityZonePriority", "Weight": 10, "Args": {"MaxSkew": 1}},
@@ -76,8 +76,8 @@ func DefaultSchedulerConfig() *config.SchedulerConfig {
 // the autoscaler removes first.
 //
 // Each call returns a new value the caller may modify.
-func DefaultDeschedulerConfig() *config.DeschedulerConfig {
-	return &config.DeschedulerConfig{
+func DefaultRemoveConfig() *config.RemoveConfig {
+	return &config.RemoveConfig{
 		ConfigMap: config.DefaultDeschedulerConfigMapName,
 		Priorities: []framework.PluginConfig{
 			weighted(removewithavailabilityzonepriority.Name, 10, maxSkew1),

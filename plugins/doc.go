@@ -59,7 +59,7 @@
 //
 // # The default policy
 //
-// DefaultSchedulerConfig and DefaultDeschedulerConfig are vsched's default
+// DefaultPlaceConfig and DefaultRemoveConfig are vsched's default
 // policy, what an absent config-scheduler or config-descheduler means. It
 // lives here, with the plugins it names, rather than in package config: the
 // in-tree registry carries it (InTreeDefaults, framework.Registry.Defaults)

@@ -56,12 +56,12 @@ func NewInTreeRegistry() (*framework.Registry, error) {
 }
 
 // InTreeDefaults is vsched's default policy in a registry's terms:
-// DefaultSchedulerConfig and DefaultDeschedulerConfig, with PodFitsResources
+// DefaultPlaceConfig and DefaultRemoveConfig, with PodFitsResources
 // as the filter that keeps a scheduler profile within pod capacity, and
 // PodFitsCosts and BalancedCostPriority as what a source with a cost per
 // vreplica runs in addition (framework.Profile.WithCosts).
 func InTreeDefaults() framework.Defaults {
-	sched, desched := DefaultSchedulerConfig(), DefaultDeschedulerConfig()
+	sched, desched := DefaultPlaceConfig(), DefaultRemoveConfig()
 	return framework.Defaults{
 		Filters:        sched.Predicates,
 		Scores:         sched.Priorities,

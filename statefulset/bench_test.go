@@ -68,14 +68,14 @@ var zoneHardScheduler = map[string]string{
 
 func benchProfiles(b testing.TB, schedData map[string]string) config.ProfilesSource {
 	b.Helper()
-	sched := plugins.DefaultSchedulerConfig()
+	sched := plugins.DefaultPlaceConfig()
 	if schedData != nil {
 		var err error
-		if sched, err = config.ParseSchedulerConfigMapFromData(schedData, inTree); err != nil {
+		if sched, err = config.ParsePlaceConfigMapFromData(schedData, inTree); err != nil {
 			b.Fatal(err)
 		}
 	}
-	ps, err := config.BuildProfiles(context.Background(), inTree, sched, plugins.DefaultDeschedulerConfig())
+	ps, err := config.BuildProfiles(context.Background(), inTree, sched, plugins.DefaultRemoveConfig())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -127,11 +127,11 @@ func checkPolicies(t *testing.T, where string, objs map[string]map[string]any) {
 	reg := plugins.MustInTreeRegistry()
 	parse := map[string]func(*corev1.ConfigMap) error{
 		"config-scheduler": func(cm *corev1.ConfigMap) error {
-			_, err := config.ParseSchedulerConfigMap(cm, reg)
+			_, err := config.ParsePlaceConfigMap(cm, reg)
 			return err
 		},
 		"config-descheduler": func(cm *corev1.ConfigMap) error {
-			_, err := config.ParseDeschedulerConfigMap(cm, reg)
+			_, err := config.ParseRemoveConfigMap(cm, reg)
 			return err
 		},
 		"config-autoscaler": func(cm *corev1.ConfigMap) error {

@@ -23,7 +23,7 @@ func Example() {
 	if err := reg.Merge(ext); err != nil {
 		panic(err)
 	}
-	sched, err := config.ParseSchedulerConfigMapFromData(map[string]string{
+	sched, err := config.ParsePlaceConfigMapFromData(map[string]string{
 		"predicates": `[{"Name": "PodFitsResources"}]`,
 		"priorities": `[{"Name": "AvoidPods", "Weight": 10, "Args": {"Ordinals": [0, 1]}}, {"Name": "LowestOrdinalPriority", "Weight": 1}]`,
 	}, reg)

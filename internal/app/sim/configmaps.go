@@ -160,14 +160,14 @@ func checkConfig(kind ConfigKind, cm *corev1.ConfigMap, doc *document, inScenari
 	reg = registryOrInTree(reg)
 	switch kind {
 	case SchedulerConfig:
-		var c *config.SchedulerConfig
-		if c, err = config.ParseSchedulerConfigMap(cm, reg); err == nil {
-			err = config.ValidateSchedulerConfig(c, reg)
+		var c *config.PlaceConfig
+		if c, err = config.ParsePlaceConfigMap(cm, reg); err == nil {
+			err = config.ValidatePlaceConfig(c, reg)
 		}
 	case DeschedulerConfig:
-		var c *config.DeschedulerConfig
-		if c, err = config.ParseDeschedulerConfigMap(cm, reg); err == nil {
-			err = config.ValidateDeschedulerConfig(c, reg)
+		var c *config.RemoveConfig
+		if c, err = config.ParseRemoveConfigMap(cm, reg); err == nil {
+			err = config.ValidateRemoveConfig(c, reg)
 		}
 	case AutoscalerConfig:
 		_, err = config.ParseAutoscalerConfigMap(cm)

@@ -103,11 +103,11 @@ func (l *liveConfig) apply(ctx context.Context, st *ConfigMapStep) []string {
 // buildProfiles parses the scheduler and descheduler ConfigMaps into the
 // profiles.
 func buildProfiles(ctx context.Context, reg *framework.Registry, cms [numConfigKinds]*corev1.ConfigMap) (*config.Profiles, error) {
-	sc, err := config.ParseSchedulerConfigMap(cms[SchedulerConfig], reg)
+	sc, err := config.ParsePlaceConfigMap(cms[SchedulerConfig], reg)
 	if err != nil {
 		return nil, err
 	}
-	dc, err := config.ParseDeschedulerConfigMap(cms[DeschedulerConfig], reg)
+	dc, err := config.ParseRemoveConfigMap(cms[DeschedulerConfig], reg)
 	if err != nil {
 		return nil, err
 	}
