@@ -10,6 +10,8 @@ package statefulset
 // Tracks reports, for each ordinal, whether it is one of the StatefulSet's
 // pods, rather than a stray far above its replicas that vsched does not
 // drain. It takes the state lock once for all of them.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) Tracks(ords []int32) []bool {
 	out := make([]bool, len(ords))
 	s.st.Lock()
@@ -22,6 +24,8 @@ func (s *Scheduler) Tracks(ords []int32) []bool {
 
 // MarkDraining remembers that the pod is draining, whatever its annotation
 // says. It records nothing and returns false for a stray ordinal.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) MarkDraining(ord int32) bool {
 	s.st.Lock()
 	defer s.st.Unlock()
@@ -30,6 +34,8 @@ func (s *Scheduler) MarkDraining(ord int32) bool {
 
 // UnmarkDraining forgets what MarkDraining remembered of the pods; a pod
 // still annotated stays draining.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) UnmarkDraining(ords ...int32) {
 	s.st.Lock()
 	defer s.st.Unlock()
@@ -40,6 +46,8 @@ func (s *Scheduler) UnmarkDraining(ords ...int32) {
 
 // UnmarkRemoved forgets the draining memory, from any leadership term, of
 // every pod at or above from that no longer exists (state.State.UnmarkRemoved).
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) UnmarkRemoved(from int32) {
 	s.st.Lock()
 	defer s.st.Unlock()

@@ -70,6 +70,8 @@ func (s *Scheduler) hasSynced() bool {
 // NotReady says which view is not complete yet, "" when every one is: the
 // pods, nodes and StatefulSet through the scheduler's handlers, and the
 // sources through ListerSynced.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) NotReady() string {
 	switch {
 	case !s.hasSynced():

@@ -209,6 +209,8 @@ func specReplicas(set *appsv1.StatefulSet) int32 {
 // vsched.ErrStatefulSetMissing and keeps every placement; the autoscaler writes
 // it. Without an autoscaler, scale the StatefulSet by hand to at least that
 // size.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) RestoreSize() (int32, bool) { return s.presence.restoreSize() }
 
 // StatefulSetMissing says why the StatefulSet counts as missing (not found,

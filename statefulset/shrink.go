@@ -23,6 +23,8 @@ import (
 // the caller's snapshot) it fences just above the highest one instead, and
 // says why; it returns current, fencing nothing, when no shrink is left.
 // What it returns as state.Fence goes to EndShrink.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) FenceShrink(current, to int32) (int32, string, state.Fence) {
 	s.st.Lock()
 	defer s.st.Unlock()
@@ -54,6 +56,8 @@ func (s *Scheduler) FenceShrink(current, to int32) (int32, string, state.Fence) 
 // for: the written size (at resource version rv) at once, or, when the
 // write failed, the fence as it was before, so the ordinals take
 // vreplicas again at once.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) EndShrink(prev state.Fence, to int32, rv string, err error) {
 	s.st.Lock()
 	if err != nil {
@@ -77,6 +81,8 @@ func (s *Scheduler) EndShrink(prev state.Fence, to int32, rv string, err error) 
 // vreplicas beyond the replicas, and Schedule would move them. A size at
 // least RestoreSize ends the wait of a StatefulSet created again below the
 // pods its sources hold.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) Grown(to int32, rv string) {
 	ended, last := s.presence.grown(to)
 	if ended {

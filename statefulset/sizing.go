@@ -24,10 +24,14 @@ func (s *Scheduler) Replicas() int32 {
 }
 
 // ListSources lists every source through Config.Lister.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) ListSources() ([]vsched.VPod, error) { return s.cfg.Lister() }
 
 // PlaceProfile is the scheduler profile the next decision would use; nil
 // when none is configured.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) PlaceProfile() *framework.Profile { return s.cfg.Profiles().Place }
 
 // Logger is the logger Config.Logger made, nil when the scheduler logs to
@@ -35,12 +39,16 @@ func (s *Scheduler) PlaceProfile() *framework.Profile { return s.cfg.Profiles().
 func (s *Scheduler) Logger() *zap.SugaredLogger { return s.log }
 
 // DrainingAnnotation is the pod annotation that marks a pod draining.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) DrainingAnnotation() string { return s.st.Options().DrainingAnnotation }
 
 // CloneLoaded returns a copy of the state for what-if simulation, after the
 // leadership term's first load if it has not happened yet (the same load
 // Schedule would make). The copy is the caller's: changing it changes
 // nothing in the scheduler.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) CloneLoaded(ctx context.Context) (*state.State, error) {
 	ts, err := s.readTermStart(ctx)
 	if err != nil {
@@ -60,6 +68,8 @@ func (s *Scheduler) CloneLoaded(ctx context.Context) (*state.State, error) {
 // Trigger here, so that the autoscaler acts at once rather than at its next
 // refresh; a controller without an autoscaler may install its own. f must
 // not block.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) SetPendingHook(f func()) {
 	if f == nil {
 		s.pendingHook.Store(nil)
@@ -72,6 +82,8 @@ func (s *Scheduler) SetPendingHook(f func()) {
 // server for a term's first load: the informer may not show yet the size
 // the previous leader wrote last. The autoscaler, which has a client,
 // provides it; without one the term starts from the informer's view.
+//
+// For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) SetStatefulSetReader(f func(context.Context) (*appsv1.StatefulSet, error)) {
 	if f == nil {
 		s.readSet.Store(nil)
