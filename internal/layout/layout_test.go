@@ -147,6 +147,10 @@ func TestImportDirection(t *testing.T) {
 		"plugins/core/balancedcostpriority": {"state", "statefulset", "autoscaler", "descheduler", "config"},
 		// The estimator is fed numbers; it reaches no scheduler part.
 		"costestimate": {"framework", "state", "statefulset", "autoscaler", "descheduler", "config", "plugins", "evictor", "embedkit", "memcluster"},
+		// The drain protocol (its annotation, marks, adoption, requeue)
+		// sits below the index that reads its annotation: state imports
+		// evictor, never the other way round.
+		"evictor": {"state", "statefulset", "autoscaler", "descheduler", "embedkit", "sourceautoscaler"},
 		// The usage contract is a leaf: readers and consumers import it.
 		"usage": {"framework", "state", "statefulset", "autoscaler", "descheduler", "config", "plugins", "evictor", "embedkit", "memcluster", "costestimate", "sourceautoscaler"},
 	}
