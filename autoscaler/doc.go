@@ -20,7 +20,7 @@
 //     SetStatefulSetReader, through which a term's first load reads the
 //     size the previous leader wrote from the API server rather than from
 //     an informer that may trail it;
-//   - and evictor.Scheduler, package evictor's own contract (the drain
+//   - and evictor.DrainMemory, package evictor's own contract (the drain
 //     marks), which the autoscaler only hands to its Drainer.
 //
 // Nothing else flows from the autoscaler to the scheduler: the move limit

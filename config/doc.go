@@ -48,8 +48,8 @@
 // values echoed from the input (Args, names, keys) are cut to 200 bytes.
 //
 // An absent or empty ConfigMap (or key) means the registry's default policy
-// (framework.Defaults): for the in-tree registry, plugins.DefaultSchedulerConfig
-// and plugins.DefaultDeschedulerConfig. The registry's capacity filter
+// (framework.Defaults): for the in-tree registry, plugins.DefaultPlaceConfig
+// and plugins.DefaultRemoveConfig. The registry's capacity filter
 // (PodFitsResources) is always part of the scheduler profile: capacity is
 // not optional, and it is added in front of the predicates when they do
 // not list it.

@@ -26,7 +26,7 @@ var (
 //
 // A nil ConfigMap, one without data, and a key that is absent or blank all
 // mean reg's default policy (framework.Defaults; for the in-tree registry
-// plugins.DefaultSchedulerConfig) for what is missing: a ConfigMap listing
+// plugins.DefaultPlaceConfig) for what is missing: a ConfigMap listing
 // only priorities keeps the default predicates, and vice versa. A nil reg
 // has no default: what is missing is empty. An explicit "[]" means none.
 //
@@ -49,7 +49,7 @@ func ParsePlaceConfigMapFromData(data map[string]string, reg *framework.Registry
 // ParseRemoveConfigMap parses a config-descheduler ConfigMap, whose
 // only key is "priorities". A nil ConfigMap, one without data, and an
 // absent or blank "priorities" mean reg's default policy (for the in-tree
-// registry plugins.DefaultDeschedulerConfig); an explicit "[]" means none.
+// registry plugins.DefaultRemoveConfig); an explicit "[]" means none.
 // Otherwise it behaves as ParsePlaceConfigMap.
 func ParseRemoveConfigMap(cm *corev1.ConfigMap, reg *framework.Registry) (*RemoveConfig, error) {
 	name, data, binary := unpack(cm, DefaultDeschedulerConfigMapName)

@@ -4,7 +4,7 @@ import "github.com/vsched/vsched/framework"
 
 // defaultScheduler is what an absent config-scheduler means: reg's default
 // policy (framework.Defaults), none without a registry. config links no
-// plugin: the policy comes with the plugins (plugins.DefaultSchedulerConfig
+// plugin: the policy comes with the plugins (plugins.DefaultPlaceConfig
 // for the in-tree registry).
 func defaultScheduler(reg *framework.Registry) *PlaceConfig {
 	d := reg.Defaults()

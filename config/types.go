@@ -30,7 +30,7 @@ const (
 //
 // Lists are used as they are: nil and empty both mean "none". Only a nil
 // *PlaceConfig stands for the registry's default policy (for the in-tree
-// registry plugins.DefaultSchedulerConfig).
+// registry plugins.DefaultPlaceConfig).
 // PodFitsResources is added in front of Predicates when they do not list it
 // (see BuildProfiles).
 type PlaceConfig struct {
@@ -48,7 +48,7 @@ type PlaceConfig struct {
 // source scales down. A higher score means "remove from this pod first".
 //
 // Only a nil *RemoveConfig stands for the registry's default policy
-// (plugins.DefaultDeschedulerConfig for the in-tree registry); an empty Priorities means none, in which case
+// (plugins.DefaultRemoveConfig for the in-tree registry); an empty Priorities means none, in which case
 // vreplicas are removed from the highest ordinal first (the runtime's tie
 // break).
 type RemoveConfig struct {

@@ -15,7 +15,7 @@ import (
 // profile's reason when it removed fewer than n. Removing frees capacity
 // and needs no pod with room, so only the profile's scores choose; the
 // default policy takes from the fullest zone, node and pod, then the
-// highest ordinal (plugins.DefaultDeschedulerConfig). When ex is non-nil
+// highest ordinal (plugins.DefaultRemoveConfig). When ex is non-nil
 // every step is explained into it. It changes neither c nor kept.
 //
 // n must be within [0, the vreplicas kept]: a source does not shrink below

@@ -11,7 +11,7 @@
 // without the drained ones in a single result, which the controller writes
 // to the source's status in one update.
 //
-//  1. Mark. The pod gets the draining annotation (state.DefaultDrainingAnnotation,
+//  1. Mark. The pod gets the draining annotation (evictor.DefaultAnnotation,
 //     "vsched.dev/draining") with the reason as its value: "compaction",
 //     "unavailable", "over-capacity" or "hot". The scheduler's state reads the
 //     annotation through its pod informer, and the Drainer also records the
