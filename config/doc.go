@@ -1,5 +1,25 @@
-// Package config reads the config-scheduler and config-descheduler
-// ConfigMaps and turns them into runnable framework profiles.
+// Package config reads vsched's four ConfigMaps, validates them and keeps
+// them live:
+//
+//   - config-scheduler and config-descheduler: the Place and the Remove
+//     profiles (PlaceConfig, RemoveConfig), built into runnable framework
+//     profiles (BuildProfiles, Profiles);
+//   - config-autoscaler: the pod autoscaler's sizing, compaction and move
+//     limits (AutoscalerConfig; docs/autoscaler.md);
+//   - config-source-autoscaler: the source autoscaler's windows and limits,
+//     and the per-source annotations (SourceAutoscalerConfig;
+//     docs/source-autoscaler.md).
+//
+// Each has a Parse*ConfigMap, a Default*, and for live reload a pair named
+// alike: a <What>Store that keeps the last good configuration, replacing it
+// with each change that parses and keeping it (with a logged and recorded
+// rejection) when one does not, and a <What>Source, the getter a consumer
+// calls at each decision: ProfilesStore and ProfilesSource, AutoscalerStore
+// and AutoscalerSource, SourceAutoscalerStore and SourceAutoscalerSource.
+// The profiles' types are named for their profile, not their ConfigMap, as
+// "descheduler" is the package that plans moves.
+//
+// The profiles' format, in detail:
 //
 // config-scheduler configures the profile that places vreplicas, with the
 // data keys "predicates" (filter plugins) and "priorities" (score plugins);

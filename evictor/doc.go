@@ -1,10 +1,21 @@
-// Package evictor is the drain protocol: it moves vreplicas off pods by
-// draining them, never by evicting anything. The Drainer marks pods
-// draining, so the scheduler stops placing on them, and calls the embedding
-// controller's RequeueFunc for the sources that hold vreplicas there, so
-// each source's next Schedule call moves them to other pods through the
-// normal profile. What to drain, and how much to move per cycle, the
-// autoscaler decides; this package only carries it out.
+// Package evictor is the drain protocol. It evicts vreplicas from pods, in
+// the sense of Knative's scheduler (whose "evictor" moves a vreplica off
+// a pod), never pods: no pod is deleted or evicted through the API. The
+// Drainer marks pods draining, so the scheduler stops placing on them, and
+// calls the embedding controller's RequeueFunc for the sources that hold
+// vreplicas there, so each source's next Schedule call moves them to other
+// pods through the normal profile. What to drain, and how much to move per
+// cycle, the autoscaler decides; this package only carries it out.
+//
+// The protocol has one home here: its annotation (DefaultAnnotation) and
+// the values it writes (ReasonCompaction, ReasonUnavailable,
+// ReasonOverCapacity, Owned), marking and unmarking (Drainer.Mark, Unmark,
+// Forget), adoption by a new leader (Reset, Adopt), the requeue
+// (RequeueFunc, Drainer.Requeue, Move) and the scheduler's side of it
+// (DrainMemory). The other packages only use it: state reads the
+// annotation and keeps the memory DrainMemory records into; descheduler
+// decides which pods to drain and which sources to requeue; the autoscaler
+// runs a Drainer once per cycle. The package imports none of them.
 //
 // The protocol, "drain then move", never deletes a vreplica before its
 // replacement is decided: Schedule returns the source's new placements

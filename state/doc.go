@@ -74,6 +74,17 @@
 // copy-on-write records did not change that: they make a copy cheap, but a
 // copy still has to be a whole Cluster for the runtime to decide on.
 //
+// # What is promised
+//
+// The promised part of this package (docs/versioning.md) is what a reader
+// needs: Reader and the value types its methods return, Options, Fence,
+// the constants, New and Clone. The methods of *State that change it
+// (Upsert*, Remove*, Set*, Mark*, Unmark*, Bind*, Resync*, Reserve*,
+// Forget*, Commit* and the like) are for vsched's own packages, the
+// scheduler and the simulations that run its code on a copy: they may
+// change in any minor release, and an embedder reaches the live state only
+// through statefulset.Scheduler's read-only views and Snapshot.
+//
 // # What changed since
 //
 // The state logs the sources whose placements, holdings or vreplicas
