@@ -79,8 +79,11 @@
 // The promised part of this package (docs/versioning.md) is what a reader
 // needs: Reader and the value types its methods return, Options, Fence,
 // the constants, New and Clone. The methods of *State that change it
-// (Upsert*, Remove*, Set*, Mark*, Unmark*, Bind*, Resync*, Reserve*,
-// Forget*, Commit* and the like) are for vsched's own packages, the
+// (AddVirtualPods, BindStartingPods, ClearDraining, DeleteNode, DeletePod,
+// DropReservations, ExpireOne, ExpireReservations, Fence, FenceWritten,
+// Forget, LiftTombstone, MarkDraining, Observe, ObserveReplicas,
+// ObserveWithProblems, Reserve, RestoreFence, Resync, ResyncFresh, Set*,
+// Unfence, UnmarkRemoved, Upsert*) are for vsched's own packages, the
 // scheduler and the simulations that run its code on a copy: they may
 // change in any minor release, and an embedder reaches the live state only
 // through statefulset.Scheduler's read-only views and Snapshot.
