@@ -11,11 +11,12 @@
 //     docs/source-autoscaler.md).
 //
 // Each has a Parse*ConfigMap, a Default*, and for live reload a pair named
-// alike: a <What>Store that keeps the last good configuration, replacing it
-// with each change that parses and keeping it (with a logged and recorded
-// rejection) when one does not, and a <What>Source, the getter a consumer
-// calls at each decision: ProfilesStore and ProfilesSource, AutoscalerStore
-// and AutoscalerSource, SourceAutoscalerStore and SourceAutoscalerSource.
+// alike, ProfilesStore and ProfilesSource, AutoscalerStore and
+// AutoscalerSource, SourceAutoscalerStore and SourceAutoscalerSource: the
+// store keeps the last good configuration, replacing it with each change
+// that parses and keeping it (with a logged and recorded rejection) when
+// one does not; the source is the getter a consumer calls at each
+// decision.
 // The profiles' types are named for their profile, not their ConfigMap, as
 // "descheduler" is the package that plans moves.
 //
