@@ -174,49 +174,6 @@ type costClass struct {
 	use  [maxClassDims]int64
 }
 
-// costClassCandidates lists, ascending, the pods that hold the source and
-// the first pod of each cost class with free slots.
-func (r *run) costClassCandidates() []int32 {
-	d := r.d
-	if len(d.cost) > maxClassDims {
-		return r.allCandidates()
-	}
-	if r.costSeen == nil {
-		r.costSeen = make(map[costClass]struct{}, 64)
-	}
-	clear(r.costSeen)
-	out := r.costCands[:0]
-	for _, ord := range d.cluster.Candidates() {
-		if d.onPod[ord] > 0 {
-			out = append(out, ord)
-			continue
-		}
-		free := d.Free(ord)
-		if free <= 0 {
-			continue
-		}
-		info, _ := d.cluster.Pod(ord)
-		k := costClass{node: info.NodeIndex, free: free}
-		if r.p.zoneClassed && d.OnNode(info.NodeIndex) == 0 {
-			// A node the source does not use: the class widens to
-			// the zone (ZoneEquivalenceAware), numbered apart from the
-			// nodes.
-			k.node = -2 - info.ZoneIndex
-		}
-		for dim := range d.cost {
-			// No delta of this decision: the pod holds none of the source.
-			k.use[dim] = d.res.ResourceUsed(ord, dim)
-		}
-		if _, dup := r.costSeen[k]; dup {
-			continue
-		}
-		r.costSeen[k] = struct{}{}
-		out = append(out, ord)
-	}
-	r.costCands = out
-	return out
-}
-
 // Costed is the profile a source with a cost runs (WithCosts), nil when
 // there is none.
 func (p *Profile) Costed() *Profile { return p.costed }
