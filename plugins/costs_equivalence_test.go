@@ -54,6 +54,11 @@ func TestCostClassesAreExact(t *testing.T) {
 				}
 				src := ft.NewVPod("ns", "src", 0, sc.Base...)
 				cc.Cost(src.Key, ft.Resources("memory", fmt.Sprint([]int{50, 100, 250}[rng.Intn(3)])))
+				if indexed {
+					// Other sources cheaper than this one: pods it
+					// would strand slots on count as full for it.
+					cc.Cheapest(ft.Resources("memory", fmt.Sprint([]int{0, 30, 100}[rng.Intn(3)])))
+				}
 				if msg := sameWithClasses(ps.Place, c, src, sc); msg != "" {
 					t.Fatalf("indexed %v, scenario %d: %s", indexed, i, msg)
 				}
