@@ -13,6 +13,14 @@ type costRun struct {
 	set  bool
 	// visit is the free-candidate index's callback, made once per Run.
 	visit func(int32) bool
+	// reps are the classes' representatives as the last walk of the
+	// index found them, when the source held held pods: placing only
+	// adds, so until the decision places on a pod it did not hold, no
+	// class has changed (a pod's class changes only when the decision
+	// places there, or, for the zone classes, on its node).
+	reps   []int32
+	held   int
+	walked bool
 }
 
 // costClassCandidates lists the candidate pods that hold the source and
@@ -35,18 +43,23 @@ func (r *run) costClassCandidates() []int32 {
 		}
 		c.visit = r.visitCostClass
 	}
-	c.begin()
-	c.cands = append(c.cands, d.RoomHolders()...)
-	for node := range int32(d.cluster.NumNodes()) {
-		idx.EachFreeCandidate(node, c.visit)
-	}
-	// A pod this decision took vreplicas off (a rebalancing move) may
-	// have room that the index, which shows the cluster, does not list.
-	for ord, delta := range d.delta.all() {
-		if delta < 0 && d.cluster.Free(ord) <= 0 && d.cluster.IsCandidate(ord) {
-			r.addCostClass(ord)
+	if !c.walked || len(d.Holders()) != c.held {
+		c.begin()
+		for node := range int32(d.cluster.NumNodes()) {
+			idx.EachFreeCandidate(node, c.visit)
 		}
+		// A pod this decision took vreplicas off (a rebalancing move)
+		// may have room that the index, which shows the cluster, does
+		// not list.
+		for ord, delta := range d.delta.all() {
+			if delta < 0 && d.cluster.Free(ord) <= 0 && d.cluster.IsCandidate(ord) {
+				r.addCostClass(ord)
+			}
+		}
+		c.reps, c.cands = c.cands, c.reps
+		c.held, c.walked = len(d.Holders()), true
 	}
+	c.cands = append(append(c.cands[:0], d.RoomHolders()...), c.reps...)
 	return c.cands
 }
 
