@@ -40,10 +40,11 @@ type ResourceCluster interface {
 // knows costs and any source has one: otherwise a type assertion and a
 // call are all a decision pays.
 func (d *Decision) costOf() {
-	d.res, d.cost = nil, nil
+	d.res, d.cost, d.cheap = nil, nil, nil
 	if rc, ok := d.cluster.(ResourceCluster); ok && rc.Costed() {
 		if c := rc.SourceCost(d.key); c != nil {
 			d.res, d.cost = rc, c
+			d.cheap, _ = rc.(CheapestCoster)
 		}
 	}
 }

@@ -23,11 +23,7 @@ type CheapestCoster interface {
 // is false for a source without a cost, or a cluster that is no
 // CheapestCoster.
 func (d *Decision) Strands(ordinal int32) bool {
-	if d.cost == nil {
-		return false
-	}
-	cc, ok := d.res.(CheapestCoster)
-	if !ok {
+	if d.cheap == nil {
 		return false
 	}
 	free := int64(d.Free(ordinal))
@@ -35,8 +31,11 @@ func (d *Decision) Strands(ordinal int32) bool {
 		return false
 	}
 	for dim, c := range d.cost {
-		cheap := cc.CheapestCost(dim)
-		if c <= 0 || cheap <= 0 {
+		if c <= 0 {
+			continue
+		}
+		cheap := d.cheap.CheapestCost(dim)
+		if cheap <= 0 {
 			continue
 		}
 		left := d.ResourceFree(ordinal, dim)
