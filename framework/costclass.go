@@ -4,8 +4,10 @@ import "math"
 
 // costRun is what the cost-class path (costClass) keeps for one Run.
 type costRun struct {
-	// seen maps a class to its representative's index in cands.
-	seen  map[costClass]int
+	// keys[i] is the class of cands[i] while a walk collects them: a
+	// walk finds a few dozen classes, which a linear search finds
+	// sooner than a map's hashing of the key, cleared for every Run.
+	keys  []costClass
 	cands []int32
 	// upTo is the highest ordinal that held vreplicas when the Run
 	// started (UsedPrefix; MaxInt32 when unknown); set says it is read.
@@ -79,21 +81,19 @@ func (r *run) costClassWalk() []int32 {
 	c := &r.cost
 	c.begin()
 	for _, ord := range d.cluster.Candidates() {
+		r.addCostClass(ord)
+	}
+	// The holders after the classes: keys[i] is the class of cands[i].
+	for _, ord := range d.cluster.Candidates() {
 		if d.OnPod(ord) > 0 {
 			c.cands = append(c.cands, ord)
-			continue
 		}
-		r.addCostClass(ord)
 	}
 	return c.cands
 }
 
 func (c *costRun) begin() {
-	if c.seen == nil {
-		c.seen = make(map[costClass]int, 64)
-	}
-	clear(c.seen)
-	c.cands = c.cands[:0]
+	c.keys, c.cands = c.keys[:0], c.cands[:0]
 }
 
 // addCostClass adds a candidate that holds none of the source to its cost
@@ -126,13 +126,15 @@ func (r *run) addCostClass(ord int32) bool {
 		}
 	}
 	c := &r.cost
-	if i, dup := c.seen[k]; dup {
-		if ord < c.cands[i] {
-			c.cands[i] = ord
+	for i := range c.keys {
+		if c.keys[i] == k {
+			if ord < c.cands[i] {
+				c.cands[i] = ord
+			}
+			return true
 		}
-		return true
 	}
-	c.seen[k] = len(c.cands)
+	c.keys = append(c.keys, k)
 	c.cands = append(c.cands, ord)
 	return true
 }
