@@ -93,6 +93,10 @@ func (r *run) costClassWalk() []int32 {
 }
 
 func (c *costRun) begin() {
+	if c.keys == nil {
+		// One allocation per Run for the few dozen classes of a walk.
+		c.keys = make([]costClass, 0, 32)
+	}
 	c.keys, c.cands = c.keys[:0], c.cands[:0]
 }
 
