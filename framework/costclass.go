@@ -4,9 +4,9 @@ import "math"
 
 // costRun is what the cost-class path (costClass) keeps for one Run.
 type costRun struct {
-	// keys[i] is the class of cands[i] while a walk collects them: a
-	// walk finds a few dozen classes, which a linear search finds
-	// sooner than a map's hashing of the key, cleared for every Run.
+	// keys[i] is the class of cands[i] while a walk collects them. A
+	// walk finds a few dozen classes: a linear search over them costs
+	// less than hashing each key into a map made for every Run.
 	keys  []costClass
 	cands []int32
 	// upTo is the highest ordinal that held vreplicas when the Run
@@ -15,11 +15,11 @@ type costRun struct {
 	set  bool
 	// visit is the free-candidate index's callback, made once per Run.
 	visit func(int32) bool
-	// reps are the classes' representatives as the last walk of the
-	// index found them, when the source held held pods: placing only
-	// adds, so until the decision places on a pod it did not hold, no
-	// class has changed (a pod's class changes only when the decision
-	// places there, or, for the zone classes, on its node).
+	// reps are the classes' representatives as the last walk found
+	// them, and held how many pods the source held then. Placing only
+	// adds: until the decision places on a pod it did not hold, no class
+	// changes (a pod's class changes only when the decision places
+	// there, or, for the zone classes, on its node).
 	reps   []int32
 	held   int
 	walked bool
