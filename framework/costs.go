@@ -185,5 +185,11 @@ func (p *Profile) forDecision(d *Decision) *Profile {
 	if d.cost != nil && p.costed != nil {
 		return p.costed
 	}
+	if p.grouped {
+		// A grouped profile without a costed variant (a registry without
+		// cost plugins) evaluates one pod per class whatever the pods'
+		// use, which Decision.Strands reads: nothing strands there.
+		d.cheap = nil
+	}
 	return p
 }

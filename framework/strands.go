@@ -20,8 +20,9 @@ type CheapestCoster interface {
 // nearly gone, among light sources that could fill its slots, strands
 // them; the cheapest source's vreplica never does, nor anything on an
 // empty pod that one vreplica of the source does not already strand. It
-// is false for a source without a cost, or a cluster that is no
-// CheapestCoster.
+// is false for a source without a cost, on a cluster that is no
+// CheapestCoster, and in a Run of a grouped profile without a costed
+// variant (Profile.WithCosts), whose classes ignore the pods' use.
 func (d *Decision) Strands(ordinal int32) bool {
 	if d.cheap == nil {
 		return false

@@ -14,6 +14,10 @@ import (
 	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
 	ft "github.com/vsched/vsched/framework/frameworktest"
+	"github.com/vsched/vsched/plugins/core/evenpodspread"
+	"github.com/vsched/vsched/plugins/core/inusepodpriority"
+	"github.com/vsched/vsched/plugins/core/podfitsresources"
+	"github.com/vsched/vsched/plugins/internal/plugintest"
 )
 
 // TestCostClassesAreExact checks, on thousands of random clusters whose
@@ -101,4 +105,30 @@ func sameWithClasses(place *framework.Profile, c framework.Cluster, src *ft.VPod
 		return fmt.Sprintf("classes %v %s, every pod %v %s", r1, p1, r2, p2)
 	}
 	return ""
+}
+
+// TestStrandsWithoutCostVariant checks that a grouped profile without a
+// costed variant (a registry without cost plugins), which evaluates one
+// pod per node class whatever the pods' use, places a source with a cost
+// exactly as evaluating every pod does: InUsePodPriority's Strands, which
+// reads a pod's use, is off there.
+func TestStrandsWithoutCostVariant(t *testing.T) {
+	place := plugintest.GroupedProfile(t, []framework.FilterPlugin{podfitsresources.New()},
+		[]framework.WeightedScore{{Plugin: inusepodpriority.New(), Weight: 2},
+			{Plugin: plugintest.Build(t, evenpodspread.New, nil), Weight: 1}})
+	rng := rand.New(rand.NewSource(11))
+	for i := range 2000 {
+		sc := ft.RandomScenario(rng)
+		cc := ft.WithResources(sc.Cluster, ft.Resources("memory", "1000"))
+		ic := indexedCosts{cc, sc.Cluster.Indexed()}
+		for ord := int32(0); ord <= ic.HighestUsedOrdinal(); ord++ {
+			cc.UseResources(ord, ft.Resources("memory", fmt.Sprint([]int{0, 100, 300}[rng.Intn(3)])))
+		}
+		src := ft.NewVPod("ns", "src", 0, sc.Base...)
+		cc.Cost(src.Key, ft.Resources("memory", fmt.Sprint([]int{50, 100, 250}[rng.Intn(3)])))
+		cc.Cheapest(ft.Resources("memory", fmt.Sprint([]int{100, 200}[rng.Intn(2)])))
+		if msg := sameWithClasses(place, ic, src, sc); msg != "" {
+			t.Fatalf("scenario %d: %s", i, msg)
+		}
+	}
 }
