@@ -27,10 +27,11 @@ import (
 //   - countonly: the sources declare their cost, the pods have no memory
 //     configured, so placement counts slots only, as before issue 23.
 //
-// Each reports, of its last run, the pods over their memory after placing (from the
-// placements and the declared costs), the vreplicas pending, the pods
-// used, and the bound max over slots and memory of ceil(total / pod
-// capacity) + nodes.
+// Each reports, of its last run, the pods over their memory after
+// placing (from the placements and the declared costs), the vreplicas
+// pending, the pods used, and the bound max over slots and memory of
+// ceil(total / pod capacity) + nodes (TestWeightedWorkloadQuality checks
+// the cost run's against it).
 
 const (
 	benchPodMemory = "4Gi"
