@@ -47,8 +47,9 @@ import (
 //
 //   - capacity: on every pod, the vreplicas all committed statuses name
 //     sum to at most the capacity, and what they cost (lagCost: a third
-//     of the sources cost 400Mi of memory per vreplica, a third 100Mi,
-//     a third nothing) to at most the pod's memory (lagPodMemory);
+//     of the sources cost 400Mi of memory and 100m of CPU per vreplica,
+//     a third 100Mi and 400m, a third nothing) to at most the pod's
+//     memory and CPU (lagPodResources), in every dimension;
 //   - size: no committed status names an ordinal at or above the
 //     StatefulSet's spec.replicas as the API server holds it. Operations
 //     are checked once complete: every worker has written or given up,
@@ -251,7 +252,7 @@ func (w *lagWorld) lagSchedulerConfig() statefulset.Config {
 		Profiles:       func() config.Profiles { return w.profiles[w.profile.Load()]() },
 		Requeue:        w.queue.add,
 		ReservationTTL: lagTTL,
-		PodResources:   corev1.ResourceList{corev1.ResourceMemory: lagPodMemory},
+		PodResources:   lagPodResources,
 		Clock:          w.c.Clock(),
 		DrainMoveLimit: config.AutoscalerSource(w.autoscaling.Load).DrainMoveLimit,
 	}
@@ -377,22 +378,22 @@ func lagKey(i int) types.NamespacedName {
 	return types.NamespacedName{Namespace: "sources", Name: fmt.Sprintf("src-%02d", i)}
 }
 
-// lagPodMemory is every pod's memory: two vreplicas of a heavy source
-// (lagCost) and two of a light one fit, while its slots (lagCapacity)
-// would take four.
-var lagPodMemory = resource.MustParse("1Gi")
+// lagPodResources is every pod's memory and CPU: two vreplicas of a
+// memory-heavy source (lagCost) and two of a CPU-heavy one fit in both,
+// while its slots (lagCapacity) would take four of either.
+var lagPodResources = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi"), corev1.ResourceCPU: resource.MustParse("1")}
 
-// lagCost is what one vreplica of the source costs in memory: sources
-// src-00, src-03, ... 400Mi, src-01, src-04, ... 100Mi, the others
-// nothing.
+// lagCost is what one vreplica of the source costs: sources src-00,
+// src-03, ... 400Mi of memory and 100m of CPU, src-01, src-04, ... 100Mi
+// and 400m, the others nothing.
 func lagCost(k types.NamespacedName) corev1.ResourceList {
 	var i int
 	fmt.Sscanf(k.Name, "src-%d", &i)
 	switch i % 3 {
 	case 0:
-		return corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("400Mi")}
+		return corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("400Mi"), corev1.ResourceCPU: resource.MustParse("100m")}
 	case 1:
-		return corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("100Mi")}
+		return corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("100Mi"), corev1.ResourceCPU: resource.MustParse("400m")}
 	}
 	return nil
 }
@@ -569,7 +570,8 @@ func (w *lagWorld) specReplicas() int32 {
 func (w *lagWorld) checkCommitted() {
 	spec := w.specReplicas()
 	perPod := map[int32]int64{}
-	memory := map[int32]int64{} // milli-bytes
+	// use[name][ord] is what the pod's vreplicas cost, in milli-units.
+	use := map[corev1.ResourceName]map[int32]int64{}
 	holders := map[int32][]string{}
 	for i := range lagSources {
 		v, err := w.src.Get(lagKey(i))
@@ -583,8 +585,11 @@ func (w *lagWorld) checkCommitted() {
 				continue
 			}
 			perPod[ord] += int64(p.VReplicas)
-			if cost := vsched.VReplicaCost(v); cost != nil {
-				memory[ord] += int64(p.VReplicas) * cost.Memory().MilliValue()
+			for name, q := range vsched.VReplicaCost(v) {
+				if use[name] == nil {
+					use[name] = map[int32]int64{}
+				}
+				use[name][ord] += int64(p.VReplicas) * q.MilliValue()
 			}
 			holders[ord] = append(holders[ord], fmt.Sprintf("%s:%d", v.GetKey().Name, p.VReplicas))
 			if ord >= spec && p.VReplicas > 0 {
@@ -601,8 +606,11 @@ func (w *lagWorld) checkCommitted() {
 		if perPod[ord] > lagCapacity {
 			w.failf("capacity: adapter-%d holds %d of %d: %v", ord, perPod[ord], lagCapacity, holders[ord])
 		}
-		if memory[ord] > lagPodMemory.MilliValue() {
-			w.failf("memory: adapter-%d holds %dMi of %s: %v", ord, memory[ord]/1000>>20, lagPodMemory.String(), holders[ord])
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			limit := lagPodResources[name]
+			if got := use[name][ord]; got > limit.MilliValue() {
+				w.failf("%s: adapter-%d holds %s of %s: %v", name, ord, resource.NewMilliQuantity(got, limit.Format).String(), limit.String(), holders[ord])
+			}
 		}
 	}
 }

@@ -40,10 +40,11 @@ type ResourceCluster interface {
 // knows costs and any source has one: otherwise a type assertion and a
 // call are all a decision pays.
 func (d *Decision) costOf() {
-	d.res, d.cost = nil, nil
+	d.res, d.cost, d.cheap = nil, nil, nil
 	if rc, ok := d.cluster.(ResourceCluster); ok && rc.Costed() {
 		if c := rc.SourceCost(d.key); c != nil {
 			d.res, d.cost = rc, c
+			d.cheap, _ = rc.(CheapestCoster)
 		}
 	}
 }
@@ -174,49 +175,6 @@ type costClass struct {
 	use  [maxClassDims]int64
 }
 
-// costClassCandidates lists, ascending, the pods that hold the source and
-// the first pod of each cost class with free slots.
-func (r *run) costClassCandidates() []int32 {
-	d := r.d
-	if len(d.cost) > maxClassDims {
-		return r.allCandidates()
-	}
-	if r.costSeen == nil {
-		r.costSeen = make(map[costClass]struct{}, 64)
-	}
-	clear(r.costSeen)
-	out := r.costCands[:0]
-	for _, ord := range d.cluster.Candidates() {
-		if d.onPod[ord] > 0 {
-			out = append(out, ord)
-			continue
-		}
-		free := d.Free(ord)
-		if free <= 0 {
-			continue
-		}
-		info, _ := d.cluster.Pod(ord)
-		k := costClass{node: info.NodeIndex, free: free}
-		if r.p.zoneClassed && d.OnNode(info.NodeIndex) == 0 {
-			// A node the source does not use: the class widens to
-			// the zone (ZoneEquivalenceAware), numbered apart from the
-			// nodes.
-			k.node = -2 - info.ZoneIndex
-		}
-		for dim := range d.cost {
-			// No delta of this decision: the pod holds none of the source.
-			k.use[dim] = d.res.ResourceUsed(ord, dim)
-		}
-		if _, dup := r.costSeen[k]; dup {
-			continue
-		}
-		r.costSeen[k] = struct{}{}
-		out = append(out, ord)
-	}
-	r.costCands = out
-	return out
-}
-
 // Costed is the profile a source with a cost runs (WithCosts), nil when
 // there is none.
 func (p *Profile) Costed() *Profile { return p.costed }
@@ -226,6 +184,12 @@ func (p *Profile) Costed() *Profile { return p.costed }
 func (p *Profile) forDecision(d *Decision) *Profile {
 	if d.cost != nil && p.costed != nil {
 		return p.costed
+	}
+	if p.grouped {
+		// A grouped profile without a costed variant (a registry without
+		// cost plugins) evaluates one pod per class whatever the pods'
+		// use, which Decision.Strands reads: nothing strands there.
+		d.cheap = nil
 	}
 	return p
 }

@@ -25,8 +25,9 @@ type Decision struct {
 	resourceCount int32
 	// res and cost are the source's cost side (costs.go), nil for a
 	// source that costs nothing but its slot.
-	res  ResourceCluster
-	cost []int64
+	res   ResourceCluster
+	cost  []int64
+	cheap CheapestCoster // res, when it is one (strands.go)
 
 	onPod    map[int32]int32            // ordinal -> the source's vreplicas, entries > 0 only
 	podNames map[int32]vsched.Placement // where each pod was, as base or the cluster first said

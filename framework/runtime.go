@@ -105,9 +105,8 @@ type run struct {
 	zoneRepOrd []int32     // per zone: its last representative, -1: none
 	used       []zoneQueue // the queues of the nodes the source uses
 
-	// The cost-class path (costs.go).
-	costSeen  map[costClass]struct{}
-	costCands []int32
+	// The cost-class path (costclass.go).
+	cost costRun
 }
 
 // Run places (for a Place profile) or removes (Remove) up to n vreplicas of

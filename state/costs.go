@@ -31,6 +31,13 @@ type costs struct {
 	// costed counts the sources whose counted cost is not nil; a decision
 	// looks a source's cost up only while it is positive.
 	costed int
+	// levels[i] counts the costed sources by their counted cost in
+	// dims[i], 0 included; cheap[i] is its lowest key (cheapest.go).
+	levels []map[int64]int32
+	cheap  []int64
+	// others is how many sources the use counts that are not in the
+	// state's map (a CloneFor copy's left-out sources).
+	others int
 }
 
 var _ framework.ResourceCluster = &State{}
@@ -39,6 +46,8 @@ var _ framework.ResourceCluster = &State{}
 // dimensions, which are replaced, never changed.
 func (c costs) clone() costs {
 	c.use = slices.Clone(c.use)
+	c.levels = cloneLevels(c.levels)
+	c.cheap = slices.Clone(c.cheap)
 	return c
 }
 
@@ -57,7 +66,7 @@ func (s *State) SetPodResources(list corev1.ResourceList) error {
 		return nil
 	}
 	// opts keeps what New was given: Options is read without the lock.
-	s.costs = costs{dims: dims, dimCap: caps}
+	s.costs = costs{dims: dims, dimCap: caps, others: s.costs.others}
 	for _, key := range s.Sources() {
 		src := s.sources[key]
 		if src.costList == nil {
@@ -68,6 +77,7 @@ func (s *State) SetPodResources(list corev1.ResourceList) error {
 		src.counted = src.cost
 		if src.counted != nil {
 			s.costs.costed++
+			s.costs.level(src.counted, 1)
 			for _, e := range src.effective {
 				s.addCost(e.ord, e.n, src.counted)
 			}
@@ -192,6 +202,8 @@ func (s *State) recountCost(src *source, old []entry) {
 	}
 	if !slices.Equal(src.counted, src.cost) {
 		s.roomSeq++ // a cost that fell may have made room
+		s.costs.level(src.counted, -1)
+		s.costs.level(src.cost, 1)
 	}
 	switch {
 	case src.counted == nil && src.cost != nil:

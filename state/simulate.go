@@ -73,6 +73,7 @@ func (s *State) CloneFor(keys []types.NamespacedName) *State {
 			}
 		}
 	}
+	c.costs.others += len(s.sources) - len(c.sources)
 	return c
 }
 

@@ -23,6 +23,8 @@ type CostCluster struct {
 	caps  []int64
 	use   map[int32][]int64
 	costs map[types.NamespacedName][]int64
+	// cheapest, when set (Cheapest), is CheapestCost's answer.
+	cheapest []int64
 }
 
 var _ framework.ResourceCluster = &CostCluster{}
@@ -102,3 +104,33 @@ func (c *CostCluster) Costed() bool { return len(c.costs) > 0 }
 
 // SourceCost implements framework.ResourceCluster.
 func (c *CostCluster) SourceCost(key types.NamespacedName) []int64 { return c.costs[key] }
+
+var _ framework.CheapestCoster = &CostCluster{}
+
+// Cheapest sets the lowest cost per vreplica of any source, per resource,
+// as other sources on the pods would make it; nil: the lowest of the
+// costs set with Cost.
+func (c *CostCluster) Cheapest(l corev1.ResourceList) *CostCluster {
+	c.cheapest = nil
+	if l != nil {
+		c.cheapest = c.vector(l)
+	}
+	return c
+}
+
+// CheapestCost implements framework.CheapestCoster.
+func (c *CostCluster) CheapestCost(dim int) int64 {
+	if dim < 0 || dim >= len(c.names) {
+		return 0
+	}
+	if c.cheapest != nil {
+		return c.cheapest[dim]
+	}
+	first, low := true, int64(0)
+	for _, cost := range c.costs {
+		if first || cost[dim] < low {
+			first, low = false, cost[dim]
+		}
+	}
+	return low
+}

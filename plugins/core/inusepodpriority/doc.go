@@ -7,7 +7,10 @@
 //
 //	MaxScore   when it holds vreplicas of any source, this one included
 //	           (this decision's placements count too)
-//	MinScore   when it is empty
+//	MinScore   when it is empty, or when one more vreplica of a source
+//	           with a cost would strand slots there (Decision.Strands:
+//	           leave more of its free slots where not even the cheapest
+//	           source's vreplica fits)
 //
 // The score says nothing about how full a pod in use is: among pods scoring
 // alike the runtime's tie-break takes the fullest (best fit), then the lowest
@@ -20,8 +23,12 @@
 // A node then opens a pod only when its pods in use are full, so while a
 // cluster is only placed onto every node has at most one partly filled pod
 // and the pods used are at most ceil(vreplicas / capacity) plus the number
-// of nodes. That holds as long as no filter rejects a node's pod in use
-// while it admits an empty one there: the default policy's only filter is
+// of nodes. A pod that a vreplica with a cost would strand slots on counts
+// as full for that vreplica, so a memory-heavy source does not close a pod
+// to the light ones that could fill it: the pod stays for them, and the
+// pods used stay within that bound in slots and each resource on a
+// workload that fits (issue 23). That holds as long as no filter rejects a
+// node's pod in use while it admits an empty one there: the default policy's only filter is
 // capacity, and a zone rule (EvenZoneSpread) treats a node's pods alike;
 // a pod rule (EvenPodSpread as a predicate, NoMaxResourceCount) may open
 // more. Pod spread still decides among a node's pods in use with room:

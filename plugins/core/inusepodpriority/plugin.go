@@ -40,8 +40,11 @@ func (*Plugin) EquivalentWithinClass() bool { return true }
 func (*Plugin) EquivalentWithinZone() bool { return true }
 
 // Score implements framework.ScorePlugin.
+// A pod where a vreplica with a cost would strand slots (Decision.Strands)
+// counts as full for it: the node's next pod opens, and the stranded pod
+// stays for cheaper vreplicas.
 func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	if d.Free(ordinal) < d.Cluster().Capacity() {
+	if d.Free(ordinal) < d.Cluster().Capacity() && !d.Strands(ordinal) {
 		return framework.MaxScore, nil
 	}
 	return framework.MinScore, nil

@@ -1,6 +1,8 @@
 package inusepodpriority
 
 import (
+	"github.com/google/go-cmp/cmp"
+
 	"context"
 	"testing"
 
@@ -85,4 +87,48 @@ func TestProfile(t *testing.T) {
 		},
 	}
 	plugintest.ExpectPlacing(t, prof, cases)
+}
+
+// TestScoreStrands checks that a pod in use where a vreplica with a cost
+// would strand slots (framework.Decision.Strands) scores as an empty pod:
+// pods of 20 slots and 4Gi, pod 0 holding 12 slots and 3000Mi, pod 1 12
+// slots and 2000Mi, pod 2 nothing; the cheapest source costs 100Mi.
+func TestScoreStrands(t *testing.T) {
+	cases := []struct {
+		name, cost string
+		want       map[int32]int64
+	}{
+		// Pod 0 after: 7 slots free, 96Mi: none for a 100Mi vreplica.
+		{name: "heavy", cost: "1000Mi", want: map[int32]int64{0: 0, 1: 100, 2: 0}},
+		{name: "light", cost: "100Mi", want: map[int32]int64{0: 100, 1: 100, 2: 0}},
+		{name: "no cost", want: map[int32]int64{0: 100, 1: 100, 2: 0}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := frameworktest.WithResources(frameworktest.NewCluster(20).Node("n0", "za").Pods("n0", "n0", "n0").Use(0, 12).Use(1, 12),
+				frameworktest.Resources("memory", "4Gi")).
+				UseResources(0, frameworktest.Resources("memory", "3000Mi")).
+				UseResources(1, frameworktest.Resources("memory", "2000Mi")).
+				Cheapest(frameworktest.Resources("memory", "100Mi"))
+			src := frameworktest.NewVPod("ns", "s", 1)
+			if tc.cost != "" {
+				c.Cost(src.Key, frameworktest.Resources("memory", tc.cost))
+			}
+			d, err := framework.NewDecision(framework.Place, c, src, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[int32]int64{}
+			for ord := int32(0); ord < 3; ord++ {
+				sc, st := New().Score(context.Background(), d, ord)
+				if !st.IsSuccess() {
+					t.Fatal(st)
+				}
+				got[ord] = sc
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("scores (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
