@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
 )
 
@@ -95,7 +96,7 @@ func BenchmarkWeightedWorkload(b *testing.B) {
 
 // startWeighted starts a scheduler listing vpods, its pods with
 // benchPodMemory of memory when podsMem.
-func startWeighted(b testing.TB, cluster *memcluster.Cluster, w workload, profiles ProfileSource, vpods []*costVPod, podsMem bool) *Scheduler {
+func startWeighted(b testing.TB, cluster *memcluster.Cluster, w workload, profiles config.ProfilesSource, vpods []*costVPod, podsMem bool) *Scheduler {
 	return startBenchSchedulerWith(b, cluster, w, profiles, &[]*benchVPod{}, func(cfg *Config) {
 		cfg.Lister = func() ([]vsched.VPod, error) {
 			out := make([]vsched.VPod, len(vpods))
