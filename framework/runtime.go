@@ -27,8 +27,11 @@ type Profile struct {
 	rebalancers []Rebalancer
 	grouped     bool
 	// zoned: grouped, and every plugin also promises ZoneEquivalenceAware.
-	zoned   bool
-	plugins int
+	zoned bool
+	// removeGrouped: a Remove profile whose every plugin promises
+	// RemovalEquivalenceAware, evaluated one holder per removal class.
+	removeGrouped bool
+	plugins       int
 	// costed runs in place of this profile for a source with a cost
 	// (WithCosts); nil: none. classed: this is a costed variant whose
 	// base was grouped, so it evaluates one pod per cost class; and
@@ -49,6 +52,10 @@ func (p *Profile) Grouped() bool { return p.grouped }
 // nodes a source does not use, on a cluster that is a ZoneFreeIndex (see
 // ZoneEquivalenceAware).
 func (p *Profile) ZoneGrouped() bool { return p.zoned }
+
+// RemovalGrouped reports whether the runtime evaluates one holder per class
+// of equivalent holders when removing (see RemovalEquivalenceAware).
+func (p *Profile) RemovalGrouped() bool { return p.removeGrouped }
 
 // FilterNames and ScoreNames list the profile's plugins in order.
 func (p *Profile) FilterNames() []string {
@@ -108,6 +115,9 @@ type run struct {
 	// The cost-class path (costs.go).
 	costSeen  map[costClass]struct{}
 	costCands []int32
+
+	// The removal classes (removeclasses.go), nil when not used.
+	removing *removeClasses
 }
 
 // Run places (for a Place profile) or removes (Remove) up to n vreplicas of
@@ -143,6 +153,9 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 	if fast {
 		r.startFast(n)
 	}
+	if p.removeGrouped && ex == nil {
+		r.startRemoveClasses()
+	}
 	delta := int32(1)
 	if p.mode == Remove {
 		delta = -1
@@ -177,10 +190,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 				step.WinnerPod = info.Name
 			}
 		}
-		d.apply(best, delta)
-		if r.zoned {
-			r.placed(best)
-		}
+		r.apply(best, delta)
 		for _, o := range p.observers {
 			if r.skipped == nil || !r.skipped[o.Name()] {
 				o.Changed(d, best, delta)

@@ -43,3 +43,8 @@ func (*Plugin) Name() string { return Name }
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
 	return removal.Nodes.Score(d, ordinal, pl.maxSkew), nil
 }
+
+// EquivalentWhenRemoving implements framework.RemovalEquivalenceAware: the score reads the source's count
+// on the pod's node, the nodes' summary and whether the pod is a candidate,
+// which one removal class shares.
+func (*Plugin) EquivalentWhenRemoving() bool { return true }
