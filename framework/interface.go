@@ -131,25 +131,28 @@ type ZoneEquivalenceAware interface {
 	EquivalentWithinZone() bool
 }
 
-// RemovalEquivalenceAware lets the runtime evaluate equivalent holders once
-// when removing, so that a step costs about the nodes times the distinct
-// counts the source holds on them rather than every pod it holds.
+// HolderEquivalenceAware lets the runtime evaluate equivalent holders once,
+// so that a step costs about the nodes times the distinct counts the source
+// holds on them rather than every pod it holds.
 //
-// When removing, two holders are of the same removal class when they hold
-// the same number of the source's vreplicas, are on the same node (and
-// zone), and both or neither are known to the cluster and candidates. The
-// class order puts the highest ordinal first (the runtime breaks ties
-// between equal totals the same way). A plugin returning true promises
-// that for two holders of one class its Filter gives the same result, and
-// the holder first in class order never scores below the other: a plugin
-// that reads only the source's counts per pod, node and zone, their
-// summaries, where the pod is and whether it is a candidate, and the
-// ordinal in a way that favours higher ordinals, keeps it; one that reads a
-// pod's free capacity or resources does not. If every filter and score
-// plugin of a Remove profile promises it, and none normalizes, the runtime
-// evaluates only the first holder of each class, which is the holder it
-// would have picked from that class anyway; the result is identical to
-// evaluating every holder. Explanations always evaluate every holder.
-type RemovalEquivalenceAware interface {
-	EquivalentWhenRemoving() bool
+// Two pods holding the source are of the same holder class when they hold
+// the same number of its vreplicas, are on the same node (and zone), and
+// both or neither are known to the cluster and candidates; when placing,
+// they must also have the same free capacity. The class order puts the
+// lowest ordinal first when placing and the highest when removing (the
+// runtime breaks ties between equal totals the same way). A plugin
+// returning true promises that for two holders of one class its Filter
+// gives the same result, and the holder first in class order never scores
+// below the other: a plugin that reads only the source's counts per pod,
+// node and zone, their summaries, where the pod is and whether it is a
+// candidate, its free capacity, and the ordinal in a way that favours the
+// class order, keeps it; one that reads a pod's resources does not. If
+// every filter and score plugin of a profile promises it, and none
+// normalizes, the runtime evaluates only the first holder of each class,
+// which is the holder it would have picked from that class anyway: when
+// removing, always; when placing, on the grouped path (EquivalenceAware).
+// The result is identical to evaluating every holder. Explanations always
+// evaluate every holder.
+type HolderEquivalenceAware interface {
+	EquivalentHolders() bool
 }

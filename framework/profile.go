@@ -220,7 +220,7 @@ func (p *Profile) finish() error {
 	seen := map[Plugin]bool{}
 	count := 0
 	capacity := false
-	grouped, zoned, removable := true, true, true
+	grouped, zoned, holders := true, true, true
 	add := func(pl Plugin) {
 		// Value.Comparable also looks inside interface-typed fields,
 		// whose dynamic values would make the map panic.
@@ -243,8 +243,8 @@ func (p *Profile) finish() error {
 		if e, ok := pl.(ZoneEquivalenceAware); !ok || !e.EquivalentWithinZone() {
 			zoned = false
 		}
-		if e, ok := pl.(RemovalEquivalenceAware); !ok || !e.EquivalentWhenRemoving() {
-			removable = false
+		if e, ok := pl.(HolderEquivalenceAware); !ok || !e.EquivalentHolders() {
+			holders = false
 		}
 	}
 	for _, f := range p.filters {
@@ -260,7 +260,7 @@ func (p *Profile) finish() error {
 		add(p.scores[i].plugin)
 		if n, ok := p.scores[i].plugin.(ScoreNormalizer); ok {
 			p.scores[i].normalizer = n
-			grouped, removable = false, false
+			grouped, holders = false, false
 		}
 	}
 	if p.mode == Place && !capacity {
@@ -268,7 +268,7 @@ func (p *Profile) finish() error {
 	}
 	p.grouped = grouped && p.mode == Place
 	p.zoned = p.grouped && zoned
-	p.removeGrouped = removable && p.mode == Remove
+	p.holderGrouped = holders
 	p.plugins = count
 	return nil
 }

@@ -28,9 +28,10 @@ type Profile struct {
 	grouped     bool
 	// zoned: grouped, and every plugin also promises ZoneEquivalenceAware.
 	zoned bool
-	// removeGrouped: a Remove profile whose every plugin promises
-	// RemovalEquivalenceAware, evaluated one holder per removal class.
-	removeGrouped bool
+	// holderGrouped: every plugin promises HolderEquivalenceAware; the
+	// runtime evaluates one holder per holder class (when placing, on the
+	// grouped path only).
+	holderGrouped bool
 	plugins       int
 	// costed runs in place of this profile for a source with a cost
 	// (WithCosts); nil: none. classed: this is a costed variant whose
@@ -53,9 +54,10 @@ func (p *Profile) Grouped() bool { return p.grouped }
 // ZoneEquivalenceAware).
 func (p *Profile) ZoneGrouped() bool { return p.zoned }
 
-// RemovalGrouped reports whether the runtime evaluates one holder per class
-// of equivalent holders when removing (see RemovalEquivalenceAware).
-func (p *Profile) RemovalGrouped() bool { return p.removeGrouped }
+// HolderGrouped reports whether the runtime evaluates one holder per class
+// of equivalent holders (see HolderEquivalenceAware): removing, always;
+// placing, on the grouped path (Grouped).
+func (p *Profile) HolderGrouped() bool { return p.holderGrouped }
 
 // FilterNames and ScoreNames list the profile's plugins in order.
 func (p *Profile) FilterNames() []string {
@@ -116,8 +118,10 @@ type run struct {
 	costSeen  map[costClass]struct{}
 	costCands []int32
 
-	// The removal classes (removeclasses.go), nil when not used.
-	removing *removeClasses
+	// The holder classes (holderclasses.go): classes says the run may use
+	// them, holding is nil until it does.
+	classes bool
+	holding *holderClasses
 }
 
 // Run places (for a Place profile) or removes (Remove) up to n vreplicas of
@@ -153,9 +157,8 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 	if fast {
 		r.startFast(n)
 	}
-	if p.removeGrouped && ex == nil {
-		r.startRemoveClasses()
-	}
+	r.classes = p.holderGrouped && ex == nil && (fast || p.mode == Remove)
+	r.maybeHolderClasses()
 	delta := int32(1)
 	if p.mode == Remove {
 		delta = -1
@@ -392,6 +395,9 @@ func (r *run) fastCandidates() []int32 {
 // holderCandidates appends to out every candidate holder with free
 // capacity: each is a class of its own.
 func (r *run) holderCandidates(out []int32) []int32 {
+	if r.holding != nil {
+		return r.holding.appendRepresentatives(out)
+	}
 	return append(out, r.d.RoomHolders()...)
 }
 

@@ -50,7 +50,7 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 	return removal.Zones.Score(d, ordinal, pl.maxSkew), nil
 }
 
-// EquivalentWhenRemoving implements framework.RemovalEquivalenceAware: the score reads the source's count
+// EquivalentHolders implements framework.HolderEquivalenceAware: the score reads the source's count
 // in the pod's zone, the zones' summary and whether the pod is a candidate,
-// which one removal class shares.
-func (*Plugin) EquivalentWhenRemoving() bool { return true }
+// which one holder class shares.
+func (*Plugin) EquivalentHolders() bool { return true }
