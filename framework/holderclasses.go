@@ -46,8 +46,9 @@ func (d *Decision) holderClassKey(ord int32) (holderClassKey, bool) {
 
 // holderClassMin is the fewest holders a step may choose for which the
 // classes are kept: below it, evaluating each costs less than keeping
-// them, and most sources hold a few pods.
-const holderClassMin = 8
+// them (a map and a slice per class), and a source of up to 20 vreplicas,
+// most of them, never reaches it.
+const holderClassMin = 32
 
 // holderList is the holders a step may choose: placing, the candidate
 // holders with free capacity; removing, every holder.
