@@ -22,13 +22,17 @@ type holderClassKey struct {
 
 // holderClasses keeps, per class, its members ascending; the
 // representative is the first placing (lowest ordinal) and the last
-// removing (highest). Slots are kept once made (a class emptied by one step
-// is often refilled by a later one), in the order the classes first
-// appeared, so the candidates come in a deterministic order.
+// removing (highest). A class that empties gives its slot, and the array
+// behind it, to the next new class (free), so a decision going through
+// many counts allocates for the classes alive at once rather than for
+// every class it meets. The candidates come in slot order, which depends
+// only on the decision's steps; the winner does not depend on it (the
+// runtime's tie-breaks are a total order).
 type holderClasses struct {
 	place   bool
 	slot    map[holderClassKey]int
 	members [][]int32
+	free    []int
 }
 
 // holderClassKey is the pod's holder class as the decision stands, and
@@ -70,24 +74,32 @@ func (r *run) maybeHolderClasses() {
 // startHolderClasses sorts the holders a step may choose into their
 // classes.
 func (r *run) startHolderClasses() {
-	hc := &holderClasses{place: r.d.mode == Place, slot: make(map[holderClassKey]int, 16)}
+	hc := &holderClasses{place: r.d.mode == Place, slot: make(map[holderClassKey]int, 64)}
 	for _, ord := range r.d.holderList() { // ascending: members stay sorted
 		if k, ok := r.d.holderClassKey(ord); ok {
-			s := hc.slotOf(k)
+			s := hc.slotOf(k, 4)
 			hc.members[s] = append(hc.members[s], ord)
 		}
 	}
 	r.holding = hc
 }
 
-// slotOf returns the class's slot, making it when it is new.
-func (hc *holderClasses) slotOf(k holderClassKey) int {
-	s, ok := hc.slot[k]
-	if !ok {
-		s = len(hc.members)
-		hc.slot[k] = s
-		hc.members = append(hc.members, nil)
+// slotOf returns the class's slot, making it when it is new with room for
+// size members: a class is mostly filled by the members of the one its
+// first member came from, and sizing it so allocates once per class rather
+// than once per doubling.
+func (hc *holderClasses) slotOf(k holderClassKey, size int) int {
+	if s, ok := hc.slot[k]; ok {
+		return s
 	}
+	var s int
+	if n := len(hc.free); n > 0 {
+		s, hc.free = hc.free[n-1], hc.free[:n-1]
+	} else {
+		s = len(hc.members)
+		hc.members = append(hc.members, make([]int32, 0, size))
+	}
+	hc.slot[k] = s
 	return s
 }
 
@@ -115,15 +127,21 @@ func (r *run) removeClassCandidates() []int32 {
 // moved moves the pod, in class was before the change, to its class now
 // (none once it is out of every class).
 func (hc *holderClasses) moved(d *Decision, ord int32, was holderClassKey, in bool) {
+	size := 4
 	if in {
 		if s, ok := hc.slot[was]; ok {
+			size = max(size, len(hc.members[s]))
 			if i, found := slices.BinarySearch(hc.members[s], ord); found {
 				hc.members[s] = slices.Delete(hc.members[s], i, i+1)
+			}
+			if len(hc.members[s]) == 0 {
+				delete(hc.slot, was)
+				hc.free = append(hc.free, s)
 			}
 		}
 	}
 	if k, ok := d.holderClassKey(ord); ok {
-		s := hc.slotOf(k)
+		s := hc.slotOf(k, size)
 		if i, found := slices.BinarySearch(hc.members[s], ord); !found {
 			hc.members[s] = slices.Insert(hc.members[s], i, ord)
 		}
