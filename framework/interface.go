@@ -150,7 +150,9 @@ type ZoneEquivalenceAware interface {
 // every filter and score plugin of a profile promises it, and none
 // normalizes, the runtime evaluates only the first holder of each class,
 // which is the holder it would have picked from that class anyway: when
-// removing, always; when placing, on the grouped path (EquivalenceAware).
+// removing, always; when placing, on the grouped path (EquivalenceAware);
+// in both, once a step may choose 32 holders or more (below that,
+// evaluating each costs less than keeping the classes).
 // The result is identical to evaluating every holder. Explanations always
 // evaluate every holder.
 type HolderEquivalenceAware interface {
