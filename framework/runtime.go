@@ -393,7 +393,8 @@ func (r *run) fastCandidates() []int32 {
 }
 
 // holderCandidates appends to out every candidate holder with free
-// capacity: each is a class of its own.
+// capacity (each a class of its own for EquivalenceAware), or the first of
+// each holder class once the run keeps them (HolderEquivalenceAware).
 func (r *run) holderCandidates(out []int32) []int32 {
 	if r.holding != nil {
 		return r.holding.appendRepresentatives(out)
