@@ -11,10 +11,10 @@ package vsched
 const (
 	// MaxVReplicas is the most vreplicas one source may ask for: a Kafka
 	// topic's partitions, with room to spare. A Schedule call runs under
-	// the lock every other call and informer event waits for; placing
-	// costs time in proportion to the vreplicas placed, removing in
-	// proportion to the vreplicas removed times the pods the source holds.
-	MaxVReplicas = 1_000
+	// the lock every other call and informer event waits for; placing and
+	// removing cost time in proportion to the vreplicas placed or removed
+	// (issue 21), not to the pods the source holds.
+	MaxVReplicas = 10_000
 	// MaxCapacity is the highest capacity a pod may have.
 	MaxCapacity = 10_000
 	// MaxReplicas is the most pods a StatefulSet may have: ordinals run

@@ -69,7 +69,7 @@ func TestSourceAutoscalerConfigMapErrors(t *testing.T) {
 		{map[string]string{"lag-threshold": "0"}, []string{cm + "data.lag-threshold: Invalid value: 0: must be greater than 0"}},
 		{map[string]string{"min-scale": "9", "max-scale": "4"}, []string{cm + "data.max-scale: Invalid value: 4: must be at least min-scale (9)"}},
 		{map[string]string{"min-scale": "60"}, []string{cm + "data.min-scale: Invalid value: 60: must not be greater than max-scale (50, the default)"}},
-		{map[string]string{"max-scale": "1001"}, []string{cm + "data.max-scale: Invalid value: 1001: must be at most 1000 (vsched.MaxVReplicas)"}},
+		{map[string]string{"max-scale": "10001"}, []string{cm + "data.max-scale: Invalid value: 10001: must be at most 10000 (vsched.MaxVReplicas)"}},
 		{map[string]string{"polling-interval": "ten"}, []string{cm + `data.polling-interval: Invalid value: "ten": must be a whole number of seconds`}},
 		{map[string]string{"panic-window": "2m"}, []string{cm + `data.panic-window: Invalid value: "2m0s": must not be longer than stable-window (1m0s)`}},
 		{map[string]string{"stable-window": "1s"}, []string{cm + `data.stable-window: Invalid value: "1s": must not be shorter than panic-window (6s, the default)`}},

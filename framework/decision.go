@@ -59,6 +59,7 @@ type Decision struct {
 	zoneStats           DomainStats
 	zoneSpreadStats     DomainStats
 	holders             []int32 // holders.go keeps these current
+	onPodAt             []int32
 	roomHolders         []int32
 	podCounts           []countN
 	state               map[StateKey]any
@@ -210,6 +211,12 @@ func (d *Decision) ResourceCount() int32 { return d.resourceCount }
 // OnPod is the source's vreplicas on the pod, this decision's changes
 // included.
 func (d *Decision) OnPod(ordinal int32) int32 {
+	if d.onPodAt != nil && ordinal >= 0 {
+		if int(ordinal) < len(d.onPodAt) {
+			return d.onPodAt[ordinal]
+		}
+		return 0
+	}
 	if !d.held.has(ordinal) {
 		return 0
 	}
@@ -474,6 +481,7 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 	} else {
 		delete(d.onPod, ordinal)
 	}
+	d.noteDense(ordinal, after)
 	if known {
 		if _, ok := d.podNames[ordinal]; !ok {
 			d.podNames[ordinal] = vsched.Placement{PodName: info.Name}

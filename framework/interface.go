@@ -130,3 +130,31 @@ type EquivalenceAware interface {
 type ZoneEquivalenceAware interface {
 	EquivalentWithinZone() bool
 }
+
+// HolderEquivalenceAware lets the runtime evaluate equivalent holders once,
+// so that a step costs about the nodes times the distinct counts the source
+// holds on them rather than every pod it holds.
+//
+// Two pods holding the source are of the same holder class when they hold
+// the same number of its vreplicas, are on the same node (and zone), and
+// both or neither are known to the cluster and candidates; when placing,
+// they must also have the same free capacity. The class order puts the
+// lowest ordinal first when placing and the highest when removing (the
+// runtime breaks ties between equal totals the same way). A plugin
+// returning true promises that for two holders of one class its Filter
+// gives the same result, and the holder first in class order never scores
+// below the other: a plugin that reads only the source's counts per pod,
+// node and zone, their summaries, where the pod is and whether it is a
+// candidate, its free capacity, and the ordinal in a way that favours the
+// class order, keeps it; one that reads a pod's resources does not. If
+// every filter and score plugin of a profile promises it, and none
+// normalizes, the runtime evaluates only the first holder of each class,
+// which is the holder it would have picked from that class anyway: when
+// removing, always; when placing, on the grouped path (EquivalenceAware);
+// in both, once a step may choose 32 holders or more (below that,
+// evaluating each costs less than keeping the classes).
+// The result is identical to evaluating every holder. Explanations always
+// evaluate every holder.
+type HolderEquivalenceAware interface {
+	EquivalentHolders() bool
+}

@@ -220,7 +220,7 @@ func (p *Profile) finish() error {
 	seen := map[Plugin]bool{}
 	count := 0
 	capacity := false
-	grouped, zoned := true, true
+	grouped, zoned, holders := true, true, true
 	add := func(pl Plugin) {
 		// Value.Comparable also looks inside interface-typed fields,
 		// whose dynamic values would make the map panic.
@@ -243,6 +243,9 @@ func (p *Profile) finish() error {
 		if e, ok := pl.(ZoneEquivalenceAware); !ok || !e.EquivalentWithinZone() {
 			zoned = false
 		}
+		if e, ok := pl.(HolderEquivalenceAware); !ok || !e.EquivalentHolders() {
+			holders = false
+		}
 	}
 	for _, f := range p.filters {
 		add(f)
@@ -257,7 +260,7 @@ func (p *Profile) finish() error {
 		add(p.scores[i].plugin)
 		if n, ok := p.scores[i].plugin.(ScoreNormalizer); ok {
 			p.scores[i].normalizer = n
-			grouped = false
+			grouped, holders = false, false
 		}
 	}
 	if p.mode == Place && !capacity {
@@ -265,6 +268,7 @@ func (p *Profile) finish() error {
 	}
 	p.grouped = grouped && p.mode == Place
 	p.zoned = p.grouped && zoned
+	p.holderGrouped = holders
 	p.plugins = count
 	return nil
 }

@@ -27,8 +27,12 @@ type Profile struct {
 	rebalancers []Rebalancer
 	grouped     bool
 	// zoned: grouped, and every plugin also promises ZoneEquivalenceAware.
-	zoned   bool
-	plugins int
+	zoned bool
+	// holderGrouped: every plugin promises HolderEquivalenceAware; the
+	// runtime evaluates one holder per holder class (when placing, on the
+	// grouped path only).
+	holderGrouped bool
+	plugins       int
 	// costed runs in place of this profile for a source with a cost
 	// (WithCosts); nil: none. classed: this is a costed variant whose
 	// base was grouped, so it evaluates one pod per cost class; and
@@ -49,6 +53,11 @@ func (p *Profile) Grouped() bool { return p.grouped }
 // nodes a source does not use, on a cluster that is a ZoneFreeIndex (see
 // ZoneEquivalenceAware).
 func (p *Profile) ZoneGrouped() bool { return p.zoned }
+
+// HolderGrouped reports whether the runtime evaluates one holder per class
+// of equivalent holders (see HolderEquivalenceAware): removing, always;
+// placing, on the grouped path (Grouped).
+func (p *Profile) HolderGrouped() bool { return p.holderGrouped }
 
 // FilterNames and ScoreNames list the profile's plugins in order.
 func (p *Profile) FilterNames() []string {
@@ -107,6 +116,11 @@ type run struct {
 
 	// The cost-class path (costclass.go).
 	cost costRun
+
+	// The holder classes (holderclasses.go): classes says the run may use
+	// them, holding is nil until it does.
+	classes bool
+	holding *holderClasses
 }
 
 // Run places (for a Place profile) or removes (Remove) up to n vreplicas of
@@ -142,6 +156,8 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 	if fast {
 		r.startFast(n)
 	}
+	r.classes = p.holderGrouped && ex == nil && (fast || p.mode == Remove)
+	r.maybeHolderClasses()
 	delta := int32(1)
 	if p.mode == Remove {
 		delta = -1
@@ -176,10 +192,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 				step.WinnerPod = info.Name
 			}
 		}
-		d.apply(best, delta)
-		if r.zoned {
-			r.placed(best)
-		}
+		r.apply(best, delta)
 		for _, o := range p.observers {
 			if r.skipped == nil || !r.skipped[o.Name()] {
 				o.Changed(d, best, delta)
@@ -379,8 +392,12 @@ func (r *run) fastCandidates() []int32 {
 }
 
 // holderCandidates appends to out every candidate holder with free
-// capacity: each is a class of its own.
+// capacity (each a class of its own for EquivalenceAware), or the first of
+// each holder class once the run keeps them (HolderEquivalenceAware).
 func (r *run) holderCandidates(out []int32) []int32 {
+	if r.holding != nil {
+		return r.holding.appendRepresentatives(out)
+	}
 	return append(out, r.d.RoomHolders()...)
 }
 

@@ -30,6 +30,9 @@ func Registry() (*framework.Registry, error) {
 // It deliberately does not implement framework.EquivalenceAware: two empty
 // pods on one node are equivalent for the in-tree plugins, but not for this
 // one when only the lower ordinal is avoided, so the promise would be false.
+// For the same reason it does not implement
+// framework.HolderEquivalenceAware (two holders with the same count and free
+// capacity on one node): a profile with it evaluates every holder.
 type Plugin struct {
 	avoid map[int32]bool
 	score int64

@@ -130,7 +130,7 @@ func TestParseProblems(t *testing.T) {
 		{"missing vreplicas", "s.yaml", strings.Replace(base, ", vreplicas: 3", "", 1),
 			[]string{`s.yaml:7: step 1 "first": schedule.vreplicas: required: how many vreplicas the source wants`}},
 		{"too many vreplicas", "s.yaml", strings.Replace(base, "vreplicas: 3", "vreplicas: 2000000", 1),
-			[]string{`s.yaml:7: step 1 "first": schedule.vreplicas: must be at most 1000, not 2000000`}},
+			[]string{`s.yaml:7: step 1 "first": schedule.vreplicas: must be at most 10000, not 2000000`}},
 		{"bad source key", "s.yaml", strings.Replace(base, "default/a", "a", 1),
 			[]string{`s.yaml:7: step 1 "first": schedule.source: "a" is not a source key; write namespace/name`}},
 		{"bad source namespace", "s.yaml", strings.Replace(base, "default/a", "Default/a", 1),

@@ -82,3 +82,8 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 	}
 	return spread.Score(local, c, pl.maxSkew) - LocalPenalty, nil
 }
+
+// EquivalentHolders implements framework.HolderEquivalenceAware: the score reads the source's count
+// on the pod's node and zone and their summaries, which one holder class
+// shares.
+func (*Plugin) EquivalentHolders() bool { return true }

@@ -70,3 +70,7 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 	}
 	return spread.Score(stats, d.OnZone(zone), pl.maxSkew), nil
 }
+
+// EquivalentHolders implements framework.HolderEquivalenceAware: the score reads the source's count
+// in the pod's zone and the zones' summaries, which one holder class shares.
+func (*Plugin) EquivalentHolders() bool { return true }

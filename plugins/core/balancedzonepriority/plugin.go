@@ -114,3 +114,7 @@ func load(d *framework.Decision) *zoneFree {
 	zf, _ := v.(*zoneFree)
 	return zf
 }
+
+// EquivalentHolders implements framework.HolderEquivalenceAware: the score reads the pod's zone, which
+// one holder class shares.
+func (*Plugin) EquivalentHolders() bool { return true }

@@ -127,3 +127,7 @@ func podStatsFor(d *framework.Decision, capped bool) framework.DomainStats {
 	}
 	return d.HolderPodStats()
 }
+
+// EquivalentHolders implements framework.HolderEquivalenceAware: the verdict and the score read the
+// pod's count and node and the summaries, which one holder class shares.
+func (*Plugin) EquivalentHolders() bool { return true }

@@ -151,3 +151,7 @@ func leastLoaded(d *framework.Decision, stats framework.DomainStats) string {
 	}
 	return fmt.Sprintf("fewest: %d, in %s", stats.Min, strings.Join(names, ", "))
 }
+
+// EquivalentHolders implements framework.HolderEquivalenceAware: the verdict reads the source's count
+// in the pod's zone and the zones' summary, which one holder class shares.
+func (*Plugin) EquivalentHolders() bool { return true }

@@ -49,3 +49,7 @@ func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (i
 	}
 	return framework.MinScore, nil
 }
+
+// EquivalentHolders implements framework.HolderEquivalenceAware: the score reads the pod's free
+// capacity, which one holder class shares.
+func (*Plugin) EquivalentHolders() bool { return true }

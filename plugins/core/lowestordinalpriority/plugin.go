@@ -52,3 +52,8 @@ func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (i
 	sc := framework.MaxScore * (r - 1 - int64(ordinal)) / (r - 1)
 	return max(framework.MinScore, min(framework.MaxScore, sc)), nil
 }
+
+// EquivalentHolders implements framework.HolderEquivalenceAware: of two holders of one holder class
+// (the same count and free capacity) the lower ordinal scores at least as
+// high.
+func (*Plugin) EquivalentHolders() bool { return true }

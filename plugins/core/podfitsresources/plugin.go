@@ -67,3 +67,7 @@ func (*Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *
 	return framework.NewStatus(framework.UnschedulableAndUnresolvable,
 		fmt.Sprintf("pod %s is full (%d/%d vreplicas)", info.Name, c.Capacity()-free, c.Capacity()))
 }
+
+// EquivalentHolders implements framework.HolderEquivalenceAware: the verdict reads the pod's free
+// capacity, which one holder class shares.
+func (*Plugin) EquivalentHolders() bool { return true }

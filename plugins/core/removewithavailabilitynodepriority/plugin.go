@@ -43,3 +43,8 @@ func (*Plugin) Name() string { return Name }
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
 	return removal.Nodes.Score(d, ordinal, pl.maxSkew), nil
 }
+
+// EquivalentHolders implements framework.HolderEquivalenceAware: the score reads the source's count
+// on the pod's node, the nodes' summary and whether the pod is a candidate,
+// which one holder class shares.
+func (*Plugin) EquivalentHolders() bool { return true }

@@ -49,3 +49,8 @@ func (*Plugin) Name() string { return Name }
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
 	return removal.Zones.Score(d, ordinal, pl.maxSkew), nil
 }
+
+// EquivalentHolders implements framework.HolderEquivalenceAware: the score reads the source's count
+// in the pod's zone, the zones' summary and whether the pod is a candidate,
+// which one holder class shares.
+func (*Plugin) EquivalentHolders() bool { return true }

@@ -97,3 +97,8 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 	}
 	return removal.Score(stats(d), c, pl.maxSkew), nil
 }
+
+// EquivalentHolders implements framework.HolderEquivalenceAware: the score reads the pod's count, the
+// holders' summary and whether the pod is a candidate, which one removal
+// class shares.
+func (*Plugin) EquivalentHolders() bool { return true }

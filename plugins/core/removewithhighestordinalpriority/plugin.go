@@ -39,3 +39,7 @@ func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (i
 	}
 	return framework.MaxScore * o / (r - 1), nil
 }
+
+// EquivalentHolders implements framework.HolderEquivalenceAware: of two holders of one holder
+// class (removing) the higher ordinal scores at least as high.
+func (*Plugin) EquivalentHolders() bool { return true }

@@ -104,3 +104,7 @@ func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32
 		"the source already spans %d pod(s), the limit set by %s (%d); only pods holding it may take more",
 		d.PodsHeld(), from, n))
 }
+
+// EquivalentHolders implements framework.HolderEquivalenceAware: a holder
+// always passes.
+func (*Plugin) EquivalentHolders() bool { return true }
