@@ -14,13 +14,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/autoscaler"
 	"github.com/vsched/vsched/e2e/harness"
-	"github.com/vsched/vsched/internal/app/sample/apis/v1alpha1"
 )
 
 // The hot-pod scenario: the adapter's pods request 16Mi of memory
@@ -52,16 +50,9 @@ var (
 // its vreplicas' cost (vsched.CostAnnotation).
 func (e *env) createSourceWithCost(name string, v int32, cost string) {
 	e.t.Helper()
-	u, err := v1alpha1.ToUnstructured(v1alpha1.New(sourcesNS, name, v))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	unstructured.RemoveNestedField(u.Object, "status")
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	u := e.sourceObject(name, v)
 	u.SetAnnotations(map[string]string{vsched.CostAnnotation: cost})
-	if _, err := e.sources().Create(e.ctx, u, metav1.CreateOptions{FieldValidation: "Strict"}); err != nil {
-		e.t.Fatalf("creating source %s: %v", name, err)
-	}
+	e.createSourceObject(u)
 }
 
 // holdings is what each source holds on each pod in s: pod → source → n.
