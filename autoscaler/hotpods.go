@@ -77,6 +77,7 @@ func (a *Autoscaler) hotCycle(c *cycle, fresh map[int32]usage.Sample) {
 	now, cfg := c.dec.Time, c.cfg
 	dims := hotDims(c.base, cfg.HotPodMemory, cfg.HotPodCPU)
 	replicas := c.base.Replicas()
+	busy := a.shedSources()
 	for ord := range a.hot {
 		if ord >= replicas {
 			a.endShed(ord)
@@ -114,7 +115,7 @@ func (a *Autoscaler) hotCycle(c *cycle, fresh map[int32]usage.Sample) {
 		}
 		c.dec.HotPods = append(c.dec.HotPods, ord)
 		if now.Sub(h.since) >= cfg.HotPodGrace && c.write && a.drainer.CanRequeue() {
-			a.shedPod(c, ord, h, dims, over, fresh[ord])
+			a.shedPod(c, ord, h, dims, over, fresh[ord], busy)
 		}
 	}
 	a.metrics.hot(c.ctx, len(c.dec.HotPods))
@@ -146,8 +147,9 @@ func overLimits(fresh map[int32]usage.Sample, ord int32, h *hotPod, dims []hotDi
 // shedPod plans the fewest vreplicas that bring the pod under its limits
 // (descheduler.PlanShed, within the cycle's move limits), records the
 // shed, bounds each source's next moves to its share of the plan, and
-// wants the pod drained for it.
-func (a *Autoscaler) shedPod(c *cycle, ord int32, h *hotPod, dims []hotDim, over []int64, s usage.Sample) {
+// wants the pod drained for it. A plan that moves a source busy shedding
+// off another pod waits (shedSources).
+func (a *Autoscaler) shedPod(c *cycle, ord int32, h *hotPod, dims []hotDim, over []int64, s usage.Sample, busy map[types.NamespacedName]bool) {
 	held := c.base.HoldingsOn(func(o int32) bool { return o == ord })
 	shares := a.hotShares(c.base, held, dims, s)
 	budget := max(c.cfg.MaxMovesPerCycle-c.hotMoved, 0)
@@ -157,6 +159,15 @@ func (a *Autoscaler) shedPod(c *cycle, ord int32, h *hotPod, dims []hotDim, over
 	moves, covered := descheduler.PlanShed(shares, over, budget, c.cfg.MaxMovesPerSource)
 	if len(moves) == 0 {
 		return
+	}
+	for _, m := range moves {
+		if busy[m.Source] {
+			c.log.Debugw("vsched autoscaler: hot pod waits for another pod's shed of a source it would move", "pod", vsched.PodName(a.key.Name, ord), "source", m.Source.String())
+			return
+		}
+	}
+	for _, m := range moves {
+		busy[m.Source] = true
 	}
 	shed := &hotShed{at: c.dec.Time, keep: map[types.NamespacedName]int32{}}
 	var total int32

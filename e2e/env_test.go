@@ -231,12 +231,24 @@ func (e *env) createSourcesTotal(n int, total int32, seed uint64) map[string]int
 
 func (e *env) createSource(name string, v int32) {
 	e.t.Helper()
+	e.createSourceObject(e.sourceObject(name, v))
+}
+
+// sourceObject is a new source as the API server takes it.
+func (e *env) sourceObject(name string, v int32) *unstructured.Unstructured {
+	e.t.Helper()
 	u, err := v1alpha1.ToUnstructured(v1alpha1.New(sourcesNS, name, v))
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	unstructured.RemoveNestedField(u.Object, "status")
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	return u
+}
+
+func (e *env) createSourceObject(u *unstructured.Unstructured) {
+	e.t.Helper()
+	name := u.GetName()
 	if _, err := e.sources().Create(e.ctx, u, metav1.CreateOptions{FieldValidation: "Strict"}); err != nil {
 		e.t.Fatalf("creating source %s: %v", name, err)
 	}

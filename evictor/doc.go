@@ -28,7 +28,8 @@
 //     annotation through its pod informer, and the Drainer also records the
 //     mark in the scheduler's memory (DrainMemory.MarkDraining), so a pod
 //     recreated without the annotation stays draining, and the mark is in
-//     force before the informer delivers the annotation.
+//     force before the informer delivers the annotation (with its reason,
+//     for a scheduler that is also a ReasonMemory).
 //  2. Requeue. The Drainer calls Config.Requeue, the controller's
 //     RequeueFunc, for each source with vreplicas on a marked pod, within a
 //     per-cycle budget (planned by package

@@ -307,7 +307,7 @@ func (d *Drainer) Mark(ctx context.Context, ord int32, reason string) error {
 	if !Owned(reason) {
 		return fmt.Errorf("evictor: unknown drain reason %q", reason)
 	}
-	if !d.cfg.Scheduler.MarkDraining(ord) {
+	if !d.markInMemory(ord, reason) {
 		return fmt.Errorf("evictor: pod %s is far above the StatefulSet's replicas; it is not drained", d.podName(ord))
 	}
 	d.mu.Lock()

@@ -42,6 +42,7 @@ func (s *Scheduler) UnmarkDraining(ords ...int32) {
 	for _, o := range ords {
 		s.st.SetDraining(o, false)
 	}
+	s.drains.unmark(s.key.Name, ords)
 }
 
 // UnmarkRemoved forgets the draining memory, from any leadership term, of

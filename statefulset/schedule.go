@@ -181,7 +181,7 @@ func (s *Scheduler) observeForDecision(ctx context.Context, vpod vsched.VPod, no
 // (descheduler.Rebalance). Called with the state locked.
 func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles config.Profiles, base []vsched.Placement, moves *moveCounts) ([]vsched.Placement, string, error) {
 	desired := vpod.GetVReplicas()
-	split := descheduler.SplitPlacements(s.st, base, make([]vsched.Placement, 0, len(base)))
+	split := s.keepOnHotPods(vpod.GetKey(), descheduler.SplitPlacements(s.st, base, make([]vsched.Placement, 0, len(base))))
 	keptTotal := vsched.TotalVReplicas(split.Kept)
 	// The limit is read only where it bounds something: the embedder's
 	// source may cost an allocation, and most calls drain nothing.

@@ -239,6 +239,9 @@ func outcomeOf(err error) string {
 type drainReasons struct {
 	mu sync.Mutex
 	by map[string]string
+	// marked are the reasons the evictor gave as it marked the pods
+	// (MarkDrainingFor), before their annotations show.
+	marked map[string]string
 }
 
 func (d *drainReasons) observe(pod *corev1.Pod, annotation string) {

@@ -23,14 +23,17 @@ var promisedAlso = map[string]bool{"StatefulSet": true, "IsLeader": true, "Logge
 
 // TestInternalFacingMarked keeps statefulset.Scheduler's surface as
 // docs/versioning.md states it: every method it has only because
-// autoscaler.Target or evictor.DrainMemory asks for it carries the mark,
-// and no other method does.
+// autoscaler.Target, evictor.DrainMemory or evictor.ReasonMemory asks for
+// it carries the mark, and no other method does.
 func TestInternalFacingMarked(t *testing.T) {
 	want := map[string]bool{}
 	for _, m := range interfaceMethods(t, "autoscaler", "Target") {
 		want[m] = !promisedAlso[m]
 	}
 	for _, m := range interfaceMethods(t, "evictor", "DrainMemory") {
+		want[m] = !promisedAlso[m]
+	}
+	for _, m := range interfaceMethods(t, "evictor", "ReasonMemory") {
 		want[m] = !promisedAlso[m]
 	}
 	var missing, extra []string
