@@ -326,7 +326,7 @@ func (w *lagWorld) run(ops int) {
 			w.logLeaderView()
 		}
 		if len(failed) > 0 {
-			w.t.Fatalf("seed %d, step %d (%s): %s\nreplay: VSCHED_INVARIANT_SEED=%d VSCHED_INVARIANT_OPS=%d go test ./statefulset -run TestInvariantUnderLag",
+			w.t.Fatalf("seed %d, step %d (%s): %s\nreplay: VSCHED_INVARIANT_SEED=%d VSCHED_INVARIANT_OPS=%d go test ./autoscaler -run TestInvariantUnderLag",
 				w.seed, w.step, w.op, strings.Join(failed, "\n"), w.seed, w.step)
 		}
 	}
