@@ -194,7 +194,9 @@ type lagWorld struct {
 	lead  int // index of the leading instance
 	queue keyQueue
 	// gone is the StatefulSet deleted and recreated (statefulSetStep).
-	gone lagGone
+	// A batch's workers read and end it concurrently: goneMu guards it.
+	gone   lagGone
+	goneMu sync.Mutex
 
 	profiles    []config.ProfilesSource
 	profile     atomic.Int32
@@ -326,7 +328,7 @@ func (w *lagWorld) run(ops int) {
 			w.logLeaderView()
 		}
 		if len(failed) > 0 {
-			w.t.Fatalf("seed %d, step %d (%s): %s\nreplay: VSCHED_INVARIANT_SEED=%d VSCHED_INVARIANT_OPS=%d go test ./statefulset -run TestInvariantUnderLag",
+			w.t.Fatalf("seed %d, step %d (%s): %s\nreplay: VSCHED_INVARIANT_SEED=%d VSCHED_INVARIANT_OPS=%d go test ./autoscaler -run TestInvariantUnderLag",
 				w.seed, w.step, w.op, strings.Join(failed, "\n"), w.seed, w.step)
 		}
 	}
@@ -828,7 +830,7 @@ func (w *lagWorld) statefulSetStep() {
 		return
 	}
 	if !w.c.StatefulSetExists() {
-		n := []int32{0, w.gone.size}[w.rng.Intn(2)]
+		n := []int32{0, w.goneSize()}[w.rng.Intn(2)]
 		w.count(fmt.Sprintf("create statefulset at %d", n))
 		if err := w.c.CreateStatefulSet(n); err != nil {
 			w.t.Fatal(err)
@@ -841,12 +843,14 @@ func (w *lagWorld) statefulSetStep() {
 	if err := w.c.DeleteStatefulSet(orphan); err != nil {
 		w.t.Fatal(err)
 	}
-	w.gone = lagGone{active: true, size: size}
+	w.setGone(lagGone{active: true, size: size})
 }
 
 // goneReplicas is the size the checks hold the StatefulSet to while it is
 // gone or back below what the sources hold; ok is false otherwise.
 func (w *lagWorld) goneReplicas() (int32, bool) {
+	w.goneMu.Lock()
+	defer w.goneMu.Unlock()
 	if !w.gone.active {
 		return 0, false
 	}

@@ -461,13 +461,18 @@ func (c *Cluster) WaitForCacheSync(ctx context.Context) error {
 // Sync waits until every handler registered on the factory's pod, node and
 // StatefulSet informers (and so their listers) has processed the latest
 // write of every object the cluster wrote (the scale subresource's
-// included). It does not wait for a kind that is held (Hold): only for the
-// others, so it never blocks on a hold. It fails, naming what is missing,
-// when ctx ends or SyncTimeout passes first.
+// included), and until every registration's HasSynced holds (a handler
+// added late has seen the initial list). It does not wait for the events
+// of a kind that is held (Hold): only for the others, so it never blocks
+// on a hold. It fails, naming what is missing, when ctx ends or
+// SyncTimeout passes first.
 func (c *Cluster) Sync(ctx context.Context) error {
 	ctx, cancel := c.deadline(ctx)
 	defer cancel()
-	return c.wait(ctx, c.syncedLocked)
+	if err := c.wait(ctx, c.syncedLocked); err != nil {
+		return err
+	}
+	return c.waitHandlersSynced(ctx)
 }
 
 // WaitFor polls cond until it holds, for conditions on components the

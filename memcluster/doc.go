@@ -20,8 +20,10 @@
 // increasing resourceVersion, which the fake does not do itself. Sync uses
 // those versions to wait, without sleeping, until every event handler
 // registered through InformerFactory has processed the latest write of every
-// object. Writes made directly through Client() are not tracked, except
-// through the StatefulSet's scale subresource.
+// object, and until every such registration's HasSynced holds: a scheduler
+// built after Start is ready once Sync returns. Writes made directly
+// through Client() are not tracked, except through the StatefulSet's scale
+// subresource.
 //
 // A test that arranges the cluster by hand starts it with NoNodes and adds
 // nodes with AddNode, creates single pods with CreatePod (bound to a named
