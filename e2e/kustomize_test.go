@@ -72,10 +72,19 @@ func TestKustomizeOverlays(t *testing.T) {
 		t.Fatalf("applying the PrometheusRule CRD: %v", err)
 	}
 	for i, o := range overlays {
-		if err := e.cp.Apply(e.ctx, rendered[o.name]); err != nil {
+		objs := rendered[o.name]
+		if i > 0 {
+			// Over an installed sample, apply without the adapter's
+			// spec.replicas, as docs/operations.md says: the manifest's
+			// replicas: 0 would scale the StatefulSet to zero under the
+			// placed vreplicas, which the next controller re-places
+			// rather than restores (an open defect, see the CHANGELOG).
+			objs = withoutAdapterReplicas(t, objs)
+		}
+		if err := e.cp.Apply(e.ctx, objs); err != nil {
 			t.Fatalf("kubectl apply -k deploy/overlays/%s: the API server rejects: %v", o.name, err)
 		}
-		e.mark(fmt.Sprintf("overlays/%s applied (%d objects)", o.name, len(rendered[o.name])))
+		e.mark(fmt.Sprintf("overlays/%s applied (%d objects)", o.name, len(objs)))
 		if i == 0 {
 			e.afterFirstInstall()
 		}
@@ -252,6 +261,21 @@ func byPod(ps []vsched.Placement) map[string]int32 {
 	for _, p := range ps {
 		if p.VReplicas > 0 {
 			out[p.PodName] += p.VReplicas
+		}
+	}
+	return out
+}
+
+// withoutAdapterReplicas copies objs, the adapter StatefulSet without its
+// spec.replicas.
+func withoutAdapterReplicas(t *testing.T, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	t.Helper()
+	out := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
+		out[i] = o
+		if o.GetKind() == "StatefulSet" && o.GetName() == adapterName {
+			out[i] = o.DeepCopy()
+			unstructured.RemoveNestedField(out[i].Object, "spec", "replicas")
 		}
 	}
 	return out
