@@ -141,6 +141,14 @@ func (m *MeasuredUsage) Usage(ctx context.Context, res corev1.ResourceName) (use
 	return used, requested, why == "" && requested > 0
 }
 
+// Read implements usage.Reader with the reads Usage shares: one read
+// serves, for usageReuse, the cpu and memory triggers and the cycle's
+// cost estimates and hot pods (Options.PodUsage), so a cycle asks the
+// metrics API once.
+func (m *MeasuredUsage) Read(ctx context.Context) ([]usage.Sample, error) {
+	return m.read(ctx, m.o.Clock.Now())
+}
+
 // read returns the samples, reading them at most once per usageReuse.
 func (m *MeasuredUsage) read(ctx context.Context, now time.Time) ([]usage.Sample, error) {
 	m.mu.Lock()

@@ -147,14 +147,20 @@ func New(ctx context.Context, o Options) (*Scheduler, error) {
 		sched.Close()
 		return nil, err
 	}
+	// Untyped nils without a reader: the autoscaler tests the interfaces.
+	var triggerUsage autoscaler.UsageReader
+	var podUsage usage.Reader
+	if measured != nil {
+		triggerUsage, podUsage = measured, measured
+	}
 	s.Autoscaler, err = autoscaler.New(ctx, autoscaler.Options{
 		Scheduler: sched, Client: o.Client, Recorder: o.Recorder, Config: o.AutoscalerConfig, Cache: o.AutoscalerCache,
-		Usage: measured,
+		Usage: triggerUsage,
 		Requeue: func(_ context.Context, src types.NamespacedName) error {
 			o.Requeue(src)
 			return nil
 		},
-		Logger: o.Logger, MeterProvider: o.MeterProvider, PodUsage: o.Usage, CostEstimates: o.CostEstimates,
+		Logger: o.Logger, MeterProvider: o.MeterProvider, PodUsage: podUsage, CostEstimates: o.CostEstimates,
 	})
 	if err != nil {
 		sched.Close()
