@@ -330,7 +330,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	ctx, cancel := context.WithCancel(logtesting.TestContextWithLogger(t))
 	c, err := memcluster.New(ctx, memcluster.Options{
 		Zones: []string{"zone-a", "zone-b", "zone-c"}, Replicas: o.replicas, Capacity: o.capacity,
-		SyncTimeout: 5 * time.Second,
+		SyncTimeout: runTimeout,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,10 @@ import (
 // over them, as in a cluster. They wait for outcomes with a deadline, never
 // for fixed times.
 
-const runTimeout = 5 * time.Second
+// runTimeout bounds every wait for an outcome. It is generous because each
+// wait returns as soon as the outcome is seen: only a broken controller
+// waits it out, and a -race run on a loaded CI machine must not.
+const runTimeout = 30 * time.Second
 
 // recommendOnly keeps the autoscaler from writing: the memcluster has no
 // StatefulSet controller, and these tests hold its size fixed.
