@@ -36,6 +36,10 @@ type Target interface {
 	// again with fewer replicas than the pods its sources hold (ok); the
 	// scheduler decides nothing until it is written (Grown).
 	RestoreSize() (to int32, ok bool)
+	// ScaledDownFromOutside says the size RestoreSize asks for follows a
+	// scale-down vsched did not make (the StatefulSet kept, scaled below
+	// the pods its sources hold), not a StatefulSet created again.
+	ScaledDownFromOutside() bool
 	// CloneLoaded is a copy of the state, loaded for the current term, for
 	// the cycle to simulate on; changing it changes nothing in the
 	// scheduler.

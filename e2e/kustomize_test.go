@@ -72,14 +72,14 @@ func TestKustomizeOverlays(t *testing.T) {
 		t.Fatalf("applying the PrometheusRule CRD: %v", err)
 	}
 	for i, o := range overlays {
+		// Each overlay whole, replicas: 0 included: over an installed
+		// sample it scales the adapter StatefulSet to zero under the
+		// placed vreplicas, and the next controller sizes it back
+		// (StatefulSetRestored) with every placement kept.
 		objs := rendered[o.name]
+		var held map[string]map[string]int32
 		if i > 0 {
-			// Over an installed sample, apply without the adapter's
-			// spec.replicas, as docs/operations.md says: the manifest's
-			// replicas: 0 would scale the StatefulSet to zero under the
-			// placed vreplicas, which the next controller re-places
-			// rather than restores (an open defect, see the CHANGELOG).
-			objs = withoutAdapterReplicas(t, objs)
+			held = e.placementsByPod()
 		}
 		if err := e.cp.Apply(e.ctx, objs); err != nil {
 			t.Fatalf("kubectl apply -k deploy/overlays/%s: the API server rejects: %v", o.name, err)
@@ -89,10 +89,56 @@ func TestKustomizeOverlays(t *testing.T) {
 			e.afterFirstInstall()
 		}
 		c := e.startController(o.name, controllerArgs(t, rendered[o.name])...)
+		if i > 0 {
+			e.waitSizedBack(o.name, c, held)
+		}
 		o.check(e, c)
 		c.Terminate() // releases the lease for the next profile's controller
 	}
 	e.liveViewAfterInstall(map[string]int32{"spread": 6, "pack": 6, "dev": 3})
+}
+
+// placementsByPod is every source's vreplicas by pod, by source name.
+func (e *env) placementsByPod() map[string]map[string]int32 {
+	e.t.Helper()
+	s, err := e.snapshot()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]map[string]int32{}
+	for _, src := range s.sources {
+		out[src.Name] = byPod(src.Status.Placements)
+	}
+	return out
+}
+
+// waitSizedBack waits until the overlay's controller c has sized the
+// adapter StatefulSet back after the overlay's replicas: 0 scaled it to
+// zero under the placed vreplicas (its autoscaler's log line), and until
+// every source is on Running pods again; each must hold what it held
+// before the apply (held), on the same pods.
+func (e *env) waitSizedBack(overlay string, c *harness.Controller, held map[string]map[string]int32) {
+	e.t.Helper()
+	want := int32(0)
+	for _, pods := range held {
+		for pod := range pods {
+			ord, err := vsched.OrdinalFromPodName(pod)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			want = max(want, ord+1)
+		}
+	}
+	e.waitLogged(fmt.Sprintf("overlays/%s: the StatefulSet sized back to %d", overlay, want), sinceStart(c), func(l harness.LogEntry) bool {
+		return l.Msg == "vsched autoscaler: restored the StatefulSet's size" && l.Fields["scaledDownFromOutside"] == true &&
+			l.Fields["from"] == float64(0) && l.Fields["to"] == float64(want)
+	})
+	e.waitFor(fmt.Sprintf("overlays/%s: the sources running again", overlay), func(s *snapshot) bool {
+		return len(s.violations(checks{allPlaced: true, running: true, wantReplicas: -1})) == 0
+	})
+	if diff := cmp.Diff(held, e.placementsByPod()); diff != "" {
+		e.t.Errorf("overlays/%s: the sources' placements after the apply scaled the StatefulSet to 0 and it was sized back (-before +after):\n%s", overlay, diff)
+	}
 }
 
 // liveViewAfterInstall runs `vsched get` on what the overlays installed:
@@ -261,21 +307,6 @@ func byPod(ps []vsched.Placement) map[string]int32 {
 	for _, p := range ps {
 		if p.VReplicas > 0 {
 			out[p.PodName] += p.VReplicas
-		}
-	}
-	return out
-}
-
-// withoutAdapterReplicas copies objs, the adapter StatefulSet without its
-// spec.replicas.
-func withoutAdapterReplicas(t *testing.T, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
-	t.Helper()
-	out := make([]*unstructured.Unstructured, len(objs))
-	for i, o := range objs {
-		out[i] = o
-		if o.GetKind() == "StatefulSet" && o.GetName() == adapterName {
-			out[i] = o.DeepCopy()
-			unstructured.RemoveNestedField(out[i].Object, "spec", "replicas")
 		}
 	}
 	return out

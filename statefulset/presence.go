@@ -211,7 +211,12 @@ func specReplicas(set *appsv1.StatefulSet) int32 {
 // size.
 //
 // For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
-func (s *Scheduler) RestoreSize() (int32, bool) { return s.presence.restoreSize() }
+func (s *Scheduler) RestoreSize() (int32, bool) {
+	if to, ok := s.presence.restoreSize(); ok {
+		return to, ok
+	}
+	return s.outside.restoreSize() // outside.go
+}
 
 // StatefulSetMissing says why the StatefulSet counts as missing (not found,
 // deleted, or back smaller than the pods its sources hold), "" when it is
@@ -222,7 +227,10 @@ func (s *Scheduler) StatefulSetMissing() string {
 	if !s.hasSynced() {
 		return ""
 	}
-	return s.presence.why(s.key)
+	if why := s.presence.why(s.key); why != "" {
+		return why
+	}
+	return s.outside.why(s.key) // outside.go
 }
 
 // missingErr is the error of a call that cannot decide while the
