@@ -204,7 +204,8 @@ func specReplicas(set *appsv1.StatefulSet) int32 {
 
 // RestoreSize is the size the StatefulSet must be sized back to, when it was
 // created again (under the same name, as an upgrade does) with fewer
-// replicas than the pods its sources hold: ok is false otherwise. Until a
+// replicas than the pods its sources hold, or scaled below them from
+// outside (outside.go): ok is false otherwise. Until a
 // size at least that large is seen or written (Grown), Schedule answers
 // vsched.ErrStatefulSetMissing and keeps every placement; the autoscaler writes
 // it. Without an autoscaler, scale the StatefulSet by hand to at least that
@@ -219,7 +220,8 @@ func (s *Scheduler) RestoreSize() (int32, bool) {
 }
 
 // StatefulSetMissing says why the StatefulSet counts as missing (not found,
-// deleted, or back smaller than the pods its sources hold), "" when it is
+// deleted, or back, or scaled from outside, smaller than the pods its
+// sources hold), "" when it is
 // present: what a readiness probe or a source's condition reports. Until
 // the informers have synced it is "": nothing is known yet (NotReady says
 // so).
