@@ -19,6 +19,7 @@ import (
 	"knative.dev/pkg/reconciler"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/memcluster"
 	"github.com/vsched/vsched/statefulset"
 )
@@ -416,5 +417,58 @@ func TestOwnScaleDownsUnderLagAreNotRestored(t *testing.T) {
 	}
 	if got := logs.matching(statefulset.LogScaledDownFromOutside); len(got) != 0 {
 		t.Errorf("the autoscaler's own sizes taken for a scale-down from outside: %q", got)
+	}
+}
+
+// TestOutsideScaleDownWaits: while the StatefulSet waits to be sized back,
+// a decision answers a MissingError that says why and writes nothing, the
+// scheduler calls its pending hook once (the autoscaler's Trigger), and the
+// autoscaler's cycle restores; recommending only (or paused, the same
+// path), it only recommends, and decisions keep waiting.
+func TestOutsideScaleDownWaits(t *testing.T) {
+	for _, recommendOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("recommend-only=%v", recommendOnly), func(t *testing.T) {
+			e := newEnv(t, envOpts{replicas: 3})
+			e.create("s0", 6)
+			e.settle()
+			before := short(e.placementsOf("s0"))
+			var hooked atomic.Int32
+			e.s.SetPendingHook(func() { hooked.Add(1) })
+			if recommendOnly {
+				e.setConfig(func(c *config.AutoscalerConfig) { c.RecommendOnly = true })
+			}
+			if err := e.c.SetReplicas(0); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.c.Sync(e.ctx); err != nil {
+				t.Fatal(err)
+			}
+			_, err := e.src.Reconcile(e.ctx, e.s, e.key("s0"))
+			var missing *vsched.MissingError
+			why := "StatefulSet vsched/adapter was scaled to 0 replica(s) from outside vsched, below the 3 pod(s) its sources hold; waiting for it to be sized back to 3"
+			if !errors.As(err, &missing) || missing.Why != why {
+				t.Fatalf("Schedule after the scale-down: %v; want a MissingError saying %q", err, why)
+			}
+			if got := short(e.placementsOf("s0")); got != before {
+				t.Fatalf("s0's status [%s] after the refused decision, want [%s]", got, before)
+			}
+			if to, ok := e.s.RestoreSize(); !ok || to != 3 || !e.s.ScaledDownFromOutside() {
+				t.Fatalf("RestoreSize() = %d, %v, ScaledDownFromOutside() = %v; want 3, true, true", to, ok, e.s.ScaledDownFromOutside())
+			}
+			if n := hooked.Load(); n != 1 {
+				t.Fatalf("pending hook called %d times, want once", n)
+			}
+			d := e.reconcile()
+			reason := "the StatefulSet was scaled to 0 replica(s) from outside vsched, below the 3 pod(s) its sources hold; restoring them"
+			want := Report{Action: ActionScaleUp, Reason: reason, Current: 0, Desired: 3, Target: 3, Written: !recommendOnly, RecommendOnly: recommendOnly}
+			got := Report{Action: d.Action, Reason: d.Reason, Current: d.Current, Desired: d.Desired, Target: d.Target, Written: d.Written, RecommendOnly: d.RecommendOnly}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("the cycle's report (-want +got):\n%s", diff)
+			}
+			_, waiting := e.s.RestoreSize()
+			if wantSpec := map[bool]int32{false: 3, true: 0}[recommendOnly]; e.specReplicas() != wantSpec || waiting != recommendOnly {
+				t.Fatalf("spec.replicas %d, still waiting %v; want %d, %v", e.specReplicas(), waiting, wantSpec, recommendOnly)
+			}
+		})
 	}
 }
