@@ -33,9 +33,9 @@ import (
 // outsideCase is one scale-down from outside and what must follow.
 type outsideCase struct {
 	name string
-	// replicas is the size before; sources the sources' vreplicas,
-	// created in order.
-	replicas int32
+	// replicas is the size before, capacity the pods' (10 when 0);
+	// sources the sources' vreplicas, created in order.
+	replicas, capacity int32
 	sources  []int32
 	// to is the size written from outside; the pods follow (the
 	// StatefulSet controller acts) unless podsStay.
@@ -95,6 +95,11 @@ func TestOutsideScaleDown(t *testing.T) {
 		name: "stranding nothing while the controller is down", replicas: 6, sources: []int32{6},
 		to: 3, restart: true, want: 3,
 	}, {
+		// The new controller first sees 0 replicas and tracks 64
+		// ordinals; the placements above count all the same.
+		name: "to zero while the controller is down, 70 pods", replicas: 70, capacity: 1, sources: []int32{70},
+		to: 0, restart: true, want: 70, restored: restored(0, 70),
+	}, {
 		name: "to zero across a leader change", replicas: 3, sources: []int32{6},
 		to: 0, handover: true, want: 3, restored: restored(0, 3),
 	}, {
@@ -108,7 +113,7 @@ func TestOutsideScaleDown(t *testing.T) {
 
 func runOutsideCase(t *testing.T, tc outsideCase) {
 	logs := &logLines{}
-	e := newEnv(t, envOpts{replicas: tc.replicas, scheduler: logs.into, notLeader: tc.handover})
+	e := newEnv(t, envOpts{replicas: tc.replicas, capacity: tc.capacity, scheduler: logs.into, notLeader: tc.handover})
 	var next replica
 	if tc.handover {
 		if err := e.s.Promote(reconciler.UniversalBucket(), nil); err != nil {

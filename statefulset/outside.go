@@ -132,7 +132,7 @@ func (s *Scheduler) outsideEvent(set *appsv1.StatefulSet) bool {
 // size, is below the pods the sources hold, and ends the wait otherwise.
 // It reports whether n is to be taken. Called with the state locked.
 func (s *Scheduler) compareOutside(n int32) bool {
-	held := s.st.HighestUsedOrdinal() + 1
+	held := s.st.HeldReplicas() // also above the ordinals tracked yet
 	if n >= held {
 		if s.outside.end() {
 			s.seen.logger().Infow(LogSizedBack, "replicas", n)
