@@ -36,7 +36,7 @@ type outsideCase struct {
 	// replicas is the size before, capacity the pods' (10 when 0);
 	// sources the sources' vreplicas, created in order.
 	replicas, capacity int32
-	sources  []int32
+	sources            []int32
 	// to is the size written from outside; the pods follow (the
 	// StatefulSet controller acts) unless podsStay.
 	to       int32
