@@ -202,12 +202,7 @@ func (e *asEnv) schedule(k types.NamespacedName) []vsched.Placement {
 		if err != nil && vsched.PendingCount(err) == 0 {
 			e.t.Fatalf("reconciling %s: %v", k, err)
 		}
-		if v, err := e.src.Get(k); err == nil {
-			e.s.Observe(v)
-		}
-		e.mu.Lock()
-		e.results[k] = append(e.results[k], ps)
-		e.mu.Unlock()
+		e.written(k, ps)
 		return ps
 	}
 }

@@ -8,16 +8,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// ReasonStatefulSetRestored is the Event reason of a StatefulSet created
-// again (under the same name, as an upgrade does) with fewer replicas than
-// the pods its sources hold, and sized back to them.
+// ReasonStatefulSetRestored is the Event reason of a StatefulSet sized back
+// to the pods its sources hold: created again (under the same name, as an
+// upgrade does) with fewer replicas, or scaled below them by a write
+// vsched did not make (an apply of a manifest's replicas in place).
 const ReasonStatefulSetRestored = "StatefulSetRestored"
 
 // restore sizes a StatefulSet that came back smaller than the pods its
-// sources hold back to them (to): the sources keep their placements, and
-// the scheduler decides again once the size is written. It goes before
-// every limit: the pods were running before the StatefulSet was deleted,
-// and a smaller size would move or drop what they hold.
+// sources hold, or was scaled down below them from outside
+// (statefulset/outside.go), back to them (to): the sources keep their
+// placements, and the scheduler decides again once the size is written.
+// It goes before every limit: the pods were running before, and a smaller
+// size would move or drop what they hold.
 func (a *Autoscaler) restore(ctx context.Context, dec Report, to int32) (Report, error) {
 	set, _, err := a.readStatefulSet(ctx)
 	if err != nil {
@@ -27,7 +29,8 @@ func (a *Autoscaler) restore(ctx context.Context, dec Report, to int32) (Report,
 	if set.Spec.Replicas != nil {
 		from = *set.Spec.Replicas
 	}
-	why := fmt.Sprintf("the StatefulSet was created again with %d replica(s); restoring the %d pod(s) its sources hold", from, to)
+	outside := a.sched.ScaledDownFromOutside()
+	why := restoreWhy(outside, from, to)
 	dec.Current, dec.Desired, dec.Target = from, to, to
 	dec.Action, dec.Reason = ActionScaleUp, why
 	if set.Annotations[AnnotationPaused] == "true" || a.config().RecommendOnly {
@@ -47,6 +50,13 @@ func (a *Autoscaler) restore(ctx context.Context, dec Report, to int32) (Report,
 		dec.Reason = fmt.Sprintf("the StatefulSet has %d replica(s) already, covering the %d pod(s) its sources hold", have, to)
 		return dec, nil
 	}
+	if outside && sc.Spec.Replicas != from {
+		// The informer's copy lags the scale-down (a new leader's
+		// first cycle): the API server's size is the one replaced.
+		from = sc.Spec.Replicas
+		why = restoreWhy(outside, from, to)
+		dec.Current, dec.Reason = from, why
+	}
 	ok, rv, err := a.writeScale(ctx, sc.Spec.Replicas, to)
 	if err != nil {
 		return dec, fmt.Errorf("autoscaler: restoring StatefulSet %s to %d: %w", a.key, to, err)
@@ -56,7 +66,16 @@ func (a *Autoscaler) restore(ctx context.Context, dec Report, to int32) (Report,
 		dec.Written = true
 		a.event(set, corev1.EventTypeNormal, ReasonStatefulSetRestored, "scaled from %d to %d replicas: %s", from, to, why)
 		a.metrics.change(ctx, "up")
-		a.logger(ctx).Infow("vsched autoscaler: restored the StatefulSet's size", "statefulset", a.key.String(), "from", from, "to", to)
+		a.logger(ctx).Infow("vsched autoscaler: restored the StatefulSet's size", "statefulset", a.key.String(), "from", from, "to", to,
+			"scaledDownFromOutside", outside)
 	}
 	return dec, nil
+}
+
+// restoreWhy says why a restore sizes the StatefulSet from from to to.
+func restoreWhy(outside bool, from, to int32) string {
+	if outside {
+		return fmt.Sprintf("the StatefulSet was scaled to %d replica(s) from outside vsched, below the %d pod(s) its sources hold; restoring them", from, to)
+	}
+	return fmt.Sprintf("the StatefulSet was created again with %d replica(s); restoring the %d pod(s) its sources hold", from, to)
 }

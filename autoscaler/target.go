@@ -33,9 +33,14 @@ type Target interface {
 	// Replicas is the size the scheduler's decisions count.
 	Replicas() int32
 	// RestoreSize is the size to write when the StatefulSet was created
-	// again with fewer replicas than the pods its sources hold (ok); the
-	// scheduler decides nothing until it is written (Grown).
+	// again with fewer replicas than the pods its sources hold, or scaled
+	// below them from outside (ok); the scheduler decides nothing until
+	// it is written (Grown).
 	RestoreSize() (to int32, ok bool)
+	// ScaledDownFromOutside says the size RestoreSize asks for follows a
+	// scale-down vsched did not make (the StatefulSet kept, scaled below
+	// the pods its sources hold), not a StatefulSet created again.
+	ScaledDownFromOutside() bool
 	// CloneLoaded is a copy of the state, loaded for the current term, for
 	// the cycle to simulate on; changing it changes nothing in the
 	// scheduler.

@@ -72,14 +72,14 @@ func TestKustomizeOverlays(t *testing.T) {
 		t.Fatalf("applying the PrometheusRule CRD: %v", err)
 	}
 	for i, o := range overlays {
+		// Each overlay whole, replicas: 0 included: over an installed
+		// sample it scales the adapter StatefulSet to zero under the
+		// placed vreplicas, and the next controller sizes it back
+		// (StatefulSetRestored) with every placement kept.
 		objs := rendered[o.name]
+		var held map[string]map[string]int32
 		if i > 0 {
-			// Over an installed sample, apply without the adapter's
-			// spec.replicas, as docs/operations.md says: the manifest's
-			// replicas: 0 would scale the StatefulSet to zero under the
-			// placed vreplicas, which the next controller re-places
-			// rather than restores (an open defect, see the CHANGELOG).
-			objs = withoutAdapterReplicas(t, objs)
+			held = e.placementsByPod()
 		}
 		if err := e.cp.Apply(e.ctx, objs); err != nil {
 			t.Fatalf("kubectl apply -k deploy/overlays/%s: the API server rejects: %v", o.name, err)
@@ -89,10 +89,102 @@ func TestKustomizeOverlays(t *testing.T) {
 			e.afterFirstInstall()
 		}
 		c := e.startController(o.name, controllerArgs(t, rendered[o.name])...)
+		if i > 0 {
+			e.waitSizedBack(o.name, c, held)
+		}
 		o.check(e, c)
 		c.Terminate() // releases the lease for the next profile's controller
 	}
 	e.liveViewAfterInstall(map[string]int32{"spread": 6, "pack": 6, "dev": 3})
+}
+
+// placementsByPod is every source's vreplicas by pod, by source name.
+func (e *env) placementsByPod() map[string]map[string]int32 {
+	e.t.Helper()
+	s, err := e.snapshot()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]map[string]int32{}
+	for _, src := range s.sources {
+		out[src.Name] = byPod(src.Status.Placements)
+	}
+	return out
+}
+
+// waitSizedBack waits until the overlay's controller c has sized the
+// adapter StatefulSet back after the overlay's replicas: 0 scaled it to
+// zero under the placed vreplicas (its autoscaler's log line), and until
+// every source is on Running pods again with its Scheduled condition True;
+// each must hold what it held before the apply (held), on the same pods.
+func (e *env) waitSizedBack(overlay string, c *harness.Controller, held map[string]map[string]int32) {
+	e.t.Helper()
+	want := int32(0)
+	for _, pods := range held {
+		for pod := range pods {
+			ord, err := vsched.OrdinalFromPodName(pod)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			want = max(want, ord+1)
+		}
+	}
+	e.waitLogged(fmt.Sprintf("overlays/%s: the StatefulSet sized back to %d", overlay, want), sinceStart(c), func(l harness.LogEntry) bool {
+		return l.Msg == "vsched autoscaler: restored the StatefulSet's size" && l.Fields["scaledDownFromOutside"] == true &&
+			l.Fields["from"] == float64(0) && l.Fields["to"] == float64(want)
+	})
+	// A source decided while the StatefulSet waited says so in its
+	// Scheduled condition until its controller's next try
+	// (embedkit.StatefulSetMissingDelay).
+	e.waitFor(fmt.Sprintf("overlays/%s: the sources running again, Scheduled", overlay), func(s *snapshot) bool {
+		for _, src := range s.sources {
+			if c := src.Condition(v1alpha1.ConditionScheduled); c == nil || c.Status != metav1.ConditionTrue {
+				return false
+			}
+		}
+		return len(s.violations(checks{allPlaced: true, running: true, wantReplicas: -1})) == 0
+	})
+	after := e.placementsByPod()
+	// The overlay's own policy may then move a source placed under the
+	// one before (dev's EvenZoneSpread rebalances pack's 6 on one pod):
+	// such a source keeps its vreplicas, not its pods.
+	for name := range rebalanced(e.t, c) {
+		if h, a := sumOf(held[name]), sumOf(after[name]); h != a {
+			e.t.Errorf("overlays/%s: %s held %d vreplicas before the apply, %d after its rebalancing", overlay, name, h, a)
+		}
+		delete(held, name)
+		delete(after, name)
+	}
+	if diff := cmp.Diff(held, after); diff != "" {
+		e.t.Errorf("overlays/%s: the sources' placements after the apply scaled the StatefulSet to 0 and it was sized back (-before +after):\n%s", overlay, diff)
+	}
+}
+
+// rebalanced names the sources c's scheduler logged it moved to restore a
+// rebalancing filter's rule (a debug line: only a controller logging at
+// debug level names any).
+func rebalanced(t *testing.T, c *harness.Controller) map[string]bool {
+	t.Helper()
+	entries, err := c.LogEntries(c.StartOffset())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, l := range entries {
+		if src, ok := l.Fields["source"].(string); ok && l.Msg == "vsched: moved vreplicas to restore a rebalancing filter's rule" {
+			out[strings.TrimPrefix(src, sourcesNS+"/")] = true
+		}
+	}
+	return out
+}
+
+// sumOf is the vreplicas of a source's placements by pod.
+func sumOf(byPod map[string]int32) int32 {
+	var n int32
+	for _, v := range byPod {
+		n += v
+	}
+	return n
 }
 
 // liveViewAfterInstall runs `vsched get` on what the overlays installed:
@@ -261,21 +353,6 @@ func byPod(ps []vsched.Placement) map[string]int32 {
 	for _, p := range ps {
 		if p.VReplicas > 0 {
 			out[p.PodName] += p.VReplicas
-		}
-	}
-	return out
-}
-
-// withoutAdapterReplicas copies objs, the adapter StatefulSet without its
-// spec.replicas.
-func withoutAdapterReplicas(t *testing.T, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
-	t.Helper()
-	out := make([]*unstructured.Unstructured, len(objs))
-	for i, o := range objs {
-		out[i] = o
-		if o.GetKind() == "StatefulSet" && o.GetName() == adapterName {
-			out[i] = o.DeepCopy()
-			unstructured.RemoveNestedField(out[i].Object, "spec", "replicas")
 		}
 	}
 	return out

@@ -171,11 +171,12 @@ func (s *Scheduler) ObserveStatefulSet(set *appsv1.StatefulSet) {
 	take, back := s.presence.arrive(set, s.st.HighestUsedOrdinal()+1, s.loaded.Load(), s.cfg.Clock.Now())
 	var grew bool
 	var above []types.NamespacedName
-	if take {
+	if take && s.outsideEvent(set) {
 		grew, above = s.observeSize(set)
 	}
 	observed := s.st.ObservedReplicas()
 	s.st.Unlock()
+	s.kickRestore()
 	if back {
 		restore, _ := s.presence.restoreSize()
 		s.seen.logger().Infow(LogStatefulSetBack, "replicas", specReplicas(set), "restoreTo", restore)

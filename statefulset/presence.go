@@ -204,17 +204,24 @@ func specReplicas(set *appsv1.StatefulSet) int32 {
 
 // RestoreSize is the size the StatefulSet must be sized back to, when it was
 // created again (under the same name, as an upgrade does) with fewer
-// replicas than the pods its sources hold: ok is false otherwise. Until a
+// replicas than the pods its sources hold, or scaled below them from
+// outside (outside.go): ok is false otherwise. Until a
 // size at least that large is seen or written (Grown), Schedule answers
 // vsched.ErrStatefulSetMissing and keeps every placement; the autoscaler writes
 // it. Without an autoscaler, scale the StatefulSet by hand to at least that
 // size.
 //
 // For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
-func (s *Scheduler) RestoreSize() (int32, bool) { return s.presence.restoreSize() }
+func (s *Scheduler) RestoreSize() (int32, bool) {
+	if to, ok := s.presence.restoreSize(); ok {
+		return to, ok
+	}
+	return s.outside.restoreSize() // outside.go
+}
 
 // StatefulSetMissing says why the StatefulSet counts as missing (not found,
-// deleted, or back smaller than the pods its sources hold), "" when it is
+// deleted, or back, or scaled from outside, smaller than the pods its
+// sources hold), "" when it is
 // present: what a readiness probe or a source's condition reports. Until
 // the informers have synced it is "": nothing is known yet (NotReady says
 // so).
@@ -222,7 +229,10 @@ func (s *Scheduler) StatefulSetMissing() string {
 	if !s.hasSynced() {
 		return ""
 	}
-	return s.presence.why(s.key)
+	if why := s.presence.why(s.key); why != "" {
+		return why
+	}
+	return s.outside.why(s.key) // outside.go
 }
 
 // missingErr is the error of a call that cannot decide while the

@@ -67,6 +67,7 @@ func (s *Scheduler) Resync(ctx context.Context) error {
 	}
 	expired := s.st.ExpireReservations(now, s.cfg.ReservationTTL)
 	s.st.Unlock()
+	s.kickRestore() // a term's load may have found a scale-down from outside
 	if len(res.Unconfirmed) > 0 && s.cfg.FreshLister != nil {
 		res = s.confirmUnlisted(ctx, res, now)
 	}

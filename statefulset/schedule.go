@@ -141,6 +141,7 @@ func (s *Scheduler) announce(freed, pendingLeft bool) {
 	if h := s.pendingHook.Load(); pendingLeft && h != nil {
 		(*h)()
 	}
+	s.kickRestore() // a term's load may have found a scale-down from outside
 }
 
 // observeForDecision observes the source Schedule was given, refusing a

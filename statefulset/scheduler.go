@@ -59,6 +59,9 @@ type Scheduler struct {
 	seen seenViews
 	// presence is whether the StatefulSet exists (see presence.go).
 	presence presence
+	// outside is the wait for a scale-down from outside to be sized
+	// back (see outside.go).
+	outside outsideScaleDown
 }
 
 var (

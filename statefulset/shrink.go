@@ -88,6 +88,9 @@ func (s *Scheduler) Grown(to int32, rv string) {
 	if ended {
 		s.seen.logger().Infow(LogStatefulSetBack, "replicas", to, "restoreTo", 0)
 	}
+	if s.outside.grown(to) {
+		s.seen.logger().Infow(LogSizedBack, "replicas", to)
+	}
 	s.st.Lock()
 	s.st.Unfence()
 	before := s.st.Replicas()

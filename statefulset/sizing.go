@@ -63,7 +63,8 @@ func (s *Scheduler) CloneLoaded(ctx context.Context) (*state.State, error) {
 }
 
 // SetPendingHook installs f to be called, outside any lock, after a Schedule
-// call that left vreplicas pending, replacing any f before; nil removes it.
+// call that left vreplicas pending, and once when a scale-down from outside
+// is found (outside.go), replacing any f before; nil removes it.
 // It is the scheduler's one pending hook: autoscaler.New installs its
 // Trigger here, so that the autoscaler acts at once rather than at its next
 // refresh; a controller without an autoscaler may install its own. f must

@@ -178,6 +178,9 @@ func (s *Scheduler) loadTerm(ctx context.Context, ts *termStart) (state.ResyncRe
 			s.observeSize(set)
 		}
 	}
+	if _, recreated := s.presence.restoreSize(); !recreated {
+		s.outsideAtLoad()
+	}
 	s.loaded.Store(true)
 	s.logger(ctx).Infow("vsched state loaded", "statefulset", s.key.String(), "sources", len(t.vpods),
 		"fresh", t.listed, "replicas", s.st.Replicas(), "forgotten", len(res.Forgotten), "droppedReservations", dropped)
