@@ -37,6 +37,7 @@ func (a *Autoscaler) usageCycle(c *cycle) {
 	a.feedEstimates(c, fresh)
 	a.reportEstimates(c)
 	a.hotCycle(c, fresh)
+	a.guardSheds(c, fresh)
 }
 
 // freshByOrdinal keeps the samples of the StatefulSet's pods below the

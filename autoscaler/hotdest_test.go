@@ -1,0 +1,62 @@
+package autoscaler
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vsched/vsched"
+)
+
+// TestHotPodShedAvoidsHotDestinations: pod 0 (hotEnv) is at 990Mi and sheds
+// one vreplica of heavy (300Mi); pod 1, where the scheduler packs it by
+// declared costs alone, is measured at some usage, pod 2 at 100Mi. A
+// destination measured over the hot-pod limit (921.6Mi, 90% of 1Gi), or
+// that the moved vreplica's cost would take over it, is passed over for
+// pod 2; usage that is under it, stale or missing changes nothing.
+func TestHotPodShedAvoidsHotDestinations(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// pod1 sets pod 1's usage (or not) before cycle i.
+		pod1  func(e *asEnv, i int)
+		heavy []int32 // ordinal, vreplicas pairs
+	}{
+		{"pod 1 at 95% is hot", func(e *asEnv, _ int) { e.c.SetPodUsage(1, memory(973)) }, []int32{0, 1, 2, 1}},
+		{"pod 1 at 700Mi would pass the limit with 300Mi more", func(e *asEnv, _ int) { e.c.SetPodUsage(1, memory(700)) }, []int32{0, 1, 2, 1}},
+		{"pod 1 at 600Mi stays under it with 300Mi more", func(e *asEnv, _ int) { e.c.SetPodUsage(1, memory(600)) }, []int32{0, 1, 1, 1}},
+		{"pod 1 at 95% but stale", func(e *asEnv, i int) {
+			if i == 0 {
+				e.c.SetPodUsage(1, memory(973))
+			}
+		}, []int32{0, 1, 1, 1}},
+		{"pod 1 not measured", func(*asEnv, int) {}, []int32{0, 1, 1, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := hotEnv(t, nil)
+			for i, end := 0, e.clk.Now().Add(5*time.Minute); !e.clk.Now().After(end); i++ {
+				e.c.SetPodUsage(0, memory(990))
+				e.c.SetPodUsage(2, memory(100))
+				tc.pod1(e, i)
+				e.reconcile()
+				e.step(30 * time.Second)
+			}
+			if ev := e.events(); countPrefix(ev, "Warning "+ReasonPodHot) != 1 {
+				t.Fatalf("events %v; want one %s", ev, ReasonPodHot)
+			}
+			e.work()
+			var want []vsched.Placement
+			for i := 0; i < len(tc.heavy); i += 2 {
+				want = append(want, e.on(tc.heavy[i], tc.heavy[i+1]))
+			}
+			if diff := cmp.Diff(want, e.placementsOf("heavy")); diff != "" {
+				t.Errorf("heavy (-want +got):\n%s", diff)
+			}
+			for name, n := range map[string]int32{"mid": 3, "light": 2} {
+				if diff := cmp.Diff([]vsched.Placement{e.on(0, n)}, e.placementsOf(name)); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", name, diff)
+				}
+			}
+		})
+	}
+}
