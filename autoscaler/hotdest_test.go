@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/config"
 )
 
 // TestHotPodShedAvoidsHotDestinations: pod 0 (hotEnv) is at 990Mi and sheds
@@ -58,5 +59,30 @@ func TestHotPodShedAvoidsHotDestinations(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHotPodShedGrowsPastHotDestinations: pods 1 and 2 are at 95% too, so
+// no pod has room for pod 0's shed below the limit: the autoscaler adds a
+// pod (new pods are not measured yet) and the shed lands there, where
+// without the guard in the fit the vreplica would have waited on the hot
+// pod for a room the scheduler refuses.
+func TestHotPodShedGrowsPastHotDestinations(t *testing.T) {
+	e := hotEnv(t, func(c *config.AutoscalerConfig) { c.MaxReplicas = 5 })
+	grew := false
+	for end := e.clk.Now().Add(7 * time.Minute); !e.clk.Now().After(end); e.step(30 * time.Second) {
+		e.c.SetPodUsage(0, memory(990))
+		e.c.SetPodUsage(1, memory(973))
+		e.c.SetPodUsage(2, memory(973))
+		r := e.reconcile()
+		grew = grew || r.Action == ActionScaleUp
+		e.settle()
+		e.work()
+	}
+	if !grew || e.specReplicas() != 4 {
+		t.Errorf("spec.replicas %d (scaled up: %v); want 4", e.specReplicas(), grew)
+	}
+	if diff := cmp.Diff([]vsched.Placement{e.on(0, 1), e.on(3, 1)}, e.placementsOf("heavy")); diff != "" {
+		t.Errorf("heavy (-want +got):\n%s", diff)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched/descheduler"
+	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/usage"
 )
 
@@ -70,6 +71,41 @@ func (a *Autoscaler) shedWeights(c *cycle, fresh map[int32]usage.Sample, dims []
 			}
 			out[sh.Source] = sh.Weight
 		}
+	}
+	return out
+}
+
+// extraProfile is the profile the fit places extra with (the vreplicas
+// the hot pods shed and those pods hold over capacity) when the cycle has
+// a guard: the place profile with the guard, each of those vreplicas
+// weighing the least a shedding source's does, so that the fit adds a pod
+// when only pods the guard refuses have room. nil: the place profile.
+func extraProfile(c *cycle, extra int32) *framework.Profile {
+	if c.guard == nil || extra <= 0 {
+		return nil
+	}
+	g := *c.guard
+	g.Costs = map[types.NamespacedName][]int64{overCapacityKey: leastWeights(c.guard)}
+	p, err := c.place.WithFilter(&g)
+	if err != nil {
+		c.log.Debugw("vsched autoscaler: the fit places the sheds without the hot-pod guard", "error", err)
+		return nil
+	}
+	return p
+}
+
+// leastWeights is, per limit, the least one vreplica of a shedding source
+// weighs (0 without one).
+func leastWeights(g *descheduler.HotGuard) []int64 {
+	out := make([]int64, len(g.Limits))
+	first := true
+	for _, w := range g.Costs {
+		for i := range out {
+			if i < len(w) && (first || w[i] < out[i]) {
+				out[i] = w[i]
+			}
+		}
+		first = false
 	}
 	return out
 }
