@@ -248,6 +248,8 @@ type Autoscaler struct {
 	// estimatesExpired and usageFailing are what was last reported of
 	// them and of the usage reads. hot follows each pod's usage.
 	estimates        *costestimate.Measured
+	// fed are the sources fed to the estimates (forgetGone).
+	fed map[types.NamespacedName]bool
 	estimatesExpired bool
 	usageFailing     bool
 	hot              map[int32]*hotPod

@@ -204,6 +204,7 @@ func (s *Scheduler) Forget(key types.NamespacedName) {
 	s.st.Lock()
 	known := s.st.Forget(key, s.cfg.Clock.Now())
 	s.st.Unlock()
+	s.forgetEstimate(key)
 	if known {
 		s.requeuePending()
 	}
