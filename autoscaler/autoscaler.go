@@ -248,11 +248,11 @@ type Autoscaler struct {
 	// estimatesExpired and usageFailing are what was last reported of
 	// them and of the usage reads. hot follows each pod's usage.
 	estimates        *costestimate.Measured
-	// fed are the sources fed to the estimates (forgetGone).
-	fed map[types.NamespacedName]bool
 	estimatesExpired bool
 	usageFailing     bool
 	hot              map[int32]*hotPod
+	// fed are the sources fed to the estimates (forgetGone).
+	fed map[types.NamespacedName]bool
 }
 
 // New builds the autoscaler of cfg.Scheduler and hooks it to the

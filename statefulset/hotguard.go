@@ -146,3 +146,16 @@ func (s *Scheduler) noteShed(g *descheduler.HotGuard, d *framework.Decision) {
 		h.moved[ord] = m
 	}
 }
+
+// HotGuard is the guard the autoscaler gave last (SetHotGuard), without
+// what sheds moved since, nil when none; its Until says whether it is
+// still in force.
+//
+// For vsched's own autoscaler and its tests; not promised
+// (docs/versioning.md).
+func (s *Scheduler) HotGuard() *descheduler.HotGuard {
+	h := &s.guard
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.g
+}
