@@ -8,6 +8,7 @@ import (
 
 	"github.com/vsched/vsched"
 	"github.com/vsched/vsched/config"
+	"github.com/vsched/vsched/statefulset"
 )
 
 // TestHotPodShedAvoidsHotDestinations: pod 0 (hotEnv) is at 990Mi and sheds
@@ -84,5 +85,36 @@ func TestHotPodShedGrowsPastHotDestinations(t *testing.T) {
 	}
 	if diff := cmp.Diff([]vsched.Placement{e.on(0, 1), e.on(3, 1)}, e.placementsOf("heavy")); diff != "" {
 		t.Errorf("heavy (-want +got):\n%s", diff)
+	}
+}
+
+// TestHotPodShedsCountEachOthersMoves: pods 0 and 1 are hot (990Mi), each
+// with two 300Mi vreplicas of its own source, and shed one each in the
+// same cycle. Pod 2, at 550Mi, has room below the limit (921.6Mi) for one
+// of them, not two: the samples do not show the first move yet, so the
+// second shed counts it and goes to pod 3 (100Mi).
+func TestHotPodShedsCountEachOthersMoves(t *testing.T) {
+	e := newEnv(t, envOpts{replicas: 4, zones: []string{"z1"}, nodesPerZone: 1, profiles: packProfiles(t),
+		scheduler: func(c *statefulset.Config) { c.PodResources = memory(1024) },
+		config:    func(c *config.AutoscalerConfig) { c.MinReplicas = 4 }})
+	e.a.cfg.PodUsage = e.c.UsageReader()
+	for name, ord := range map[string]int32{"a": 0, "b": 1} {
+		e.s.Observe(e.src.Put(vsched.PlainVPod{Key: e.key(name), VReplicas: 2, Placements: []vsched.Placement{e.on(ord, 2)}, Cost: memory(300)}))
+	}
+	for end := e.clk.Now().Add(5 * time.Minute); !e.clk.Now().After(end); e.step(30 * time.Second) {
+		for ord, mem := range map[int32]int64{0: 990, 1: 990, 2: 550, 3: 100} {
+			e.c.SetPodUsage(ord, memory(mem))
+		}
+		e.reconcile()
+	}
+	if ev := e.events(); countPrefix(ev, "Warning "+ReasonPodHot) != 2 {
+		t.Fatalf("events %v; want two %s", ev, ReasonPodHot)
+	}
+	e.work()
+	want := map[string][]vsched.Placement{"a": {e.on(0, 1), e.on(2, 1)}, "b": {e.on(1, 1), e.on(3, 1)}}
+	for name, ps := range want {
+		if diff := cmp.Diff(ps, e.placementsOf(name)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
 	}
 }
