@@ -32,9 +32,8 @@ type movedUse struct {
 // (evictor.ReasonHot) places them only on pods the guard passes, and
 // what finds none stays on the hot pod. nil lifts it. What sheds placed
 // on a pod is added to its measured usage until a sample taken after it
-// comes.
-//
-// For vsched's own autoscaler; not promised (docs/versioning.md).
+// comes. The autoscaler sets it every cycle that reads the pods' usage
+// (docs/autoscaler.md#where-a-shed-goes).
 func (s *Scheduler) SetHotGuard(g *descheduler.HotGuard) {
 	h := &s.guard
 	h.mu.Lock()
@@ -150,9 +149,6 @@ func (s *Scheduler) noteShed(g *descheduler.HotGuard, d *framework.Decision) {
 // HotGuard is the guard the autoscaler gave last (SetHotGuard), without
 // what sheds moved since, nil when none; its Until says whether it is
 // still in force.
-//
-// For vsched's own autoscaler and its tests; not promised
-// (docs/versioning.md).
 func (s *Scheduler) HotGuard() *descheduler.HotGuard {
 	h := &s.guard
 	h.mu.Lock()
