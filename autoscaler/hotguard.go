@@ -35,7 +35,8 @@ func (a *Autoscaler) hotGuard(c *cycle, fresh map[int32]usage.Sample) *deschedul
 	if len(dims) == 0 || len(fresh) == 0 {
 		return nil
 	}
-	g := &descheduler.HotGuard{Until: c.dec.Time.Add(c.cfg.UsageAge()), Pods: make(map[int32]descheduler.MeasuredPod, len(fresh))}
+	age := c.cfg.UsageAge()
+	g := &descheduler.HotGuard{Until: c.dec.Time.Add(age), MaxAge: age, Pods: make(map[int32]descheduler.MeasuredPod, len(fresh))}
 	for _, d := range dims {
 		g.Limits = append(g.Limits, descheduler.HotLimit{Resource: d.name, Milli: d.limit})
 	}

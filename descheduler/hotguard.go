@@ -51,7 +51,10 @@ type HotGuard struct {
 	// nothing.
 	Costs map[types.NamespacedName][]int64
 	// Until is when it stops being in force: its samples are stale then.
-	Until time.Time
+	// MaxAge, when positive, is how old a pod's sample may be at a
+	// decision before the pod counts as not measured.
+	Until  time.Time
+	MaxAge time.Duration
 }
 
 var _ framework.FilterPlugin = (*HotGuard)(nil)

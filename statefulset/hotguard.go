@@ -91,12 +91,15 @@ func (h *hotGuard) current(now time.Time) *descheduler.HotGuard {
 	if h.g == nil || len(h.g.Pods) == 0 || now.After(h.g.Until) {
 		return nil
 	}
-	if len(h.moved) == 0 {
+	if len(h.moved) == 0 && !h.anyStale(now) {
 		return h.g
 	}
 	g := *h.g
 	g.Pods = make(map[int32]descheduler.MeasuredPod, len(h.g.Pods))
 	for ord, p := range h.g.Pods {
+		if h.stale(p, now) {
+			continue
+		}
 		if m, ok := h.moved[ord]; ok {
 			used := slices.Clone(p.Used)
 			for i := range used {
@@ -108,7 +111,25 @@ func (h *hotGuard) current(now time.Time) *descheduler.HotGuard {
 		}
 		g.Pods[ord] = p
 	}
+	if len(g.Pods) == 0 {
+		return nil
+	}
 	return &g
+}
+
+// stale says whether the pod's sample is too old at now to count.
+func (h *hotGuard) stale(p descheduler.MeasuredPod, now time.Time) bool {
+	return h.g.MaxAge > 0 && now.Sub(p.At) > h.g.MaxAge
+}
+
+// anyStale says whether some pod's sample is too old at now to count.
+func (h *hotGuard) anyStale(now time.Time) bool {
+	for _, p := range h.g.Pods {
+		if h.stale(p, now) {
+			return true
+		}
+	}
+	return false
 }
 
 // noteShed adds what the decision placed on measured pods to their use
