@@ -490,6 +490,7 @@ func (w *lagWorld) reconcile(inst *lagInstance, k types.NamespacedName, observe,
 	if err != nil {
 		return // deleted, or not in the cache yet
 	}
+	guard := inst.s.HotGuard()
 	ps, err := inst.s.Schedule(w.ctx, v)
 	w.calls.Add(1)
 	switch {
@@ -507,7 +508,7 @@ func (w *lagWorld) reconcile(inst *lagInstance, k types.NamespacedName, observe,
 	if got, want := int64(vsched.TotalVReplicas(ps))+int64(vsched.PendingCount(err)), int64(v.GetVReplicas()); got != want {
 		w.failf("accounting: %s@%s wants %d; %s answered [%s] with %d pending", k.Name, v.GetResourceVersion(), want, inst.name, short(ps), vsched.PendingCount(err))
 	}
-	w.checkShed(inst, v, ps)
+	w.checkShed(inst, v, ps, guard)
 	if slices.Equal(ps, v.GetPlacements()) {
 		return
 	}

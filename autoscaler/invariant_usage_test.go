@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/vsched/vsched"
+	"github.com/vsched/vsched/descheduler"
 	"github.com/vsched/vsched/evictor"
 	"github.com/vsched/vsched/framework"
 
@@ -75,27 +76,31 @@ func (w *lagWorld) usageStep() {
 // checkShed checks that an answer which moves vreplicas off a pod the
 // instance's autoscaler marked hot (evictor.ReasonHot) puts none on a pod
 // its guard in force measured over a hot-pod limit (the scheduler's
-// HotGuard, which only autoscaler cycles change, never during a batch).
-// A pod counts as one the answer put vreplicas on when neither the status
-// read nor the instance's last answer (its reservation) had any there:
-// whatever the decision kept came from one of them.
-func (w *lagWorld) checkShed(inst *lagInstance, v vsched.VPod, ps []vsched.Placement) {
+// HotGuard; guard is the one before the call, and an autoscaler cycle that
+// ran alongside and changed it leaves the answer unchecked).
+// The decision started from the status read or from the instance's last
+// answer (its reservation), whichever the state held: a pod counts as one
+// the answer put vreplicas on when neither had any there, and as one it
+// moved vreplicas off when the answer holds less there than both.
+func (w *lagWorld) checkShed(inst *lagInstance, v vsched.VPod, ps []vsched.Placement, guard *descheduler.HotGuard) {
 	k := v.GetKey()
 	var last []vsched.Placement
-	if a, ok := inst.answers.Load(k); ok {
+	a, hasLast := inst.answers.Load(k)
+	if hasLast {
 		last = a.([]vsched.Placement)
 	}
 	inst.answers.Store(k, ps)
 	g := inst.s.HotGuard()
-	if g == nil || w.c.Clock().Now().After(g.Until) || !shedsOffHot(inst, held(v.GetPlacements(), last), ps) {
+	if g == nil || g != guard || w.c.Clock().Now().After(g.Until) || !shedsOffHot(inst, least(v.GetPlacements(), last, hasLast), ps) {
 		return
 	}
 	before := held(v.GetPlacements(), last)
+	now := w.c.Clock().Now()
 	for _, p := range ps {
 		ord, err := vsched.OrdinalFromPodName(p.PodName)
 		mp, measured := g.Pods[ord]
-		if err != nil || !measured || before[p.PodName] > 0 {
-			continue
+		if err != nil || !measured || before[p.PodName] > 0 || (g.MaxAge > 0 && now.Sub(mp.At) > g.MaxAge) {
+			continue // a stale sample counts as none
 		}
 		for i, l := range g.Limits {
 			if i < len(mp.Used) && mp.Used[i] > l.Milli {
@@ -114,6 +119,26 @@ func held(a, b []vsched.Placement) map[string]int32 {
 		for _, p := range list {
 			out[p.PodName] = max(out[p.PodName], p.VReplicas)
 		}
+	}
+	return out
+}
+
+// least is, per pod, the least the status read and the last answer (when
+// there is one) hold there.
+func least(read, last []vsched.Placement, hasLast bool) map[string]int32 {
+	out := map[string]int32{}
+	for _, p := range read {
+		out[p.PodName] = p.VReplicas
+	}
+	if !hasLast {
+		return out
+	}
+	for pod, n := range out {
+		var m int32
+		if q := vsched.PlacementForPod(last, pod); q != nil {
+			m = q.VReplicas
+		}
+		out[pod] = min(n, m)
 	}
 	return out
 }

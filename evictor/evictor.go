@@ -265,9 +265,15 @@ func (d *Drainer) Adopt(ctx context.Context, fromAPI bool) ([]int32, error) {
 		// write yet. Cancel a drain with Unmark (or pause the
 		// autoscaler), not by editing the annotation.
 	}
+	reasons := make([]string, len(adopted))
+	for i, o := range adopted {
+		reasons[i] = d.marks[o].reason
+	}
 	d.mu.Unlock()
-	for _, o := range adopted {
-		d.cfg.Scheduler.MarkDraining(o)
+	for i, o := range adopted {
+		// With its reason, as Mark tells it: a hot pod must be known hot
+		// from the first decision, before the informer shows why.
+		d.markInMemory(o, reasons[i])
 	}
 	var errs []error
 	for _, f := range reannotate {
