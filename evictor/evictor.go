@@ -265,16 +265,9 @@ func (d *Drainer) Adopt(ctx context.Context, fromAPI bool) ([]int32, error) {
 		// write yet. Cancel a drain with Unmark (or pause the
 		// autoscaler), not by editing the annotation.
 	}
-	reasons := make([]string, len(adopted))
-	for i, o := range adopted {
-		reasons[i] = d.marks[o].reason
-	}
+	reasons := d.reasonsLocked(adopted)
 	d.mu.Unlock()
-	for i, o := range adopted {
-		// With its reason, as Mark tells it: a hot pod must be known hot
-		// from the first decision, before the informer shows why.
-		d.markInMemory(o, reasons[i])
-	}
+	d.rememberAdopted(adopted, reasons)
 	var errs []error
 	for _, f := range reannotate {
 		if err := d.Mark(ctx, f.ord, f.reason); err != nil {
