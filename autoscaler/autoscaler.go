@@ -251,6 +251,8 @@ type Autoscaler struct {
 	estimatesExpired bool
 	usageFailing     bool
 	hot              map[int32]*hotPod
+	// fed are the sources fed to the estimates (forgetGone).
+	fed map[types.NamespacedName]bool
 }
 
 // New builds the autoscaler of cfg.Scheduler and hooks it to the

@@ -141,8 +141,11 @@ type cycle struct {
 	// vreplicas they move (hotCycle).
 	hotMoves []evictor.Move
 	hotMoved int32
-	dec      *Report
-	write    bool
+	// guard is the cycle's measured usage against the hot-pod limits
+	// (guardSheds), nil when none.
+	guard *descheduler.HotGuard
+	dec   *Report
+	write bool
 	// compacting says compaction may drain pods this cycle.
 	compacting bool
 	// current is the size decided from; limit the largest the limits

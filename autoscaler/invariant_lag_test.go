@@ -172,6 +172,8 @@ type lagInstance struct {
 	// ledAt is when this process last stopped leading; zero if it never
 	// led.
 	ledAt time.Time
+	// answers are its last Schedule answers (checkShed).
+	answers sync.Map
 }
 
 // lagBucket owns every key: leadership of the StatefulSet.
@@ -211,6 +213,7 @@ type lagWorld struct {
 	scaleUps, scaleDowns, autoscaleErrors              atomic.Int64
 	compactions, evictions                             atomic.Int64
 	hotCycles, shed                                    atomic.Int64
+	shedChecked                                        atomic.Int64
 
 	mu     sync.Mutex
 	failed []string // invariant violations, from any goroutine
@@ -335,7 +338,7 @@ func (w *lagWorld) run(ops int) {
 	w.t.Logf("seed %d: %d operations (%v); %d Schedule calls (%d pending, %d retryable errors), %d status writes (%d failed), %d scale-ups and %d scale-downs written (%d failed), %d compaction cycles, %d evictions",
 		w.seed, ops, w.stats, w.calls.Load(), w.pendingCalls.Load(), w.retries.Load(), w.writes.Load(), w.failedWrites.Load(),
 		w.scaleUps.Load(), w.scaleDowns.Load(), w.autoscaleErrors.Load(), w.compactions.Load(), w.evictions.Load())
-	w.t.Logf("seed %d: %d cycles saw hot pods, %d vreplicas shed", w.seed, w.hotCycles.Load(), w.shed.Load())
+	w.t.Logf("seed %d: %d cycles saw hot pods, %d vreplicas shed, %d shedding answers checked", w.seed, w.hotCycles.Load(), w.shed.Load(), w.shedChecked.Load())
 }
 
 func (w *lagWorld) randomOp() {
@@ -487,6 +490,7 @@ func (w *lagWorld) reconcile(inst *lagInstance, k types.NamespacedName, observe,
 	if err != nil {
 		return // deleted, or not in the cache yet
 	}
+	guard := inst.s.HotGuard()
 	ps, err := inst.s.Schedule(w.ctx, v)
 	w.calls.Add(1)
 	switch {
@@ -504,6 +508,7 @@ func (w *lagWorld) reconcile(inst *lagInstance, k types.NamespacedName, observe,
 	if got, want := int64(vsched.TotalVReplicas(ps))+int64(vsched.PendingCount(err)), int64(v.GetVReplicas()); got != want {
 		w.failf("accounting: %s@%s wants %d; %s answered [%s] with %d pending", k.Name, v.GetResourceVersion(), want, inst.name, short(ps), vsched.PendingCount(err))
 	}
+	w.checkShed(inst, v, ps, guard)
 	if slices.Equal(ps, v.GetPlacements()) {
 		return
 	}

@@ -68,7 +68,7 @@ func (a *Autoscaler) simulator(c *cycle, low, extra int32) (*simulator, int64) {
 	}
 	sort.Slice(w.demand, func(i, j int) bool { return state.KeyLess(w.demand[i].key, w.demand[j].key) })
 	return &simulator{ctx: framework.WithoutReason(c.ctx), profile: c.place, base: base, current: c.current, capacity: base.Capacity(),
-		now: c.dec.Time, demand: w.demand, holders: w.holders, listed: c.listedMap, extra: extra}, w.held
+		now: c.dec.Time, demand: w.demand, holders: w.holders, listed: c.listedMap, extra: extra, extraProfile: extraProfile(c, extra)}, w.held
 }
 
 // hints returns a.slotHints sized for n listed sources, -1 (none) for a

@@ -51,6 +51,9 @@ type simulator struct {
 	// extra is vreplicas needing a pod on top of the sources' (the excess
 	// of pods over capacity).
 	extra int32
+	// extraProfile places extra when the cycle has a hot-pod guard
+	// (extraProfile), nil: profile does.
+	extraProfile *framework.Profile
 	// record, when set, collects what a run leaves unplaced per source.
 	record map[types.NamespacedName]int64
 
@@ -149,7 +152,11 @@ func (m *simulator) placeExtra(c *state.State) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	out, err := m.profile.Run(m.ctx, d, m.extra, nil)
+	p := m.profile
+	if m.extraProfile != nil {
+		p = m.extraProfile
+	}
+	out, err := p.Run(m.ctx, d, m.extra, nil)
 	if err != nil {
 		return 0, err
 	}

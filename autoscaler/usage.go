@@ -34,9 +34,11 @@ func (a *Autoscaler) usageCycle(c *cycle) {
 	samples, err := a.cfg.PodUsage.Read(c.ctx)
 	a.reportUsageError(c, err)
 	fresh := freshByOrdinal(c.base, samples, now, c.cfg.UsageAge())
+	a.forgetGone(c)
 	a.feedEstimates(c, fresh)
 	a.reportEstimates(c)
 	a.hotCycle(c, fresh)
+	a.guardSheds(c, fresh)
 }
 
 // freshByOrdinal keeps the samples of the StatefulSet's pods below the
@@ -87,6 +89,7 @@ func (a *Autoscaler) feedEstimates(c *cycle, fresh map[int32]usage.Sample) {
 		}
 		p := &pods[len(pods)-1]
 		p.Sources = append(p.Sources, costestimate.Share{Source: h.Source, VReplicas: h.VReplicas})
+		a.noteFed(h.Source)
 	}
 	a.estimates.Observe(pods, c.dec.Time)
 }

@@ -94,9 +94,8 @@ func (e *Estimator) pod(p Pod) ([]int32, []float64) {
 		if s.VReplicas <= 0 {
 			continue
 		}
-		before := len(e.idx.keys)
-		id := e.idx.id(s.Source)
-		if len(e.idx.keys) > before {
+		id, isNew := e.idx.id(s.Source)
+		if isNew {
 			e.order = append(e.order, id)
 		}
 		ids, n = append(ids, id), append(n, float64(s.VReplicas))

@@ -69,8 +69,8 @@ func (m *Measured) Observe(pods []Pod, now time.Time) {
 	m.feed.Lock()
 	defer m.feed.Unlock()
 	m.est.Observe(pods)
-	costs := make(map[types.NamespacedName]corev1.ResourceList, len(m.est.idx.keys))
-	for _, key := range m.est.idx.keys {
+	costs := make(map[types.NamespacedName]corev1.ResourceList, len(m.est.order))
+	for _, key := range m.est.Known() {
 		if c := m.est.Cost(key); len(c) > 0 {
 			costs[key] = c
 		}

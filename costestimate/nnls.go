@@ -69,20 +69,30 @@ type index struct {
 	// (itself included), in the order first seen.
 	neighbours map[int32][]int32
 	seen       map[[2]int32]bool
+	// free are the ids of forgotten sources, for the next new ones: the
+	// ids stay as many as the sources known at once.
+	free []int32
 }
 
 func newIndex() *index {
 	return &index{ids: map[types.NamespacedName]int32{}, neighbours: map[int32][]int32{}, seen: map[[2]int32]bool{}}
 }
 
-func (x *index) id(key types.NamespacedName) int32 {
+// id numbers the source, and reports whether it is new.
+func (x *index) id(key types.NamespacedName) (int32, bool) {
 	if i, ok := x.ids[key]; ok {
-		return i
+		return i, false
+	}
+	if n := len(x.free); n > 0 {
+		i := x.free[n-1]
+		x.free = x.free[:n-1]
+		x.ids[key], x.keys[i] = i, key
+		return i, true
 	}
 	i := int32(len(x.keys))
 	x.ids[key] = i
 	x.keys = append(x.keys, key)
-	return i
+	return i, true
 }
 
 // pair records that two sources shared a pod.

@@ -265,10 +265,9 @@ func (d *Drainer) Adopt(ctx context.Context, fromAPI bool) ([]int32, error) {
 		// write yet. Cancel a drain with Unmark (or pause the
 		// autoscaler), not by editing the annotation.
 	}
+	reasons := d.reasonsLocked(adopted)
 	d.mu.Unlock()
-	for _, o := range adopted {
-		d.cfg.Scheduler.MarkDraining(o)
-	}
+	d.rememberAdopted(adopted, reasons)
 	var errs []error
 	for _, f := range reannotate {
 		if err := d.Mark(ctx, f.ord, f.reason); err != nil {

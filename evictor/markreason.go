@@ -17,3 +17,22 @@ func (d *Drainer) markInMemory(ord int32, reason string) bool {
 	}
 	return d.cfg.Scheduler.MarkDraining(ord)
 }
+
+// reasonsLocked are the reasons of the marks of ords. Called with d.mu
+// held.
+func (d *Drainer) reasonsLocked(ords []int32) []string {
+	out := make([]string, len(ords))
+	for i, o := range ords {
+		out[i] = d.marks[o].reason
+	}
+	return out
+}
+
+// rememberAdopted tells the scheduler of the marks Adopt took over, with
+// their reasons, as Mark does: a hot pod must be known hot from the first
+// decision, before the informer shows why.
+func (d *Drainer) rememberAdopted(ords []int32, reasons []string) {
+	for i, o := range ords {
+		d.markInMemory(o, reasons[i])
+	}
+}

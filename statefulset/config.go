@@ -46,7 +46,9 @@ type Config struct {
 	// always wins (vsched.EffectiveVReplicaCost). A source's estimate is
 	// read when the scheduler observes it (Schedule, Observe, a resync).
 	// nil: declared costs only. costestimate.Measured implements it, fed
-	// by the autoscaler (autoscaler.Options.CostEstimates).
+	// by the autoscaler (autoscaler.Options.CostEstimates). When it also
+	// has Forget(keys ...types.NamespacedName), as Measured has, Forget
+	// calls it: a deleted source's estimate goes with it.
 	CostEstimates vsched.CostEstimates
 	// Lister lists every source this scheduler places. Required.
 	Lister vsched.VPodLister

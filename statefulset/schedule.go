@@ -227,6 +227,10 @@ func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles confi
 // scheduler profile; the vreplicas on draining pods that find no room
 // elsewhere stay there (keepUnmoved). Called with the state locked.
 func (s *Scheduler) place(ctx context.Context, place *framework.Profile, vpod vsched.VPod, split descheduler.Split, n int32, ex *framework.Explanation) ([]vsched.Placement, string, error) {
+	place, guard, err := s.guardShed(place, split)
+	if err != nil {
+		return nil, "", err
+	}
 	d, err := framework.NewDecision(framework.Place, s.st, vpod, split.Kept)
 	if err != nil {
 		return nil, "", err
@@ -235,6 +239,7 @@ func (s *Scheduler) place(ctx context.Context, place *framework.Profile, vpod vs
 	if err != nil {
 		return nil, "", err
 	}
+	s.noteShed(guard, d)
 	return keepUnmoved(d.Placements(), split.Draining, vpod.GetVReplicas()), res.Reason, nil
 }
 

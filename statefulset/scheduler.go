@@ -53,6 +53,9 @@ type Scheduler struct {
 	drains  drainReasons
 	// quotas bound a source's moves off draining pods (SetMoveQuota).
 	quotas moveQuotas
+	// guard keeps hot pods' sheds off pods measured near their hot-pod
+	// limits (SetHotGuard).
+	guard hotGuard
 
 	// seen is what the informer handlers last reported about the nodes
 	// and the StatefulSet's size (see seen.go).
@@ -204,6 +207,7 @@ func (s *Scheduler) Forget(key types.NamespacedName) {
 	s.st.Lock()
 	known := s.st.Forget(key, s.cfg.Clock.Now())
 	s.st.Unlock()
+	s.forgetEstimate(key)
 	if known {
 		s.requeuePending()
 	}

@@ -49,7 +49,7 @@ func TestFilter(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(tc.placed) > 0 {
-				p, err := framework.NewProfile(framework.Place, []framework.FilterPlugin{onlyPod(tc.placed[0])}, nil)
+				p, err := framework.NewProfile(framework.Place, []framework.FilterPlugin{frameworktest.OnlyPod(tc.placed[0])}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -66,16 +66,4 @@ func TestFilter(t *testing.T) {
 			}
 		})
 	}
-}
-
-// onlyPod is a capacity filter passing one pod, to place there.
-type onlyPod int32
-
-func (onlyPod) Name() string           { return "OnlyPod" }
-func (onlyPod) EnforcesCapacity() bool { return true }
-func (o onlyPod) Filter(_ context.Context, d *framework.Decision, ord int32) *framework.Status {
-	if ord == int32(o) && d.Free(ord) > 0 {
-		return nil
-	}
-	return framework.NewStatus(framework.Unschedulable, "not this one")
 }
