@@ -45,8 +45,31 @@ func (d *Decision) costOf() {
 		if c := rc.SourceCost(d.key); c != nil {
 			d.res, d.cost = rc, c
 			d.cheap, _ = rc.(CheapestCoster)
+			for dim := range min(len(c), maxClassDims) {
+				d.resCap[dim] = rc.ResourceCapacity(dim)
+				if d.cheap != nil {
+					d.cheapest[dim] = d.cheap.CheapestCost(dim)
+				}
+			}
 		}
 	}
+}
+
+// resCapacity is res.ResourceCapacity(dim), kept for the first
+// dimensions.
+func (d *Decision) resCapacity(dim int) int64 {
+	if dim < len(d.resCap) {
+		return d.resCap[dim]
+	}
+	return d.res.ResourceCapacity(dim)
+}
+
+// cheapestCost is cheap.CheapestCost(dim), kept for the first dimensions.
+func (d *Decision) cheapestCost(dim int) int64 {
+	if dim < len(d.cheapest) {
+		return d.cheapest[dim]
+	}
+	return d.cheap.CheapestCost(dim)
 }
 
 // Cost is the source's cost per vreplica in each dimension of
@@ -64,18 +87,21 @@ func (d *Decision) Resources() ResourceCluster { return d.res }
 // cost. It is negative for a pod over that capacity, and 0 when the
 // decision has no cost.
 func (d *Decision) ResourceFree(ordinal int32, dim int) int64 {
-	if d.cost == nil || dim < 0 || dim >= len(d.cost) {
+	if dim < 0 || dim >= len(d.cost) {
 		return 0
 	}
 	used := d.res.ResourceUsed(ordinal, dim)
 	if n := d.deltaOf(ordinal); n != 0 {
 		used = vsched.CostSum(used, vsched.CostTimes(n, d.cost[dim]))
 	}
-	return vsched.CostSum(d.res.ResourceCapacity(dim), -used)
+	return vsched.CostSum(d.resCapacity(dim), -used)
 }
 
 // deltaOf is what the decision changed on the pod so far.
 func (d *Decision) deltaOf(ordinal int32) int32 {
+	if !d.changed.has(ordinal) {
+		return 0 // most pods: no hash
+	}
 	if ordinal >= 0 && int(ordinal) < len(d.deltaAt) {
 		return d.deltaAt[ordinal]
 	}
@@ -173,6 +199,13 @@ type costClass struct {
 	node int32
 	free int32
 	use  [maxClassDims]int64
+}
+
+// same reports whether k and o are one class, field by field: the
+// compiler compares a struct of this size through a call to memequal.
+func (k *costClass) same(o *costClass) bool {
+	return k.node == o.node && k.free == o.free && k.use[0] == o.use[0] &&
+		k.use[1] == o.use[1] && k.use[2] == o.use[2] && k.use[3] == o.use[3]
 }
 
 // Costed is the profile a source with a cost runs (WithCosts), nil when

@@ -28,6 +28,10 @@ type Decision struct {
 	res   ResourceCluster
 	cost  []int64
 	cheap CheapestCoster // res, when it is one (strands.go)
+	// resCap and cheapest are res's capacity and cheap's cheapest cost in
+	// the first dimensions (costs.go): read for every candidate at every
+	// step, and constant while the decision runs.
+	resCap, cheapest [maxClassDims]int64
 
 	onPod    map[int32]int32            // ordinal -> the source's vreplicas, entries > 0 only
 	podNames map[int32]vsched.Placement // where each pod was, as base or the cluster first said
