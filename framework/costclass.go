@@ -31,6 +31,9 @@ type costRun struct {
 	// source did not use, its zone's classes (rewalk).
 	held   int
 	walked bool
+	// moved says the decision had taken vreplicas off a pod at the last
+	// full walk (addMoved); placing takes none off.
+	moved bool
 }
 
 // unseenZone marks a node the last full walk found no class on.
@@ -87,9 +90,13 @@ func (r *run) walkCostClasses(idx FreeCandidateIndex) {
 // not list. Adding a pod already in its class changes nothing.
 func (r *run) addMoved() {
 	d := r.d
+	r.cost.moved = false
 	for ord, delta := range d.delta.all() {
-		if delta < 0 && d.cluster.Free(ord) <= 0 && d.cluster.IsCandidate(ord) {
-			r.addCostClass(ord)
+		if delta < 0 {
+			r.cost.moved = true
+			if d.cluster.Free(ord) <= 0 && d.cluster.IsCandidate(ord) {
+				r.addCostClass(ord)
+			}
 		}
 	}
 }
@@ -126,7 +133,9 @@ func (r *run) rewalkCostClasses(idx FreeCandidateIndex) bool {
 			}
 		}
 	}
-	r.addMoved()
+	if c.moved {
+		r.addMoved()
+	}
 	c.held = len(d.Holders())
 	return true
 }

@@ -45,6 +45,11 @@ func (d *Decision) costOf() {
 		if c := rc.SourceCost(d.key); c != nil {
 			d.res, d.cost = rc, c
 			d.cheap, _ = rc.(CheapestCoster)
+			if d.freeMemo == nil {
+				d.freeMemo = new(freeMemo)
+			} else {
+				*d.freeMemo = freeMemo{}
+			}
 			for dim := range min(len(c), maxClassDims) {
 				d.resCap[dim] = rc.ResourceCapacity(dim)
 				if d.cheap != nil {
@@ -90,18 +95,41 @@ func (d *Decision) ResourceFree(ordinal int32, dim int) int64 {
 	if dim < 0 || dim >= len(d.cost) {
 		return 0
 	}
+	m := &d.freeMemo[(uint32(ordinal)+17*uint32(dim))%uint32(len(d.freeMemo))]
+	if m.gen != d.gen || m.ord != ordinal || m.dim != int32(dim) {
+		*m = freeMemoEntry{gen: d.gen, ord: ordinal, dim: int32(dim), free: d.resourceFree(ordinal, dim)}
+	}
+	return m.free
+}
+
+// freeMemo keeps ResourceFree's answers, one per slot, each for the
+// generation it was computed in: the cost filter, the cost score and
+// Strands each read a candidate's at every step, the same until the
+// decision changes (apply moves to the next generation, and a fresh or
+// Reset decision starts with none).
+type freeMemo [64]freeMemoEntry
+
+type freeMemoEntry struct {
+	gen  uint64
+	ord  int32
+	dim  int32
+	free int64
+}
+
+// resourceFree is ResourceFree without the memo.
+func (d *Decision) resourceFree(ordinal int32, dim int) int64 {
 	used := d.res.ResourceUsed(ordinal, dim)
-	if n := d.deltaOf(ordinal); n != 0 {
-		used = vsched.CostSum(used, vsched.CostTimes(n, d.cost[dim]))
+	// Most pods the decision has not changed: no call, no hash.
+	if d.changed.has(ordinal) {
+		if n := d.deltaOf(ordinal); n != 0 {
+			used = vsched.CostSum(used, vsched.CostTimes(n, d.cost[dim]))
+		}
 	}
 	return vsched.CostSum(d.resCapacity(dim), -used)
 }
 
 // deltaOf is what the decision changed on the pod so far.
 func (d *Decision) deltaOf(ordinal int32) int32 {
-	if !d.changed.has(ordinal) {
-		return 0 // most pods: no hash
-	}
 	if ordinal >= 0 && int(ordinal) < len(d.deltaAt) {
 		return d.deltaAt[ordinal]
 	}
