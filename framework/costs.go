@@ -92,28 +92,44 @@ func (d *Decision) Resources() ResourceCluster { return d.res }
 // cost. It is negative for a pod over that capacity, and 0 when the
 // decision has no cost.
 func (d *Decision) ResourceFree(ordinal int32, dim int) int64 {
-	if dim < 0 || dim >= len(d.cost) {
-		return 0
+	// Small enough to inline: a hit costs the caller no call.
+	if m := d.freeMemo; m != nil {
+		if e := &m[uint32(ordinal)%memoSlots]; e.ord == ordinal && e.dim == dim && e.gen == uint32(d.gen) {
+			return e.free
+		}
 	}
-	m := &d.freeMemo[(uint32(ordinal)+17*uint32(dim))%uint32(len(d.freeMemo))]
-	if m.gen != d.gen || m.ord != ordinal || m.dim != int32(dim) {
-		*m = freeMemoEntry{gen: d.gen, ord: ordinal, dim: int32(dim), free: d.resourceFree(ordinal, dim)}
-	}
-	return m.free
+	return d.resourceFreeMemo(ordinal, dim)
 }
 
 // freeMemo keeps ResourceFree's answers, one per slot, each for the
 // generation it was computed in: the cost filter, the cost score and
 // Strands each read a candidate's at every step, the same until the
-// decision changes (apply moves to the next generation, and a fresh or
-// Reset decision starts with none).
-type freeMemo [64]freeMemoEntry
+// decision changes (apply moves to the next generation; a fresh or Reset
+// decision starts with none, and a generation's low 32 bits repeat only
+// after more changes than a decision makes).
+type freeMemo [memoSlots]freeMemoEntry
+
+// memoSlots is freeMemo's size: more than a step's candidates, mostly.
+const memoSlots = 64
 
 type freeMemoEntry struct {
-	gen  uint64
+	gen  uint32
 	ord  int32
-	dim  int32
+	dim  int
 	free int64
+}
+
+// resourceFreeMemo is ResourceFree on a miss: it computes the answer and
+// keeps it.
+func (d *Decision) resourceFreeMemo(ordinal int32, dim int) int64 {
+	if dim < 0 || dim >= len(d.cost) {
+		return 0
+	}
+	free := d.resourceFree(ordinal, dim)
+	if m := d.freeMemo; m != nil {
+		m[uint32(ordinal)%memoSlots] = freeMemoEntry{gen: uint32(d.gen), ord: ordinal, dim: dim, free: free}
+	}
+	return free
 }
 
 // resourceFree is ResourceFree without the memo.
