@@ -1,6 +1,10 @@
 package framework
 
-import "math"
+import (
+	"math"
+
+	"github.com/vsched/vsched"
+)
 
 // costRun is what the cost-class path (costClass) keeps for one Run.
 type costRun struct {
@@ -66,6 +70,14 @@ func (r *run) costClassCandidates() []int32 {
 		r.walkCostClasses(idx)
 	}
 	c.out = append(append(c.out[:0], d.RoomHolders()...), c.reps...)
+	for i, ord := range c.reps {
+		// What the cost filter, the cost score and Strands read first,
+		// from the use the class was found with: the pod's, unless the
+		// decision changed it.
+		if !d.changed.has(ord) {
+			d.noteResourceFree(ord, vsched.CostSum(d.resCapacity(0), -c.keys[i].use[0]))
+		}
+	}
 	return c.out
 }
 

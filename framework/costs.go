@@ -132,6 +132,15 @@ func (d *Decision) resourceFreeMemo(ordinal int32, dim int) int64 {
 	return free
 }
 
+// noteResourceFree keeps free as the pod's ResourceFree in dimension 0
+// for this generation, for a source with one dimension: the cost-class
+// path knows it for each class's representative from the pod's use.
+func (d *Decision) noteResourceFree(ordinal int32, free int64) {
+	if m := d.freeMemo; m != nil && len(d.cost) == 1 {
+		m[uint32(ordinal)%memoSlots] = freeMemoEntry{gen: uint32(d.gen), ord: ordinal, free: free}
+	}
+}
+
 // resourceFree is ResourceFree without the memo.
 func (d *Decision) resourceFree(ordinal int32, dim int) int64 {
 	used := d.res.ResourceUsed(ordinal, dim)
