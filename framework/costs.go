@@ -40,16 +40,19 @@ type ResourceCluster interface {
 // knows costs and any source has one: otherwise a type assertion and a
 // call are all a decision pays.
 func (d *Decision) costOf() {
-	d.res, d.cost, d.cheap = nil, nil, nil
+	// A decision without a cost keeps no memo: ResourceFree answers 0.
+	memo := d.freeMemo
+	d.res, d.cost, d.cheap, d.freeMemo = nil, nil, nil, nil
 	if rc, ok := d.cluster.(ResourceCluster); ok && rc.Costed() {
 		if c := rc.SourceCost(d.key); c != nil {
 			d.res, d.cost = rc, c
 			d.cheap, _ = rc.(CheapestCoster)
-			if d.freeMemo == nil {
-				d.freeMemo = new(freeMemo)
+			if memo == nil {
+				memo = new(freeMemo)
 			} else {
-				*d.freeMemo = freeMemo{}
+				*memo = freeMemo{} // a Reset decision's answers were another source's
 			}
+			d.freeMemo = memo
 			for dim := range min(len(c), maxClassDims) {
 				d.resCap[dim] = rc.ResourceCapacity(dim)
 				if d.cheap != nil {
@@ -92,7 +95,7 @@ func (d *Decision) Resources() ResourceCluster { return d.res }
 // cost. It is negative for a pod over that capacity, and 0 when the
 // decision has no cost.
 func (d *Decision) ResourceFree(ordinal int32, dim int) int64 {
-	// Small enough to inline: a hit costs the caller no call.
+	// A hit compares one slot.
 	if m := d.freeMemo; m != nil {
 		if e := &m[uint32(ordinal)%memoSlots]; e.ord == ordinal && e.dim == dim && e.gen == uint32(d.gen) {
 			return e.free
