@@ -40,13 +40,44 @@ type ResourceCluster interface {
 // knows costs and any source has one: otherwise a type assertion and a
 // call are all a decision pays.
 func (d *Decision) costOf() {
-	d.res, d.cost, d.cheap = nil, nil, nil
+	// A decision without a cost keeps no memo: ResourceFree answers 0.
+	memo := d.freeMemo
+	d.res, d.cost, d.cheap, d.freeMemo = nil, nil, nil, nil
 	if rc, ok := d.cluster.(ResourceCluster); ok && rc.Costed() {
 		if c := rc.SourceCost(d.key); c != nil {
 			d.res, d.cost = rc, c
 			d.cheap, _ = rc.(CheapestCoster)
+			if memo == nil {
+				memo = new(freeMemo)
+			} else {
+				*memo = freeMemo{} // a Reset decision's answers were another source's
+			}
+			d.freeMemo = memo
+			for dim := range min(len(c), maxClassDims) {
+				d.resCap[dim] = rc.ResourceCapacity(dim)
+				if d.cheap != nil {
+					d.cheapest[dim] = d.cheap.CheapestCost(dim)
+				}
+			}
 		}
 	}
+}
+
+// resCapacity is res.ResourceCapacity(dim), kept for the first
+// dimensions.
+func (d *Decision) resCapacity(dim int) int64 {
+	if dim < len(d.resCap) {
+		return d.resCap[dim]
+	}
+	return d.res.ResourceCapacity(dim)
+}
+
+// cheapestCost is cheap.CheapestCost(dim), kept for the first dimensions.
+func (d *Decision) cheapestCost(dim int) int64 {
+	if dim < len(d.cheapest) {
+		return d.cheapest[dim]
+	}
+	return d.cheap.CheapestCost(dim)
 }
 
 // Cost is the source's cost per vreplica in each dimension of
@@ -64,14 +95,65 @@ func (d *Decision) Resources() ResourceCluster { return d.res }
 // cost. It is negative for a pod over that capacity, and 0 when the
 // decision has no cost.
 func (d *Decision) ResourceFree(ordinal int32, dim int) int64 {
-	if d.cost == nil || dim < 0 || dim >= len(d.cost) {
+	// A hit compares one slot.
+	if m := d.freeMemo; m != nil {
+		if e := &m[uint32(ordinal)%memoSlots]; e.ord == ordinal && e.dim == dim && e.gen == uint32(d.gen) {
+			return e.free
+		}
+	}
+	return d.resourceFreeMemo(ordinal, dim)
+}
+
+// freeMemo keeps ResourceFree's answers, one per slot, each for the
+// generation it was computed in: the cost filter, the cost score and
+// Strands each read a candidate's at every step, the same until the
+// decision changes (apply moves to the next generation; a fresh or Reset
+// decision starts with none, and a generation's low 32 bits repeat only
+// after more changes than a decision makes).
+type freeMemo [memoSlots]freeMemoEntry
+
+// memoSlots is freeMemo's size: more than a step's candidates, mostly.
+const memoSlots = 64
+
+type freeMemoEntry struct {
+	gen  uint32
+	ord  int32
+	dim  int
+	free int64
+}
+
+// resourceFreeMemo is ResourceFree on a miss: it computes the answer and
+// keeps it.
+func (d *Decision) resourceFreeMemo(ordinal int32, dim int) int64 {
+	if dim < 0 || dim >= len(d.cost) {
 		return 0
 	}
-	used := d.res.ResourceUsed(ordinal, dim)
-	if n := d.deltaOf(ordinal); n != 0 {
-		used = vsched.CostSum(used, vsched.CostTimes(n, d.cost[dim]))
+	free := d.resourceFree(ordinal, dim)
+	if m := d.freeMemo; m != nil {
+		m[uint32(ordinal)%memoSlots] = freeMemoEntry{gen: uint32(d.gen), ord: ordinal, dim: dim, free: free}
 	}
-	return vsched.CostSum(d.res.ResourceCapacity(dim), -used)
+	return free
+}
+
+// noteResourceFree keeps free as the pod's ResourceFree in dimension 0
+// for this generation, for a source with one dimension: the cost-class
+// path knows it for each class's representative from the pod's use.
+func (d *Decision) noteResourceFree(ordinal int32, free int64) {
+	if m := d.freeMemo; m != nil && len(d.cost) == 1 {
+		m[uint32(ordinal)%memoSlots] = freeMemoEntry{gen: uint32(d.gen), ord: ordinal, free: free}
+	}
+}
+
+// resourceFree is ResourceFree without the memo.
+func (d *Decision) resourceFree(ordinal int32, dim int) int64 {
+	used := d.res.ResourceUsed(ordinal, dim)
+	// Most pods the decision has not changed: no call, no hash.
+	if d.changed.has(ordinal) {
+		if n := d.deltaOf(ordinal); n != 0 {
+			used = vsched.CostSum(used, vsched.CostTimes(n, d.cost[dim]))
+		}
+	}
+	return vsched.CostSum(d.resCapacity(dim), -used)
 }
 
 // deltaOf is what the decision changed on the pod so far.
@@ -173,6 +255,13 @@ type costClass struct {
 	node int32
 	free int32
 	use  [maxClassDims]int64
+}
+
+// same reports whether k and o are one class, field by field: the
+// compiler compares a struct of this size through a call to memequal.
+func (k *costClass) same(o *costClass) bool {
+	return k.node == o.node && k.free == o.free && k.use[0] == o.use[0] &&
+		k.use[1] == o.use[1] && k.use[2] == o.use[2] && k.use[3] == o.use[3]
 }
 
 // Costed is the profile a source with a cost runs (WithCosts), nil when

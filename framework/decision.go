@@ -28,6 +28,13 @@ type Decision struct {
 	res   ResourceCluster
 	cost  []int64
 	cheap CheapestCoster // res, when it is one (strands.go)
+	// resCap and cheapest are res's capacity and cheap's cheapest cost in
+	// the first dimensions (costs.go): read for every candidate at every
+	// step, and constant while the decision runs.
+	resCap, cheapest [maxClassDims]int64
+	// freeMemo keeps ResourceFree's answers of the current generation
+	// (costs.go); nil for a decision without a cost.
+	freeMemo *freeMemo
 
 	onPod    map[int32]int32            // ordinal -> the source's vreplicas, entries > 0 only
 	podNames map[int32]vsched.Placement // where each pod was, as base or the cluster first said
@@ -102,7 +109,7 @@ func NewDecision(mode Mode, cluster Cluster, vpod vsched.VPod, base []vsched.Pla
 // until the next successful Reset.
 func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vsched.Placement) error {
 	onPod, podNames, delta, state, places := d.onPod, d.podNames, d.delta, d.state, d.room.places
-	feasibleMark := d.feasible.mark
+	feasibleMark, memo := d.feasible.mark, d.freeMemo
 	deltaAt := d.deltaAt
 	if deltaAt == nil {
 		deltaAt = make([]int32, 0, cluster.Replicas())
@@ -128,7 +135,7 @@ func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vs
 		gen:         1,
 	}
 	d.room.places = places
-	d.feasible.mark = feasibleMark
+	d.feasible.mark, d.freeMemo = feasibleMark, memo
 	d.room.placer, _ = cluster.(PodPlacer)
 	if d.onPod == nil {
 		d.onPod = make(map[int32]int32, len(base)+4)

@@ -35,7 +35,7 @@ func (d *Decision) Strands(ordinal int32) bool {
 		if c <= 0 {
 			continue
 		}
-		cheap := d.cheap.CheapestCost(dim)
+		cheap := d.cheapestCost(dim)
 		if cheap <= 0 {
 			continue
 		}

@@ -71,6 +71,9 @@ func TestPermille(t *testing.T) {
 	cases := []struct{ used, limit, want int64 }{
 		{0, 10, 0}, {-5, 10, 0}, {3, 10, 300}, {10, 10, 1000}, {11, 10, 1000}, {1, 0, 1000},
 		{1, 3, 333}, {math.MaxInt64 - 1, math.MaxInt64, 999},
+		// Either side of the largest used that 1000 times fits in 64 bits.
+		{math.MaxInt64 / 1000, math.MaxInt64/1000*3 + 1, 333},
+		{math.MaxInt64/1000 + 1, (math.MaxInt64/1000+1)*3 + 1, 333},
 	}
 	for _, tc := range cases {
 		if got := permille(tc.used, tc.limit); got != tc.want {
