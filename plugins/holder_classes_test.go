@@ -70,7 +70,7 @@ func TestRemovalClassesAreExact(t *testing.T) {
 			if i%4 == 0 {
 				sc = largeScenario(rng)
 			}
-			checkClasses(t, fmt.Sprintf("%s, scenario %d", name, i), p, sc.Cluster, sc)
+			checkKept(t, fmt.Sprintf("%s, scenario %d", name, i), p, sc.Cluster, sc)
 		}
 	}
 }
@@ -165,7 +165,7 @@ func TestPlacingHolderClassesAreExact(t *testing.T) {
 				sc = largeScenario(rng)
 			}
 			for _, c := range []framework.Cluster{sc.Cluster, sc.Cluster.Indexed()} {
-				checkClasses(t, fmt.Sprintf("%s, scenario %d (%T)", name, i, c), p, c, sc)
+				checkKept(t, fmt.Sprintf("%s, scenario %d (%T)", name, i, c), p, c, sc)
 			}
 		}
 	}
@@ -194,4 +194,16 @@ func checkClasses(t *testing.T, what string, p *framework.Profile, c framework.C
 		t.Fatalf("%s (base %v, %s %d): by class %d, every candidate %d; placements (-every candidate +by class):\n%s",
 			what, sc.Base, p.Mode(), sc.N, n1, n2, diff)
 	}
+}
+
+// checkKept is checkClasses for a decision long enough for the runtime to
+// keep scores from step to step (framework.ScoreInputs, from 16 vreplicas):
+// the scenario's N and 40 more, so that a small scenario too places
+// (removes) until no pod can take (hold) another. Explanations keep no
+// score.
+func checkKept(t *testing.T, what string, p *framework.Profile, c framework.Cluster, sc ft.Scenario) {
+	t.Helper()
+	checkClasses(t, what, p, c, sc)
+	sc.N += 40
+	checkClasses(t, what+", kept scores", p, c, sc)
 }
