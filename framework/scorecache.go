@@ -36,7 +36,7 @@ type scoreCache struct {
 }
 
 // cachedScores is one plugin's kept scores. slots are indexed by scope: the
-// pod slot, the node index + 1, or the zone index + 1.
+// pod slot, or the node (zone) index + 1, doubled, plus 1 for a candidate.
 type cachedScores struct {
 	in           ScoreInputs
 	scope, reach Scope
@@ -88,9 +88,9 @@ func (r *run) startScoreCache(n int32) {
 		pc.reach = max(pc.reach, pc.scope)
 		switch pc.scope {
 		case ScopeZone:
-			pc.slots = zeroedSlots(pc.slots, cl.NumZones()+1)
+			pc.slots = zeroedSlots(pc.slots, 2*(cl.NumZones()+1))
 		case ScopeNode:
-			pc.slots = zeroedSlots(pc.slots, cl.NumNodes()+1)
+			pc.slots = zeroedSlots(pc.slots, 2*(cl.NumNodes()+1))
 		}
 	}
 	r.sc = c
@@ -167,9 +167,9 @@ func (c *scoreCache) slot(pc *cachedScores, j int, ord int32) *scoreSlot {
 	var i int
 	switch pc.scope {
 	case ScopeZone:
-		i = int(c.places[j].zone) + 1
+		i = c.domainSlot(int(c.places[j].zone), j)
 	case ScopeNode:
-		i = int(c.places[j].node) + 1
+		i = c.domainSlot(int(c.places[j].node), j)
 	default:
 		if ord < 0 || int(ord) >= len(c.slotOf) {
 			return nil
@@ -188,6 +188,17 @@ func (c *scoreCache) slot(pc *cachedScores, j int, ord int32) *scoreSlot {
 		return nil
 	}
 	return &pc.slots[i]
+}
+
+// domainSlot is the slot of the j-th candidate in its node or zone
+// (domain): the pods of one domain that are alike in being candidates
+// share it.
+func (c *scoreCache) domainSlot(domain, j int) int {
+	i := (domain + 1) << 1
+	if c.places[j].candidate {
+		i |= 1
+	}
+	return i
 }
 
 // changedAt is the last step that changed a pod in the j-th candidate's

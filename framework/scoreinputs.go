@@ -26,8 +26,10 @@ type ScoreSummary [8]int64
 //
 // ScoreReads returns two scopes. scope says what of the candidate pod its
 // Score reads: ScopePod, the pod itself (its ordinal, its count, its free
-// capacity); ScopeNode, only its node, so that every candidate on one node
-// scores the same; ScopeZone, only its zone. reach says whose state (the
+// capacity); ScopeNode, only its node and whether it is a candidate
+// (PodInfo.Candidate), so that the candidates of one node score the same,
+// and so do its other pods; ScopeZone, the same with its zone for its node.
+// (When removing, the runtime's candidates all hold the source.) reach says whose state (the
 // source's counts, the pods' free capacity, what the plugin's
 // ChangeObserver keeps) the score reads: the pod's own (ScopePod), that of
 // the pods on its node (ScopeNode) or in its zone (ScopeZone). A reach

@@ -75,7 +75,7 @@ func TestRemovalClassesAreExact(t *testing.T) {
 	}
 }
 
-// largeScenario is a cluster of 3 zones, 3 to 12 nodes and 60 to 200 pods
+// largeScenario is a cluster of 3 to 5 zones, 3 to 12 nodes and 60 to 200 pods
 // of capacity 3 to 12, partly used by other sources, on which the source
 // holds few distinct counts on many pods, so that holder classes have many
 // members; it sometimes cordons a node or drains pods. N is up to twice
@@ -84,10 +84,11 @@ func largeScenario(rng *rand.Rand) ft.Scenario {
 	capacity := 3 + rng.Int31n(10)
 	c := ft.NewCluster(capacity)
 	nodes := 3 + rng.Intn(10)
+	zones := min(nodes, 3+rng.Intn(3))
 	names := make([]string, nodes)
 	for i := range names {
 		names[i] = fmt.Sprintf("node-%d", i)
-		c.Node(names[i], fmt.Sprintf("zone-%d", i%3))
+		c.Node(names[i], fmt.Sprintf("zone-%d", i%zones))
 	}
 	if rng.Intn(4) == 0 {
 		c.Cordon(names[rng.Intn(nodes)])

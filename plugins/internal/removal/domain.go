@@ -56,10 +56,12 @@ func (dm Domain) Score(d *framework.Decision, ordinal, maxSkew int32) int64 {
 	return Score(dm.stats(d), dm.on(d, index), maxSkew)
 }
 
-// ScoreReads is what Score reads, for framework.ScoreInputs: the pod's own
-// count and candidacy, and the source's count in its domain (reach).
+// ScoreReads is what Score reads, for framework.ScoreInputs: of the pod,
+// its domain and whether it is a candidate (and whether it holds the
+// source, which every pod the runtime asks about when removing does), and
+// of the decision the source's count in the pod's domain.
 func (dm Domain) ScoreReads() (scope, reach framework.Scope) {
-	return framework.ScopePod, dm.reach
+	return dm.reach, dm.reach
 }
 
 // ScoreSummary is what Score reads of the decision as a whole, for
