@@ -29,9 +29,9 @@ type scoreCache struct {
 	zoneAt  []int32 // per zone index + 1
 	slotOf  []int32 // per ordinal below len: its pod slot + 1 (0: none yet)
 	npods   int32
-	ords    []int32 // the ordinals given a pod slot
-	changed []int32 // the ordinals with a podAt entry
-	places  []podPlace
+	ords    []int32        // the ordinals given a pod slot
+	changed []int32        // the ordinals with a podAt entry
+	cands   []stepCand     // per feasible candidate of the step
 	plugins []cachedScores // per run.scores index
 }
 
@@ -135,11 +135,13 @@ func (r *run) releaseScoreCache() {
 	scoreCachePool.Put(c)
 }
 
-// beginStep notes where the step's feasible candidates are.
+// beginStep notes where the step's feasible candidates' scores are kept,
+// and when their inputs last changed. The pods of one node (zone) that are
+// alike in being candidates share its slot.
 func (c *scoreCache) beginStep(d *Decision, feasible []int32) {
-	c.places = c.places[:0]
+	c.cands = c.cands[:0]
 	for _, ord := range feasible {
-		c.places = append(c.places, d.place(ord))
+		c.cands = append(c.cands, c.candOf(d, ord))
 	}
 }
 
@@ -161,63 +163,38 @@ func (c *scoreCache) noteChange(d *Decision, ord int32) {
 	c.step++
 }
 
-// slot is where the j-th feasible candidate's score is kept, nil when it
-// cannot be (an ordinal or domain outside the cluster's).
-func (c *scoreCache) slot(pc *cachedScores, j int, ord int32) *scoreSlot {
-	var i int
-	switch pc.scope {
-	case ScopeZone:
-		i = c.domainSlot(int(c.places[j].zone), j)
-	case ScopeNode:
-		i = c.domainSlot(int(c.places[j].node), j)
-	default:
-		if ord < 0 || int(ord) >= len(c.slotOf) {
-			return nil
-		}
+// stepCand is where a step's candidate's scores are kept, by scope (the
+// pod slot, the node's and the zone's; -1: not kept, an ordinal or domain
+// outside the cluster's), and the last step that changed a pod in each
+// reach (the pod, its node, its zone).
+type stepCand struct {
+	slot [3]int32
+	at   [3]int32
+}
+
+// candOf is the candidate's stepCand.
+func (c *scoreCache) candOf(d *Decision, ord int32) stepCand {
+	p := d.place(ord)
+	k := stepCand{slot: [3]int32{-1, -1, -1}, at: [3]int32{c.step, c.step, c.step}}
+	if ord >= 0 && int(ord) < len(c.slotOf) {
 		if c.slotOf[ord] == 0 {
 			c.npods++
 			c.slotOf[ord] = c.npods
 			c.ords = append(c.ords, ord)
 		}
-		i = int(c.slotOf[ord]) - 1
-		for len(pc.slots) <= i {
-			pc.slots = append(pc.slots, scoreSlot{})
-		}
+		k.slot[ScopePod], k.at[ScopePod] = c.slotOf[ord]-1, c.podAt[ord]
 	}
-	if i < 0 || i >= len(pc.slots) {
-		return nil
+	cand := int32(0)
+	if p.candidate {
+		cand = 1
 	}
-	return &pc.slots[i]
-}
-
-// domainSlot is the slot of the j-th candidate in its node or zone
-// (domain): the pods of one domain that are alike in being candidates
-// share it.
-func (c *scoreCache) domainSlot(domain, j int) int {
-	i := (domain + 1) << 1
-	if c.places[j].candidate {
-		i |= 1
+	if i := p.node + 1; i >= 0 && int(i) < len(c.nodeAt) {
+		k.slot[ScopeNode], k.at[ScopeNode] = i<<1|cand, c.nodeAt[i]
 	}
-	return i
-}
-
-// changedAt is the last step that changed a pod in the j-th candidate's
-// reach.
-func (c *scoreCache) changedAt(reach Scope, j int, ord int32) int32 {
-	var at []int32
-	var i int
-	switch reach {
-	case ScopeZone:
-		at, i = c.zoneAt, int(c.places[j].zone)+1
-	case ScopeNode:
-		at, i = c.nodeAt, int(c.places[j].node)+1
-	default:
-		at, i = c.podAt, int(ord)
+	if i := p.zone + 1; i >= 0 && int(i) < len(c.zoneAt) {
+		k.slot[ScopeZone], k.at[ScopeZone] = i<<1|cand, c.zoneAt[i]
 	}
-	if i < 0 || i >= len(at) {
-		return c.step // unknown: not kept
-	}
-	return at[i]
+	return k
 }
 
 // keptScores is score for a plugin whose scores the run keeps: the kept
@@ -231,9 +208,18 @@ func (r *run) keptScores(ctx context.Context, pc *cachedScores, s scorer, feasib
 		r.buf = make([]PodScore, len(feasible))
 	}
 	buf := r.buf[:len(feasible)]
+	if pc.scope == ScopePod {
+		for len(pc.slots) < int(c.npods) {
+			pc.slots = append(pc.slots, scoreSlot{})
+		}
+	}
 	for j, ord := range feasible {
-		slot := c.slot(pc, j, ord)
-		if slot != nil && slot.at >= pc.since && c.changedAt(pc.reach, j, ord) < slot.at {
+		k := &c.cands[j]
+		var slot *scoreSlot
+		if i := k.slot[pc.scope]; i >= 0 && int(i) < len(pc.slots) {
+			slot = &pc.slots[i]
+		}
+		if slot != nil && slot.at >= pc.since && k.at[pc.reach] < slot.at {
 			buf[j] = PodScore{Ordinal: ord, Score: slot.score}
 			continue
 		}
