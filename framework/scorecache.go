@@ -30,6 +30,7 @@ type scoreCache struct {
 	slotOf  []int32 // per ordinal below len: its pod slot + 1 (0: none yet)
 	npods   int32
 	ords    []int32        // the ordinals given a pod slot
+	placeOf []podPlace     // per pod slot: where the pod is
 	changed []int32        // the ordinals with a podAt entry
 	cands   []stepCand     // per feasible candidate of the step
 	plugins []cachedScores // per run.scores index
@@ -128,7 +129,7 @@ func (r *run) releaseScoreCache() {
 	for _, ord := range c.ords {
 		c.slotOf[ord] = 0
 	}
-	c.changed, c.ords, c.npods = c.changed[:0], c.ords[:0], 0
+	c.changed, c.ords, c.placeOf, c.npods = c.changed[:0], c.ords[:0], c.placeOf[:0], 0
 	for i := range c.plugins {
 		c.plugins[i].in = nil
 	}
@@ -174,15 +175,20 @@ type stepCand struct {
 
 // candOf is the candidate's stepCand.
 func (c *scoreCache) candOf(d *Decision, ord int32) stepCand {
-	p := d.place(ord)
 	k := stepCand{slot: [3]int32{-1, -1, -1}, at: [3]int32{c.step, c.step, c.step}}
+	var p podPlace
 	if ord >= 0 && int(ord) < len(c.slotOf) {
 		if c.slotOf[ord] == 0 {
 			c.npods++
 			c.slotOf[ord] = c.npods
 			c.ords = append(c.ords, ord)
+			c.placeOf = append(c.placeOf, d.place(ord))
 		}
-		k.slot[ScopePod], k.at[ScopePod] = c.slotOf[ord]-1, c.podAt[ord]
+		i := c.slotOf[ord] - 1
+		k.slot[ScopePod], k.at[ScopePod] = i, c.podAt[ord]
+		p = c.placeOf[i]
+	} else {
+		p = d.place(ord)
 	}
 	cand := int32(0)
 	if p.candidate {
