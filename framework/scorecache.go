@@ -84,8 +84,11 @@ func (r *run) startScoreCache(n int32) {
 		if s.inputs == nil || s.weight == 0 {
 			continue
 		}
-		pc.in = s.inputs
 		pc.scope, pc.reach = s.inputs.ScoreReads()
+		if pc.scope > ScopeZone || pc.reach > ScopeZone {
+			continue // no scope this runtime knows: scored as before
+		}
+		pc.in = s.inputs
 		pc.reach = max(pc.reach, pc.scope)
 		switch pc.scope {
 		case ScopeZone:
