@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -74,6 +75,11 @@ func (r *run) startScoreCache(n int32) {
 	c.slotOf = zeroPrefix(c.slotOf, len(c.podAt))
 	c.nodeAt = zeroed(c.nodeAt, cl.NumNodes()+1)
 	c.zoneAt = zeroed(c.zoneAt, cl.NumZones()+1)
+	// The pods a run keeps scores for are about those it changes and one
+	// candidate per node: room for as many, so the lists grow once, not
+	// by doubling (allocations per call are a goal too).
+	hint := min(len(c.podAt), int(n)+64)
+	c.ords, c.placeOf, c.changed = slices.Grow(c.ords, hint), slices.Grow(c.placeOf, hint), slices.Grow(c.changed, hint)
 	if cap(c.plugins) < len(r.scores) {
 		c.plugins = make([]cachedScores, len(r.scores))
 	}
@@ -95,6 +101,8 @@ func (r *run) startScoreCache(n int32) {
 			pc.slots = zeroedSlots(pc.slots, 2*(cl.NumZones()+1))
 		case ScopeNode:
 			pc.slots = zeroedSlots(pc.slots, 2*(cl.NumNodes()+1))
+		default:
+			pc.slots = slices.Grow(pc.slots, hint)
 		}
 	}
 	r.sc = c
