@@ -162,4 +162,7 @@ func (r *run) apply(best, delta int32) {
 	if r.zoned {
 		r.placed(best)
 	}
+	if r.sc != nil {
+		r.sc.noteChange(r.d, best)
+	}
 }

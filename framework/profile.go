@@ -261,6 +261,8 @@ func (p *Profile) finish() error {
 		if n, ok := p.scores[i].plugin.(ScoreNormalizer); ok {
 			p.scores[i].normalizer = n
 			grouped, holders = false, false
+		} else if in, ok := p.scores[i].plugin.(ScoreInputs); ok {
+			p.scores[i].inputs = in
 		}
 	}
 	if p.mode == Place && !capacity {

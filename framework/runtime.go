@@ -12,6 +12,7 @@ type scorer struct {
 	plugin     ScorePlugin
 	weight     int64
 	normalizer ScoreNormalizer
+	inputs     ScoreInputs // nil: its scores are not kept (scorecache.go)
 }
 
 // Profile is a built, immutable list of plugins. It is safe for concurrent
@@ -121,6 +122,8 @@ type run struct {
 	// them, holding is nil until it does.
 	classes bool
 	holding *holderClasses
+
+	sc *scoreCache // the kept scores (scorecache.go), nil: none
 }
 
 // Run places (for a Place profile) or removes (Remove) up to n vreplicas of
@@ -158,6 +161,10 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 	}
 	r.classes = p.holderGrouped && ex == nil && (fast || p.mode == Remove)
 	r.maybeHolderClasses()
+	if ex == nil {
+		r.startScoreCache(n)
+		defer r.releaseScoreCache()
+	}
 	delta := int32(1)
 	if p.mode == Remove {
 		delta = -1
@@ -431,6 +438,9 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 	}
 	d.setFeasible(feasible)
 	defer d.endStep()
+	if r.sc != nil {
+		r.sc.beginStep(d, feasible)
+	}
 	if cap(r.totals) < len(feasible) {
 		r.totals = make([]int64, len(feasible))
 	}
@@ -438,7 +448,7 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 	for i := range totals {
 		totals[i] = 0
 	}
-	for _, s := range r.scores {
+	for si, s := range r.scores {
 		// A weight-0 plugin cannot change the decision, so it is only
 		// evaluated for an explanation, and its failure is recorded there
 		// rather than aborting: asking why must not change the answer.
@@ -448,7 +458,7 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 			}
 			continue
 		}
-		buf, err := r.score(ctx, s, feasible)
+		buf, err := r.scoresOf(ctx, si, s, feasible)
 		if err != nil {
 			return -1, err
 		}

@@ -131,6 +131,25 @@ func (s *State) recount(src *source) {
 // freed reports whether some pod holds less of a source under after than
 // under before. Both are a source's few entries, one per pod.
 func freed(before, after []entry) bool {
+	if ascending(before) && ascending(after) {
+		// Placements come sorted by ordinal: a merge, not a search per
+		// entry, which for a source on thousands of pods (issue 21's
+		// 10,000 vreplicas spread over pods) cost milliseconds a call.
+		j := 0
+		for _, b := range before {
+			for j < len(after) && after[j].ord < b.ord {
+				j++
+			}
+			n := int32(0)
+			if j < len(after) && after[j].ord == b.ord {
+				n = after[j].n
+			}
+			if n < b.n {
+				return true
+			}
+		}
+		return false
+	}
 	for _, b := range before {
 		n := int32(0)
 		for _, a := range after {
@@ -144,6 +163,16 @@ func freed(before, after []entry) bool {
 		}
 	}
 	return false
+}
+
+// ascending reports whether the entries' ordinals strictly increase.
+func ascending(es []entry) bool {
+	for i := 1; i < len(es); i++ {
+		if es[i].ord <= es[i-1].ord {
+			return false
+		}
+	}
+	return true
 }
 
 // Observe records what a source's object shows now (from the lister, an

@@ -87,3 +87,22 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 // on the pod's node and zone and their summaries, which one holder class
 // shares.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.ScoreInputs = &Plugin{}
+
+// ScoreReads implements framework.ScoreInputs: the score reads of a pod
+// only its node (and the node's zone), and of the decision the source's
+// count on that node, the nodes with room in its zone, and the summary
+// ScoreSummary returns.
+func (*Plugin) ScoreReads() (scope, reach framework.Scope) {
+	return framework.ScopeNode, framework.ScopeZone
+}
+
+// ScoreSummary implements framework.ScoreInputs: the nodes counted, as far
+// as spread.Allowed and spread.Score read them.
+func (pl *Plugin) ScoreSummary(d *framework.Decision) framework.ScoreSummary {
+	var sum framework.ScoreSummary
+	k := spread.Key(spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew))
+	copy(sum[:], k[:])
+	return sum
+}

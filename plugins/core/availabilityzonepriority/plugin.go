@@ -74,3 +74,21 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 // EquivalentHolders implements framework.HolderEquivalenceAware: the score reads the source's count
 // in the pod's zone and the zones' summaries, which one holder class shares.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.ScoreInputs = &Plugin{}
+
+// ScoreReads implements framework.ScoreInputs: the score reads of a pod
+// only its zone, and of the decision the source's count in that zone and
+// the summary ScoreSummary returns.
+func (*Plugin) ScoreReads() (scope, reach framework.Scope) {
+	return framework.ScopeZone, framework.ScopeZone
+}
+
+// ScoreSummary implements framework.ScoreInputs: the zones counted, as far
+// as spread.Score reads them.
+func (pl *Plugin) ScoreSummary(d *framework.Decision) framework.ScoreSummary {
+	var sum framework.ScoreSummary
+	k := spread.Key(spread.Counted(d.ZoneStats(), d.FeasibleZoneStats(), pl.maxSkew))
+	copy(sum[:], k[:])
+	return sum
+}

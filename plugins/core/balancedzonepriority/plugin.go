@@ -118,3 +118,26 @@ func load(d *framework.Decision) *zoneFree {
 // EquivalentHolders implements framework.HolderEquivalenceAware: the score reads the pod's zone, which
 // one holder class shares.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.ScoreInputs = &Plugin{}
+
+// ScoreReads implements framework.ScoreInputs: the score reads of a pod
+// only its zone, and of the decision that zone's free capacity, which
+// Changed keeps per zone, and the most free of any zone (ScoreSummary).
+func (*Plugin) ScoreReads() (scope, reach framework.Scope) {
+	return framework.ScopeZone, framework.ScopeZone
+}
+
+// ScoreSummary implements framework.ScoreInputs: whether the decision
+// keeps the zones' free capacity, and the most free of any zone.
+func (*Plugin) ScoreSummary(d *framework.Decision) framework.ScoreSummary {
+	zf := load(d)
+	if zf == nil {
+		return framework.ScoreSummary{}
+	}
+	var most int64
+	for _, f := range zf.free {
+		most = max(most, f)
+	}
+	return framework.ScoreSummary{1, most}
+}

@@ -131,3 +131,26 @@ func podStatsFor(d *framework.Decision, capped bool) framework.DomainStats {
 // EquivalentHolders implements framework.HolderEquivalenceAware: the verdict and the score read the
 // pod's count and node and the summaries, which one holder class shares.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.ScoreInputs = &Plugin{}
+
+// ScoreReads implements framework.ScoreInputs: the score reads the pod's
+// count and node, and of the decision the source's count on that node, the
+// node's pods with room, and the summaries ScoreSummary returns.
+func (*Plugin) ScoreReads() (scope, reach framework.Scope) {
+	return framework.ScopePod, framework.ScopeNode
+}
+
+// ScoreSummary implements framework.ScoreInputs: whether the pod cap is
+// reached, and the pods and nodes counted, as far as spread.Allowed and
+// spread.Score read them.
+func (pl *Plugin) ScoreSummary(d *framework.Decision) framework.ScoreSummary {
+	capped := podlimit.Reached(d)
+	pods := spread.Key(podStatsFor(d, capped))
+	nodes := spread.Key(spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew))
+	sum := framework.ScoreSummary{0, pods[0], pods[1], pods[2], nodes[0], nodes[1], nodes[2]}
+	if capped {
+		sum[0] = 1
+	}
+	return sum
+}

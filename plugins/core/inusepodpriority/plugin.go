@@ -53,3 +53,17 @@ func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (i
 // EquivalentHolders implements framework.HolderEquivalenceAware: the score reads the pod's free
 // capacity, which one holder class shares.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.ScoreInputs = &Plugin{}
+
+// ScoreReads implements framework.ScoreInputs: the score reads the pod's
+// free capacity and, through Decision.Strands, its own use of resources.
+func (*Plugin) ScoreReads() (scope, reach framework.Scope) {
+	return framework.ScopePod, framework.ScopePod
+}
+
+// ScoreSummary implements framework.ScoreInputs: the score reads nothing
+// of the decision as a whole.
+func (*Plugin) ScoreSummary(*framework.Decision) framework.ScoreSummary {
+	return framework.ScoreSummary{}
+}

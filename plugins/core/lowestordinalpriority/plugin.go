@@ -57,3 +57,17 @@ func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (i
 // (the same count and free capacity) the lower ordinal scores at least as
 // high.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.ScoreInputs = &Plugin{}
+
+// ScoreReads implements framework.ScoreInputs: the score reads the pod's
+// ordinal, count and free capacity.
+func (*Plugin) ScoreReads() (scope, reach framework.Scope) {
+	return framework.ScopePod, framework.ScopePod
+}
+
+// ScoreSummary implements framework.ScoreInputs: the score reads nothing
+// of the decision as a whole.
+func (*Plugin) ScoreSummary(*framework.Decision) framework.ScoreSummary {
+	return framework.ScoreSummary{}
+}

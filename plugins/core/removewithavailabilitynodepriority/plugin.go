@@ -48,3 +48,13 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 // on the pod's node, the nodes' summary and whether the pod is a candidate,
 // which one holder class shares.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.ScoreInputs = &Plugin{}
+
+// ScoreReads implements framework.ScoreInputs (removal.Domain.ScoreReads).
+func (*Plugin) ScoreReads() (scope, reach framework.Scope) { return removal.Nodes.ScoreReads() }
+
+// ScoreSummary implements framework.ScoreInputs (removal.Domain.ScoreSummary).
+func (*Plugin) ScoreSummary(d *framework.Decision) framework.ScoreSummary {
+	return removal.Nodes.ScoreSummary(d)
+}

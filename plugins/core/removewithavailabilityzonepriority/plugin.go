@@ -54,3 +54,13 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 // in the pod's zone, the zones' summary and whether the pod is a candidate,
 // which one holder class shares.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.ScoreInputs = &Plugin{}
+
+// ScoreReads implements framework.ScoreInputs (removal.Domain.ScoreReads).
+func (*Plugin) ScoreReads() (scope, reach framework.Scope) { return removal.Zones.ScoreReads() }
+
+// ScoreSummary implements framework.ScoreInputs (removal.Domain.ScoreSummary).
+func (*Plugin) ScoreSummary(d *framework.Decision) framework.ScoreSummary {
+	return removal.Zones.ScoreSummary(d)
+}

@@ -102,3 +102,18 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 // holders' summary and whether the pod is a candidate, which one removal
 // class shares.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.ScoreInputs = &Plugin{}
+
+// ScoreReads implements framework.ScoreInputs: the score reads the pod's
+// count and candidacy, and the summary ScoreSummary returns.
+func (*Plugin) ScoreReads() (scope, reach framework.Scope) {
+	return framework.ScopePod, framework.ScopePod
+}
+
+// ScoreSummary implements framework.ScoreInputs: the holders' summary, as
+// far as removal.Score reads it.
+func (*Plugin) ScoreSummary(d *framework.Decision) framework.ScoreSummary {
+	k := removal.Key(stats(d))
+	return framework.ScoreSummary{k[0], k[1], k[2], k[3]}
+}

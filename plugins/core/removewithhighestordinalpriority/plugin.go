@@ -43,3 +43,17 @@ func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (i
 // EquivalentHolders implements framework.HolderEquivalenceAware: of two holders of one holder
 // class (removing) the higher ordinal scores at least as high.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.ScoreInputs = &Plugin{}
+
+// ScoreReads implements framework.ScoreInputs: the score reads the pod's
+// ordinal and the StatefulSet's replicas, neither of which a decision
+// changes.
+func (*Plugin) ScoreReads() (scope, reach framework.Scope) {
+	return framework.ScopePod, framework.ScopePod
+}
+
+// ScoreSummary implements framework.ScoreInputs: nothing of the decision.
+func (*Plugin) ScoreSummary(*framework.Decision) framework.ScoreSummary {
+	return framework.ScoreSummary{}
+}

@@ -5,6 +5,7 @@ import "github.com/vsched/vsched/framework"
 // Domain is what a descheduler plugin spreads the source over, nodes or
 // zones, read through the framework's per-domain views.
 type Domain struct {
+	reach   framework.Scope
 	of      func(node, zone int32) int32
 	counted func(framework.Cluster) []int32
 	stats   func(*framework.Decision) framework.DomainStats
@@ -15,12 +16,14 @@ type Domain struct {
 // RemoveWithAvailabilityZonePriority.
 var (
 	Nodes = Domain{
+		reach:   framework.ScopeNode,
 		of:      func(node, _ int32) int32 { return node },
 		counted: framework.Cluster.SchedulableNodes,
 		stats:   (*framework.Decision).NodeStats,
 		on:      (*framework.Decision).OnNode,
 	}
 	Zones = Domain{
+		reach:   framework.ScopeZone,
 		of:      func(_, zone int32) int32 { return zone },
 		counted: framework.Cluster.SchedulableZones,
 		stats:   (*framework.Decision).ZoneStats,
@@ -51,4 +54,19 @@ func (dm Domain) Score(d *framework.Decision, ordinal, maxSkew int32) int64 {
 		return framework.MaxScore
 	}
 	return Score(dm.stats(d), dm.on(d, index), maxSkew)
+}
+
+// ScoreReads is what Score reads, for framework.ScoreInputs: of the pod,
+// its domain and whether it is a candidate (and whether it holds the
+// source, which every pod the runtime asks about when removing does), and
+// of the decision the source's count in the pod's domain.
+func (dm Domain) ScoreReads() (scope, reach framework.Scope) {
+	return dm.reach, dm.reach
+}
+
+// ScoreSummary is what Score reads of the decision as a whole, for
+// framework.ScoreInputs: the domains' summary, as far as Score reads it.
+func (dm Domain) ScoreSummary(d *framework.Decision) framework.ScoreSummary {
+	k := Key(dm.stats(d))
+	return framework.ScoreSummary{k[0], k[1], k[2], k[3]}
 }

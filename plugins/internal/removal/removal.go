@@ -152,3 +152,16 @@ func (a *Stats) Result() framework.DomainStats {
 	}
 	return s
 }
+
+// Key is what Forbidden and Score read of s: whether it counts no domain,
+// one or more; Min and Max; and, when one domain alone holds Max, the
+// highest count below it (SkewAfterRemove reads AtMax and NextMax only
+// then). Two summaries with the same Key give every domain the same
+// score, which the plugins' framework.ScoreSummary relies on.
+func Key(s framework.DomainStats) [4]int64 {
+	next := int64(-1)
+	if s.AtMax == 1 {
+		next = int64(s.NextMax)
+	}
+	return [4]int64{int64(min(s.Domains, 2)), int64(s.Min), int64(s.Max), next}
+}

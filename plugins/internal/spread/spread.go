@@ -118,3 +118,12 @@ func Stats(counts []int32) framework.DomainStats {
 	}
 	return s
 }
+
+// Key is what Allowed and Score read of s: whether it counts any domain,
+// its Min and its Max (SkewAfterAdd reads AtMin and NextMin only for a
+// domain holding Min, which Allowed accepts before asking). Two summaries
+// with the same Key give every domain the same verdict and score, which
+// the plugins' framework.ScoreSummary relies on.
+func Key(s framework.DomainStats) [3]int64 {
+	return [3]int64{int64(min(s.Domains, 1)), int64(s.Min), int64(s.Max)}
+}
