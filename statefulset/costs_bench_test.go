@@ -153,7 +153,9 @@ type weightedQuality struct {
 	// partial is the used pods with free slots; lost is the heavy
 	// vreplicas the full pods could have held beside light ones and do
 	// not (benchHeavyPerPod less their heavy ones, summed): every two
-	// lost take a pod more once the heavy vreplicas are a tenth.
+	// lost take a pod more once the heavy vreplicas are a tenth. It
+	// means that only with costs: without, pods take more heavy ones
+	// and go over their memory.
 	partial, lost int64
 }
 
