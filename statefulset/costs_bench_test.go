@@ -33,7 +33,8 @@ import (
 // placing (from the placements and the declared costs), the vreplicas
 // pending, the pods used, and the bound max over slots and memory of
 // ceil(total / pod capacity) + nodes (TestWeightedWorkloadQuality checks
-// the cost run's against it).
+// the cost run's against it), the used pods partly filled, and the heavy
+// vreplicas the full pods could have held and do not (heavy-room-lost).
 
 const (
 	benchPodMemory = "4Gi"
@@ -149,6 +150,20 @@ func scheduleWeighted(b testing.TB, s *Scheduler, w workload, vpods []*costVPod)
 // weightedQuality is what a weighted placement achieved.
 type weightedQuality struct {
 	pending, over, used, bound int64
+	// partial is the used pods with free slots; lost is the heavy
+	// vreplicas the full pods could have held beside light ones and do
+	// not (benchHeavyPerPod less their heavy ones, summed): every two
+	// lost take a pod more once the heavy vreplicas are a tenth. It
+	// means that only with costs: without, pods take more heavy ones
+	// and go over their memory.
+	partial, lost int64
+}
+
+// benchHeavyPerPod is how many heavy vreplicas a pod full of vreplicas
+// holds at most: with three, ten light ones leave 96Mi for seven slots.
+func benchHeavyPerPod() int64 {
+	limit, light, heavy := resource.MustParse(benchPodMemory), resource.MustParse(benchLight), resource.MustParse(benchHeavy)
+	return (limit.MilliValue() - benchCapacity*light.MilliValue()) / (heavy.MilliValue() - light.MilliValue())
 }
 
 // measure counts, from the placements and the declared costs (whatever
@@ -158,6 +173,7 @@ func (q *weightedQuality) measure(w workload, vpods []*costVPod) {
 	limit := resource.MustParse(benchPodMemory)
 	memory := map[int32]int64{}
 	slots := map[int32]int64{}
+	heavy := map[int32]int64{}
 	var totalSlots, totalMemory int64
 	for i, v := range vpods {
 		cost := resource.MustParse(benchCost(i))
@@ -165,14 +181,24 @@ func (q *weightedQuality) measure(w workload, vpods []*costVPod) {
 			ord, _ := vsched.OrdinalFromPodName(p.PodName)
 			memory[ord] += int64(p.VReplicas) * cost.MilliValue()
 			slots[ord] += int64(p.VReplicas)
+			if benchCost(i) == benchHeavy {
+				heavy[ord] += int64(p.VReplicas)
+			}
 			totalSlots += int64(p.VReplicas)
 			totalMemory += int64(p.VReplicas) * cost.MilliValue()
 		}
 	}
-	q.over, q.used = 0, 0
+	q.over, q.used, q.partial, q.lost = 0, 0, 0, 0
+	perPod := benchHeavyPerPod()
 	for ord, n := range slots {
 		if n > 0 {
 			q.used++
+		}
+		switch {
+		case n > 0 && n < benchCapacity:
+			q.partial++
+		case n == benchCapacity:
+			q.lost += max(0, perPod-heavy[ord])
 		}
 		if memory[ord] > limit.MilliValue() {
 			q.over++
@@ -187,4 +213,6 @@ func (q *weightedQuality) report(b *testing.B) {
 	b.ReportMetric(float64(q.pending), "pending")
 	b.ReportMetric(float64(q.used), "pods-used")
 	b.ReportMetric(float64(q.bound), "pods-bound")
+	b.ReportMetric(float64(q.partial), "pods-partial")
+	b.ReportMetric(float64(q.lost), "heavy-room-lost")
 }

@@ -1,6 +1,9 @@
 package statefulset
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 // TestWeightedWorkloadQuality places BenchmarkWeightedWorkload's W1 (600
 // pods of 20 slots and 4Gi on 12 nodes, 1,000 sources, one in ten at
@@ -13,26 +16,58 @@ func TestWeightedWorkloadQuality(t *testing.T) {
 	if testing.Short() {
 		t.Skip("places 1,000 sources twice")
 	}
-	costed := placeWeighted(t, true)
-	countOnly := placeWeighted(t, false)
+	costed := placeWeighted(t, w1, true)
+	countOnly := placeWeighted(t, w1, false)
 	t.Logf("with costs: %d pods over memory, %d used (bound %d); count-only: %d over memory, %d used",
 		costed.over, costed.used, costed.bound, countOnly.over, countOnly.used)
-	if costed.pending != 0 || costed.over != 0 || costed.used > costed.bound {
-		t.Errorf("with costs: %d pending, %d pods over memory, %d pods used; want 0, 0 and at most %d",
-			costed.pending, costed.over, costed.used, costed.bound)
-	}
+	checkWeighted(t, costed)
 	if countOnly.over == 0 {
 		t.Errorf("count-only placement left no pod over memory: the workload does not test costs")
 	}
 }
 
-// placeWeighted schedules W1's costed sources once, the pods with memory
-// or without, and measures the placement.
-func placeWeighted(t *testing.T, podsMem bool) weightedQuality {
-	cluster := benchCluster(t, w1)
+// TestWeightedWorkloadQualityW2 checks the same goals on W2 (6,000 pods,
+// 10,000 sources, 12 nodes), where a full pod holds at most two of the
+// 1000Mi vreplicas beside light ones (three and ten light would strand
+// seven slots) and the heavy vreplicas need two in nearly every pod: a
+// pod the light sources fill with fewer than two heavy ones costs half a
+// pod. It takes seconds, minutes under the race detector.
+//
+// It fails today (5,215 pods for 5,200) and is skipped until the fix:
+// W1's sources are W2's first 1,000, and W1's placement (523 pods) fills
+// pods with light vreplicas while the heavy ones are scarce; on W2 that
+// room is missing later, when they are not (docs/performance.md,
+// "W2 weighted: the pods used").
+func TestWeightedWorkloadQualityW2(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("places 10,000 sources: seconds, minutes under -race")
+	}
+	if os.Getenv("VSCHED_W2_QUALITY") == "" {
+		t.Skip("known excess of issue 23 (5,215 pods for 5,200): set VSCHED_W2_QUALITY=1 to run")
+	}
+	q := placeWeighted(t, w2, true)
+	t.Logf("with costs: %d pods over memory, %d used (bound %d), %d partly used, %d heavy vreplicas' room lost in full pods",
+		q.over, q.used, q.bound, q.partial, q.lost)
+	checkWeighted(t, q)
+}
+
+// checkWeighted checks issue 23's goals on a costed placement: nothing
+// pending, no pod over its memory, the pods used within the bound.
+func checkWeighted(t *testing.T, q weightedQuality) {
+	t.Helper()
+	if q.pending != 0 || q.over != 0 || q.used > q.bound {
+		t.Errorf("with costs: %d pending, %d pods over memory, %d pods used; want 0, 0 and at most %d",
+			q.pending, q.over, q.used, q.bound)
+	}
+}
+
+// placeWeighted schedules the workload's costed sources once, the pods
+// with memory or without, and measures the placement.
+func placeWeighted(t *testing.T, w workload, podsMem bool) weightedQuality {
+	cluster := benchCluster(t, w)
 	defer cluster.Shutdown()
-	vpods := makeCostSources(w1, true)
-	s := startWeighted(t, cluster, w1, benchProfiles(t, nil), vpods, podsMem)
+	vpods := makeCostSources(w, true)
+	s := startWeighted(t, cluster, w, benchProfiles(t, nil), vpods, podsMem)
 	defer s.Close()
-	return scheduleWeighted(t, s, w1, vpods)
+	return scheduleWeighted(t, s, w, vpods)
 }
