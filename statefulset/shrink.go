@@ -84,11 +84,13 @@ func (s *Scheduler) EndShrink(prev state.Fence, to int32, rv string, err error) 
 //
 // For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) Grown(to int32, rv string) {
-	ended, last := s.presence.grown(to)
-	if ended {
-		s.seen.logger().Infow(LogStatefulSetBack, "replicas", to, "restoreTo", 0)
-	}
+	// The wait ends under the state lock, with the size recorded: a
+	// Schedule in between would find the StatefulSet present and decide
+	// against the size the state still had, 0 for a process restarted
+	// while it was gone, or the larger one from before the delete (issue
+	// 23: vreplicas dropped, or placed beyond the size restored).
 	s.st.Lock()
+	ended, last := s.presence.grown(to)
 	s.st.Unfence()
 	before := s.st.Replicas()
 	if last != nil && specReplicas(last) >= to {
@@ -102,6 +104,9 @@ func (s *Scheduler) Grown(to int32, rv string) {
 	}
 	grew := s.st.Replicas() > before
 	s.st.Unlock()
+	if ended {
+		s.seen.logger().Infow(LogStatefulSetBack, "replicas", to, "restoreTo", 0)
+	}
 	if grew {
 		s.requeuePending()
 	}
