@@ -10,7 +10,9 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	k8stesting "k8s.io/client-go/testing"
 	"knative.dev/pkg/logging"
 
 	"github.com/vsched/vsched"
@@ -175,4 +177,42 @@ func TestRestoreEndsWaitBeforeAStaleSizePlaces(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The restore finds the StatefulSet grown by someone else between its read
+// and its write (writeScale writes nothing and has no version to give):
+// the wait may end only with a size the scheduler knows. Ended without one,
+// a controller restarted while the StatefulSet was gone still counted 0
+// replicas and dropped every placement it was asked to decide.
+func TestRestoreEndsWaitOnlyWithASize(t *testing.T) {
+	rw := newRestoreWindow(t, 3, map[string]int32{"kafka": 7, "redis": 4})
+	rw.recreate(t, true)
+	var reads atomic.Int32
+	rw.c.Client().PrependReactor("get", "statefulsets", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() == "scale" && reads.Add(1) == 2 {
+			// Another writer, just before the restore's write reads.
+			if err := rw.c.SetReplicas(5); err != nil {
+				t.Error(err)
+			}
+		}
+		return false, nil, nil
+	})
+	rep, err := rw.auto.Reconcile(rw.ctx)
+	if err != nil || rep.Written {
+		t.Fatalf("restoring cycle: %s to %d written=%v (%s), %v; want nothing written (5 replicas already)", rep.Action, rep.Target, rep.Written, rep.Reason, err)
+	}
+	kafka := rw.keys[0]
+	ps, err := rw.src.Reconcile(rw.ctx, rw.sched, kafka)
+	if !errors.Is(err, vsched.ErrStatefulSetMissing) && !cmp.Equal(ps, rw.before[kafka]) {
+		t.Errorf("Schedule(kafka) after the restore found 5 replicas = [%s], %v; want its placements kept [%s], or ErrStatefulSetMissing until the size is known",
+			placed(ps), err, placed(rw.before[kafka]))
+	}
+	rw.lost(t, "after the restore")
+	// The informer shows the 5 replicas: decisions go on from them.
+	rw.c.Release(memcluster.KindStatefulSet)
+	rw.sync(t)
+	if ps, err := rw.src.Reconcile(rw.ctx, rw.sched, kafka); err != nil || !cmp.Equal(ps, rw.before[kafka]) {
+		t.Errorf("Schedule(kafka) once the informer shows 5 replicas = [%s], %v; want [%s]", placed(ps), err, placed(rw.before[kafka]))
+	}
+	rw.lost(t, "once the informer shows 5 replicas")
 }

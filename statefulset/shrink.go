@@ -90,7 +90,7 @@ func (s *Scheduler) Grown(to int32, rv string) {
 	// while it was gone, or the larger one from before the delete (issue
 	// 23: vreplicas dropped, or placed beyond the size restored).
 	s.st.Lock()
-	ended, last := s.presence.grown(to)
+	ended, last := s.presence.grown(to, rv != "")
 	s.st.Unfence()
 	before := s.st.Replicas()
 	if last != nil && specReplicas(last) >= to {
