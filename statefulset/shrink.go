@@ -79,8 +79,10 @@ func (s *Scheduler) EndShrink(prev state.Fence, to int32, rv string, err error) 
 // the write, showing a size already replaced (a shrink this replica wrote
 // and grew back from); taken as news, they would put ordinals that hold
 // vreplicas beyond the replicas, and Schedule would move them. A size at
-// least RestoreSize ends the wait of a StatefulSet created again below the
-// pods its sources hold.
+// least RestoreSize, with its version (rv), ends the wait of a StatefulSet
+// created again below the pods its sources hold; without one (the write
+// found a larger size) the wait goes on until the next cycle's restore or
+// the informer shows the size.
 //
 // For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) Grown(to int32, rv string) {
