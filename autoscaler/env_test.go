@@ -69,11 +69,20 @@ func (q *keyQueue) add(k types.NamespacedName) {
 	q.keys = append(q.keys, k)
 }
 
+// take empties the queue. Its keys come sorted, not in the order
+// concurrent workers added them, so that what a test draws from them
+// follows its seed.
 func (q *keyQueue) take() []types.NamespacedName {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	out := q.keys
 	q.keys = nil
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Namespace != out[j].Namespace {
+			return out[i].Namespace < out[j].Namespace
+		}
+		return out[i].Name < out[j].Name
+	})
 	return out
 }
 

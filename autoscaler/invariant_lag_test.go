@@ -69,9 +69,14 @@ import (
 //     same write as its replacement, never missing from the status.
 //
 // Every run follows its seed except for the interleaving of concurrent
-// workers. A failure names the seed and the operation; replay it with
+// workers: each step's operation is drawn from a source seeded by the
+// seed and the step (stepRand), so step N is the same operation in every
+// run even when the interleaving changed what the queue held. A failure
+// names the seed and the operation and prints the tail of the run's trace
+// (lagTraceLog: the operations, writes, autoscaler cycles and resyncs
+// that led to it, and the leader's view); replay it with
 // VSCHED_INVARIANT_SEED=<seed> (VSCHED_INVARIANT_TRACE=1 and -v log every
-// operation). VSCHED_INVARIANT_SEEDS=<n> runs seeds 1..n (the soak: make
+// line of the trace as it happens). VSCHED_INVARIANT_SEEDS=<n> runs seeds 1..n (the soak: make
 // soak), VSCHED_INVARIANT_OPS the operations per seed.
 func TestInvariantUnderLag(t *testing.T) {
 	seeds, ops := lagPlan(t)
@@ -207,6 +212,8 @@ type lagWorld struct {
 	step  int
 	op    string
 	stats map[string]int
+	// trace is the run's recent operations and writes (tracef).
+	trace lagTraceLog
 
 	// Outcomes counted across goroutines, for the summary.
 	calls, pendingCalls, retries, writes, failedWrites atomic.Int64
@@ -316,23 +323,20 @@ func (w *lagWorld) failf(format string, args ...any) {
 func (w *lagWorld) run(ops int) {
 	for w.step = 1; w.step <= ops; w.step++ {
 		w.op = ""
+		w.rng = stepRand(w.seed, w.step)
+		w.tracef("step %d begins", w.step)
 		w.randomOp()
 		if err := w.c.Sync(w.ctx); err != nil {
 			w.t.Fatalf("seed %d step %d (%s): %v", w.seed, w.step, w.op, err)
 		}
-		if lagTrace {
-			w.t.Logf("step %d: %s (spec.replicas %d, %s counts %d)", w.step, w.op, w.specReplicas(), w.leader().name, w.leader().s.Replicas())
-		}
+		w.tracef("step %d: %s (spec.replicas %d, %s counts %d%s)", w.step, w.op, w.specReplicas(), w.leader().name, w.leader().s.Replicas(), w.heldKinds())
 		w.checkCommitted()
 		w.mu.Lock()
 		failed := w.failed
 		w.mu.Unlock()
-		if len(failed) > 0 && lagTrace {
-			w.logLeaderView()
-		}
 		if len(failed) > 0 {
-			w.t.Fatalf("seed %d, step %d (%s): %s\nreplay: VSCHED_INVARIANT_SEED=%d VSCHED_INVARIANT_OPS=%d go test ./autoscaler -run TestInvariantUnderLag",
-				w.seed, w.step, w.op, strings.Join(failed, "\n"), w.seed, w.step)
+			w.t.Fatalf("seed %d, step %d (%s): %s\nreplay: VSCHED_INVARIANT_SEED=%d VSCHED_INVARIANT_OPS=%d go test ./autoscaler -run TestInvariantUnderLag\ntrace (last %d lines):\n%s%s",
+				w.seed, w.step, w.op, strings.Join(failed, "\n"), w.seed, w.step, lagTraceTail, w.trace.tail(lagTraceTail), w.leaderView())
 		}
 	}
 	w.t.Logf("seed %d: %d operations (%v); %d Schedule calls (%d pending, %d retryable errors), %d status writes (%d failed), %d scale-ups and %d scale-downs written (%d failed), %d compaction cycles, %d evictions",
@@ -408,7 +412,11 @@ func lagCost(k types.NamespacedName) corev1.ResourceList {
 // random sources, some created or resized first. With !knownDefectObs3
 // an autoscaler cycle, and sometimes a resync, run alongside.
 func (w *lagWorld) batch() {
+	// What runs is drawn before the queue is read: how many draws the
+	// rest takes depends on what the queue holds.
 	n := 2 + w.rng.Intn(4)
+	withAutoscale := !knownDefectObs3 && w.rng.Intn(3) == 0
+	withResync := w.rng.Intn(4) == 0
 	keys := w.queue.take()
 	w.rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 	taken := map[types.NamespacedName]bool{}
@@ -438,12 +446,12 @@ func (w *lagWorld) batch() {
 			w.reconcile(inst, k, observe, cached)
 		}(k, w.rng.Intn(2) == 0, !knownDefectObs6 && w.rng.Intn(2) == 0)
 	}
-	if !knownDefectObs3 && w.rng.Intn(3) == 0 {
+	if withAutoscale {
 		w.count("concurrent autoscale")
 		wg.Add(1)
 		go func() { defer wg.Done(); w.autoscale(inst) }()
 	}
-	if w.rng.Intn(4) == 0 {
+	if withResync {
 		w.count("concurrent resync")
 		wg.Add(1)
 		go func() { defer wg.Done(); w.resync(inst) }()
@@ -498,6 +506,7 @@ func (w *lagWorld) reconcile(inst *lagInstance, k types.NamespacedName, observe,
 	case vsched.PendingCount(err) > 0:
 		w.pendingCalls.Add(1)
 	case retryable(err):
+		w.tracef("  %s: %s@%s: %v; requeued", inst.name, k.Name, v.GetResourceVersion(), err)
 		w.retries.Add(1)
 		w.queue.add(k)
 		return
@@ -513,9 +522,7 @@ func (w *lagWorld) reconcile(inst *lagInstance, k types.NamespacedName, observe,
 		return
 	}
 	err = w.src.CommitPlacements(k, v.GetResourceVersion(), ps)
-	if lagTrace {
-		w.t.Logf("  %s: %s@%s wants %d: [%s] -> [%s], write: %v", inst.name, k.Name, v.GetResourceVersion(), v.GetVReplicas(), short(v.GetPlacements()), short(ps), err)
-	}
+	w.tracef("  %s: %s@%s wants %d: [%s] -> [%s], write: %v", inst.name, k.Name, v.GetResourceVersion(), v.GetVReplicas(), short(v.GetPlacements()), short(ps), err)
 	w.writes.Add(1)
 	if err != nil {
 		w.failedWrites.Add(1)
@@ -627,9 +634,7 @@ func (w *lagWorld) checkCommitted() {
 // by checkCommitted.
 func (w *lagWorld) autoscale(inst *lagInstance) {
 	d, err := inst.a.Reconcile(w.ctx)
-	if lagTrace {
-		w.t.Logf("  autoscale %s: %s %d -> %d written %v (%s): %v", inst.name, d.Action, d.Current, d.Target, d.Written, d.Reason, err)
-	}
+	w.tracef("  autoscale %s: %s %d -> %d written %v (%s): %v", inst.name, d.Action, d.Current, d.Target, d.Written, d.Reason, err)
 	if err == nil && d.Action == ActionCompact {
 		w.compactions.Add(1)
 	}
@@ -800,19 +805,7 @@ func (w *lagWorld) deleteSource() {
 // resync runs a resync of the instance, from whatever the lister shows.
 func (w *lagWorld) resync(inst *lagInstance) {
 	err := inst.s.Resync(w.ctx)
-	if lagTrace {
-		w.t.Logf("  resync %s: %v", inst.name, err)
-	}
-}
-
-// logLeaderView logs what the leader counts for each source next to what
-// the API server holds, for a failing replay.
-func (w *lagWorld) logLeaderView() {
-	for _, sv := range w.leader().s.Sources() {
-		cur, _ := w.src.Get(sv.Key)
-		w.t.Logf("%s counts %s: committed [%s], reserved [%s] from %q at %v; the API server holds %v",
-			w.leader().name, sv.Key.Name, short(sv.Committed), short(sv.Reserved), sv.BasedOn, sv.ReservedAt, cur)
-	}
+	w.tracef("  resync %s: %v", inst.name, err)
 }
 
 // lagGone is the StatefulSet deleted (and perhaps created again, at 0

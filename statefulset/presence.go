@@ -180,13 +180,15 @@ func (p *presence) restoreSize() (int32, bool) {
 }
 
 // grown records a size written: at least the size to restore ends the
-// wait. It reports whether it did, with the StatefulSet as the informer
-// last showed it meanwhile (nil when it showed nothing), whose size was not
-// taken while the wait lasted.
-func (p *presence) grown(to int32) (bool, *appsv1.StatefulSet) {
+// wait, when known says the caller records it (a write that found a larger
+// size has no version to record; the informer, or the next restore's
+// read, ends the wait with that size). It reports whether it did, with the
+// StatefulSet as the informer last showed it meanwhile (nil when it showed
+// nothing), whose size was not taken while the wait lasted.
+func (p *presence) grown(to int32, known bool) (bool, *appsv1.StatefulSet) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.restore > 0 && to >= p.restore {
+	if p.restore > 0 && to >= p.restore && known {
 		last := p.last
 		p.back, p.restore, p.last = false, 0, nil
 		return true, last

@@ -90,7 +90,8 @@ func (s *Scheduler) schedule(ctx context.Context, vpod vsched.VPod, moves *moveC
 	// cache that has not delivered its write yet, so the decision goes on
 	// from it. Only a resync from a fresh list expires it (Resync).
 	base, _ := s.st.Placements(key)
-	placements, reason, err := s.decide(ctx, vpod, profiles, base, moves)
+	_, again := s.st.ReservationOf(key)
+	placements, reason, err := s.decide(ctx, vpod, profiles, base, again, moves)
 	if err != nil {
 		return nil, err
 	}
@@ -179,10 +180,15 @@ func (s *Scheduler) observeForDecision(ctx context.Context, vpod vsched.VPod, no
 // limit except off pods that run nothing (limitDrainMoves); new vreplicas through the scheduler
 // profile, surplus ones through the descheduler profile
 // (descheduler.Shrink); and the moves a Rebalancer wants
-// (descheduler.Rebalance). Called with the state locked.
-func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles config.Profiles, base []vsched.Placement, moves *moveCounts) ([]vsched.Placement, string, error) {
+// (descheduler.Rebalance). again says base is a reservation made from this
+// version already: nothing it holds moves off a pod that exists
+// (redecision.go). Called with the state locked.
+func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles config.Profiles, base []vsched.Placement, again bool, moves *moveCounts) ([]vsched.Placement, string, error) {
 	desired := vpod.GetVReplicas()
 	split := s.keepOnHotPods(vpod.GetKey(), descheduler.SplitPlacements(s.st, base, make([]vsched.Placement, 0, len(base))))
+	if again {
+		split = keepReserved(split)
+	}
 	keptTotal := vsched.TotalVReplicas(split.Kept)
 	// The limit is read only where it bounds something: the embedder's
 	// source may cost an allocation, and most calls drain nothing.
@@ -215,7 +221,7 @@ func (s *Scheduler) decide(ctx context.Context, vpod vsched.VPod, profiles confi
 	// Kept (or shrunk) and still breaking a Rebalancer's rule, as after a
 	// zone that was down came back or a removal that left the source
 	// uneven: move the excess now, in the same result.
-	if descheduler.WantsRebalance(profiles.Place, split, desired) {
+	if !again && descheduler.WantsRebalance(profiles.Place, split, desired) {
 		if placements, err = s.rebalance(ctx, vpod, profiles.Place, placements, moves); err != nil {
 			return nil, "", err
 		}

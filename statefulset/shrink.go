@@ -79,19 +79,21 @@ func (s *Scheduler) EndShrink(prev state.Fence, to int32, rv string, err error) 
 // the write, showing a size already replaced (a shrink this replica wrote
 // and grew back from); taken as news, they would put ordinals that hold
 // vreplicas beyond the replicas, and Schedule would move them. A size at
-// least RestoreSize ends the wait of a StatefulSet created again below the
-// pods its sources hold.
+// least RestoreSize, with its version (rv), ends the wait of a StatefulSet
+// created again below the pods its sources hold; without one (the write
+// found a larger size) the wait goes on until the next cycle's restore or
+// the informer shows the size.
 //
 // For vsched's own autoscaler and evictor; not promised (docs/versioning.md).
 func (s *Scheduler) Grown(to int32, rv string) {
-	ended, last := s.presence.grown(to)
-	if ended {
-		s.seen.logger().Infow(LogStatefulSetBack, "replicas", to, "restoreTo", 0)
-	}
-	if s.outside.grown(to) {
-		s.seen.logger().Infow(LogSizedBack, "replicas", to)
-	}
+	// The wait ends under the state lock, with the size recorded: a
+	// Schedule in between would find the StatefulSet present and decide
+	// against the size the state still had, 0 for a process restarted
+	// while it was gone, or the larger one from before the delete (issue
+	// 23: vreplicas dropped, or placed beyond the size restored).
 	s.st.Lock()
+	ended, last := s.presence.grown(to, rv != "")
+	sizedBack := rv != "" && s.outside.grown(to) // the same, after a scale-down from outside
 	s.st.Unfence()
 	before := s.st.Replicas()
 	if last != nil && specReplicas(last) >= to {
@@ -105,6 +107,12 @@ func (s *Scheduler) Grown(to int32, rv string) {
 	}
 	grew := s.st.Replicas() > before
 	s.st.Unlock()
+	if ended {
+		s.seen.logger().Infow(LogStatefulSetBack, "replicas", to, "restoreTo", 0)
+	}
+	if sizedBack {
+		s.seen.logger().Infow(LogSizedBack, "replicas", to)
+	}
 	if grew {
 		s.requeuePending()
 	}
