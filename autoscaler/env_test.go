@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/zap"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -338,6 +339,22 @@ func (e *asEnv) placementsOf(name string) []vsched.Placement {
 		e.t.Fatal(err)
 	}
 	return v.GetPlacements()
+}
+
+// checkPlacements reports, source by source in name order, each whose
+// committed placements differ from want's.
+func (e *asEnv) checkPlacements(want map[string][]vsched.Placement) {
+	e.t.Helper()
+	names := make([]string, 0, len(want))
+	for name := range want {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if diff := cmp.Diff(want[name], e.placementsOf(name)); diff != "" {
+			e.t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+	}
 }
 
 // usedOn is what the state counts per ordinal.

@@ -112,9 +112,5 @@ func TestHotPodShedsCountEachOthersMoves(t *testing.T) {
 	}
 	e.work()
 	want := map[string][]vsched.Placement{"a": {e.on(0, 1), e.on(2, 1)}, "b": {e.on(1, 1), e.on(3, 1)}}
-	for name, ps := range want {
-		if diff := cmp.Diff(ps, e.placementsOf(name)); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", name, diff)
-		}
-	}
+	e.checkPlacements(want)
 }

@@ -79,9 +79,5 @@ func TestHotPodKeepsWhatOthersHoldWhileItSheds(t *testing.T) {
 		"mid":   {e.on(0, 3)},
 		"light": {e.on(0, 2)},
 	}
-	for name, ps := range want {
-		if diff := cmp.Diff(ps, e.placementsOf(name)); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", name, diff)
-		}
-	}
+	e.checkPlacements(want)
 }

@@ -103,11 +103,7 @@ func TestHotPodShedsTheFewestPastTheGrace(t *testing.T) {
 		"mid":   {e.on(0, 3)},
 		"light": {e.on(0, 2)},
 	}
-	for name, ps := range want {
-		if diff := cmp.Diff(ps, e.placementsOf(name)); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", name, diff)
-		}
-	}
+	e.checkPlacements(want)
 	// The moves are made: the drain is lifted, and the pod starts over.
 	e.step(30 * time.Second)
 	e.c.SetPodUsage(0, memory(700))
@@ -147,11 +143,7 @@ func TestHotPodShedsWithinTheMoveLimits(t *testing.T) {
 		"mid":   {e.on(0, 2), e.on(1, 1)},
 		"light": {e.on(0, 2)},
 	}
-	for name, ps := range want {
-		if diff := cmp.Diff(ps, e.placementsOf(name)); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", name, diff)
-		}
-	}
+	e.checkPlacements(want)
 	if ev := e.events(); countPrefix(ev, "Warning "+ReasonPodHot) != 1 {
 		t.Errorf("events %v; want one %s", ev, ReasonPodHot)
 	}
