@@ -18,6 +18,7 @@ func (c *costs) level(cost []int64, delta int32) {
 	if len(c.levels) != len(c.dims) {
 		c.levels = make([]map[int64]int32, len(c.dims))
 		c.cheap = make([]int64, len(c.dims))
+		c.dear = make([]int64, len(c.dims))
 	}
 	for i, v := range cost {
 		if i >= len(c.levels) {
@@ -31,6 +32,7 @@ func (c *costs) level(cost []int64, delta int32) {
 			delete(m, v)
 		}
 		c.cheap[i] = lowestKey(m)
+		c.dear[i] = highestKey(m)
 	}
 }
 
@@ -44,6 +46,24 @@ func lowestKey(m map[int64]int32) int64 {
 		}
 	}
 	return low
+}
+
+// highestKey is m's highest key, 0 when m is empty.
+func highestKey(m map[int64]int32) int64 {
+	high := int64(0)
+	for k := range m {
+		high = max(high, k)
+	}
+	return high
+}
+
+// dearest is the highest cost per vreplica in dims[dim] of the sources
+// counted with a cost, 0 when none.
+func (c *costs) dearest(dim int) int64 {
+	if dim < 0 || dim >= len(c.dear) {
+		return 0
+	}
+	return c.dear[dim]
 }
 
 func cloneLevels(levels []map[int64]int32) []map[int64]int32 {

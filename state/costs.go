@@ -38,6 +38,10 @@ type costs struct {
 	// others is how many sources the use counts that are not in the
 	// state's map (a CloneFor copy's left-out sources).
 	others int
+	// dear[i] is levels[i]'s highest key (cheapest.go); heavy is
+	// what HeavyRoom counts (heavyroom.go).
+	dear  []int64
+	heavy heavyRoom
 }
 
 var _ framework.ResourceCluster = &State{}
@@ -48,6 +52,8 @@ func (c costs) clone() costs {
 	c.use = slices.Clone(c.use)
 	c.levels = cloneLevels(c.levels)
 	c.cheap = slices.Clone(c.cheap)
+	c.dear = slices.Clone(c.dear)
+	c.heavy = c.heavy.clone()
 	return c
 }
 
@@ -83,6 +89,7 @@ func (s *State) SetPodResources(list corev1.ResourceList) error {
 			}
 		}
 	}
+	s.retallyHeavy()
 	s.invalidate()
 	return nil
 }

@@ -69,7 +69,7 @@ func (s *State) recount(src *source) {
 	// every entry off and putting it back would move most of them twice
 	// for nothing.
 	s.logChange(src.key)
-	old := src.effective
+	old, oldCost := src.effective, src.counted
 	s.holdIndex = true
 	touched := s.touchBuf[:0]
 	for _, e := range src.effective {
@@ -117,6 +117,7 @@ func (s *State) recount(src *source) {
 		}
 	}
 	s.touchBuf = touched
+	s.tallyHeavy(src, oldCost, touched)
 	if freed(old, src.effective) {
 		s.roomSeq++
 	}
@@ -267,6 +268,7 @@ func (s *State) drop(key types.NamespacedName) bool {
 	src.committed, src.reservation = nil, nil
 	src.costList, src.cost = nil, nil
 	s.recount(src)
+	s.untallyHeavy(src)
 	delete(s.sources, key)
 	delete(s.pendingSet, key)
 	s.freeSlots = append(s.freeSlots, src.slot)

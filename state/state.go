@@ -140,6 +140,9 @@ type source struct {
 	// vector effective is counted with in costs.use (costs.go).
 	costList      corev1.ResourceList
 	cost, counted []int64
+	// tallied is the vreplicas the heavy room's totals count the source
+	// with (heavyroom.go).
+	tallied int32
 }
 
 // State is the cluster for one StatefulSet. See the package doc for locking.

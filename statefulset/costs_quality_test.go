@@ -1,7 +1,6 @@
 package statefulset
 
 import (
-	"os"
 	"testing"
 )
 
@@ -33,17 +32,14 @@ func TestWeightedWorkloadQuality(t *testing.T) {
 // pod the light sources fill with fewer than two heavy ones costs half a
 // pod. It takes seconds, minutes under the race detector.
 //
-// It fails today (5,215 pods for 5,200) and is skipped until the fix:
-// W1's sources are W2's first 1,000, and W1's placement (523 pods) fills
-// pods with light vreplicas while the heavy ones are scarce; on W2 that
-// room is missing later, when they are not (docs/performance.md,
+// Before the heavy room rule (framework.Decision.TakesHeavyRoom) it used
+// 5,215 pods for 5,200: W1's sources are W2's first 1,000, and W1's
+// placement filled pods with light vreplicas while the heavy ones were
+// scarce; on W2 that room was missing later (docs/performance.md,
 // "W2 weighted: the pods used").
 func TestWeightedWorkloadQualityW2(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("places 10,000 sources: seconds, minutes under -race")
-	}
-	if os.Getenv("VSCHED_W2_QUALITY") == "" {
-		t.Skip("known excess of issue 23 (5,215 pods for 5,200): set VSCHED_W2_QUALITY=1 to run")
 	}
 	q := placeWeighted(t, w2, true)
 	t.Logf("with costs: %d pods over memory, %d used (bound %d), %d partly used, %d heavy vreplicas' room lost in full pods",

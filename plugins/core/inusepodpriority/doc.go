@@ -10,7 +10,9 @@
 //	MinScore   when it is empty, or when one more vreplica of a source
 //	           with a cost would strand slots there (Decision.Strands:
 //	           leave more of its free slots where not even the cheapest
-//	           source's vreplica fits)
+//	           source's vreplica fits), or take a place for the
+//	           dearest vreplicas that dearer sources' waiting vreplicas
+//	           need (Decision.TakesHeavyRoom)
 //
 // The score says nothing about how full a pod in use is: among pods scoring
 // alike the runtime's tie-break takes the fullest (best fit), then the lowest
@@ -27,7 +29,12 @@
 // as full for that vreplica, so a memory-heavy source does not close a pod
 // to the light ones that could fill it: the pod stays for them, and the
 // pods used stay within that bound in slots and each resource on a
-// workload that fits (issue 23). That holds as long as no filter rejects a
+// workload that fits (issue 23). Where the dearest vreplicas are many
+// (about as many as a full pod has places for: a pod of 20 slots and 4Gi
+// holds two of 1000Mi beside 100Mi ones), a cheaper vreplica also counts a
+// pod as full where it would take such a place while the places left, in
+// the pods in use and the pods the known sources will fill, are no more
+// than the dearer sources' waiting vreplicas need. That holds as long as no filter rejects a
 // node's pod in use while it admits an empty one there: the default policy's only filter is
 // capacity, and a zone rule (EvenZoneSpread) treats a node's pods alike;
 // a pod rule (EvenPodSpread as a predicate, NoMaxResourceCount) may open

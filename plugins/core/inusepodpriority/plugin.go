@@ -40,11 +40,12 @@ func (*Plugin) EquivalentWithinClass() bool { return true }
 func (*Plugin) EquivalentWithinZone() bool { return true }
 
 // Score implements framework.ScorePlugin.
-// A pod where a vreplica with a cost would strand slots (Decision.Strands)
-// counts as full for it: the node's next pod opens, and the stranded pod
-// stays for cheaper vreplicas.
+// A pod where a vreplica with a cost would strand slots (Decision.Strands),
+// or take a place that dearer sources' waiting vreplicas need
+// (Decision.TakesHeavyRoom), counts as full for it: the node's next pod
+// opens, and the pod stays for cheaper (dearer) vreplicas.
 func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	if d.Free(ordinal) < d.Cluster().Capacity() && !d.Strands(ordinal) {
+	if d.Free(ordinal) < d.Cluster().Capacity() && !d.Strands(ordinal) && !d.TakesHeavyRoom(ordinal) {
 		return framework.MaxScore, nil
 	}
 	return framework.MinScore, nil
@@ -57,13 +58,15 @@ func (*Plugin) EquivalentHolders() bool { return true }
 var _ framework.ScoreInputs = &Plugin{}
 
 // ScoreReads implements framework.ScoreInputs: the score reads the pod's
-// free capacity and, through Decision.Strands, its own use of resources.
+// free capacity and, through Decision.Strands and TakesHeavyRoom, its own
+// use of resources.
 func (*Plugin) ScoreReads() (scope, reach framework.Scope) {
 	return framework.ScopePod, framework.ScopePod
 }
 
-// ScoreSummary implements framework.ScoreInputs: the score reads nothing
-// of the decision as a whole.
-func (*Plugin) ScoreSummary(*framework.Decision) framework.ScoreSummary {
-	return framework.ScoreSummary{}
+// ScoreSummary implements framework.ScoreInputs: of the decision as a
+// whole the score reads whether the heavy room is short
+// (Decision.HeavyRoomShort), which the decision's own placements change.
+func (*Plugin) ScoreSummary(d *framework.Decision) framework.ScoreSummary {
+	return framework.ScoreSummary{d.HeavyRoomShort()}
 }
