@@ -35,6 +35,8 @@ type Decision struct {
 	// freeMemo keeps ResourceFree's answers of the current generation
 	// (costs.go); nil for a decision without a cost.
 	freeMemo *freeMemo
+	// heavy keeps the heavy room's counts (heavyroom.go).
+	heavy heavyMemo
 
 	onPod    map[int32]int32            // ordinal -> the source's vreplicas, entries > 0 only
 	podNames map[int32]vsched.Placement // where each pod was, as base or the cluster first said
@@ -499,6 +501,9 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 		if info.ZoneIndex >= 0 && int(info.ZoneIndex) < len(d.onZone) {
 			d.onZone[info.ZoneIndex] += delta
 		}
+	}
+	if d.heavy.watch != 0 {
+		d.noteHeavy(ordinal, delta) // heavyroom.go
 	}
 	d.delta.add(ordinal, delta)
 	d.changed.add(ordinal)

@@ -76,8 +76,16 @@ func (h HeavyFit) Places(free, left int64) int64 {
 	if free <= 0 || dx <= 0 {
 		return 0
 	}
-	beyond := vsched.CostSum(left, -vsched.CostTimes(saturate32(free), h.Cheapest))
-	return max(0, min(free, beyond/dx))
+	return max(0, min(free, vsched.CostSum(left, -costTimes(saturate32(free), h.Cheapest))/dx))
+}
+
+// costTimes is vsched.CostTimes without its division where the product
+// cannot overflow: n within ±2^12 and a cost within vsched.MaxCost (2^50).
+func costTimes(n int32, c int64) int64 {
+	if n > -1<<12 && n < 1<<12 && c >= 0 && c <= vsched.MaxCost {
+		return int64(n) * c
+	}
+	return vsched.CostTimes(n, c)
 }
 
 func saturate32(n int64) int32 { return int32(max(min(n, math.MaxInt32), math.MinInt32)) }
@@ -91,83 +99,129 @@ func saturate32(n int64) int32 { return int32(max(min(n, math.MaxInt32), math.Mi
 // place. While the slack lasts, cheaper vreplicas fill pods as before:
 // the places beyond what the known dearer vreplicas need are given up
 // first, and none is kept when no dearer vreplica waits. It is false for
-// a source without a cost, on a cluster that is no HeavyRoomCounter, and
-// where Strands is (a grouped profile without a costed variant).
+// a source without a cost, on a cluster that is no HeavyRoomCounter,
+// where Strands is (a grouped profile without a costed variant), and in
+// the dimensions past the first four (those cost classes compare).
 func (d *Decision) TakesHeavyRoom(ordinal int32) bool {
-	hr := d.heavyRoom()
-	if hr == nil {
+	// Small enough to inline: most calls end here.
+	if d.cheap == nil || d.heavy.quiet == d.gen {
+		return false
+	}
+	return d.takesHeavyRoom(ordinal)
+}
+
+func (d *Decision) takesHeavyRoom(ordinal int32) bool {
+	short := d.HeavyRoomShort()
+	if short == 0 {
 		return false
 	}
 	free := int64(d.Free(ordinal))
 	if free <= 0 {
 		return false
 	}
-	for dim, c := range d.cost {
-		h, ok := d.heavyFor(hr, dim, c)
-		if !ok {
+	for dim := range d.heavy.dims {
+		if short&(1<<dim) == 0 {
 			continue
 		}
-		left := d.ResourceFree(ordinal, dim)
-		if h.Fit.Places(free-1, vsched.CostSum(left, -c)) < h.Fit.Places(free, left) && d.heavyShort(dim, h) {
+		fit, left := d.heavy.room[dim].Fit, d.ResourceFree(ordinal, dim)
+		if fit.Places(free-1, vsched.CostSum(left, -d.cost[dim])) < fit.Places(free, left) {
 			return true
 		}
 	}
 	return false
 }
 
-// HeavyRoomShort is a bit per dimension (the first 64) where the heavy
-// room's slack, with this decision's changes, is short of one place for
-// the dearest vreplicas (TakesHeavyRoom): what a score reading
+// heavyMemo is what a decision keeps of the heavy room: the cluster's
+// counts for the first dimensions with the decision's changes (read once,
+// then kept as the decision changes: the cluster does not change while it
+// runs), and which dimensions are short of a place at generation at.
+type heavyMemo struct {
+	room    [maxClassDims]HeavyRoom
+	dims    int   // the dimensions read
+	watch   uint8 // a bit per dimension where the source is cheaper than the dearest and dearer vreplicas wait
+	engaged bool  // room is read, and apply keeps it (noteHeavy)
+	at      uint64
+	short   int64
+	quiet   uint64 // at, when short is 0
+}
+
+// HeavyRoomShort is a bit per dimension (the first four) where the
+// source is cheaper than the dearest, dearer vreplicas wait, and the
+// heavy room's slack with this decision's changes is short of one place
+// for a dearest vreplica (TakesHeavyRoom): what a score reading
 // TakesHeavyRoom reads of the decision as a whole.
 func (d *Decision) HeavyRoomShort() int64 {
-	hr := d.heavyRoom()
-	if hr == nil {
+	m := &d.heavy
+	if m.at == d.gen || d.cheap == nil {
+		return m.short
+	}
+	m.at, m.short, m.quiet = d.gen, 0, d.gen
+	if !m.engaged && !d.engageHeavy() {
 		return 0
 	}
-	var short int64
-	for dim, c := range d.cost[:min(len(d.cost), 64)] {
-		if h, ok := d.heavyFor(hr, dim, c); ok && d.heavyShort(dim, h) {
-			short |= 1 << dim
+	for dim := range m.dims {
+		if m.watch&(1<<dim) != 0 {
+			if h := &m.room[dim]; h.Slack() < h.Fit.Dearest-h.Fit.Cheapest {
+				m.short |= 1 << dim
+			}
 		}
 	}
-	return short
-}
-
-// heavyRoom is the cluster's HeavyRoomCounter for a decision that
-// weighs stranding (Strands), nil otherwise.
-func (d *Decision) heavyRoom() HeavyRoomCounter {
-	if d.cheap == nil {
-		return nil
+	if m.short != 0 {
+		m.quiet = 0
 	}
-	hr, _ := d.res.(HeavyRoomCounter)
-	return hr
+	return m.short
 }
 
-// heavyFor is the heavy room for the source in dimension dim, where it
-// costs c; false when it is not cheaper than the dearest, or nothing
-// dearer waits.
-func (d *Decision) heavyFor(hr HeavyRoomCounter, dim int, c int64) (HeavyRoom, bool) {
-	h := hr.HeavyRoom(dim, c)
-	return h, c < h.Fit.Dearest && h.Fit.Dearest > h.Fit.Cheapest && h.Need > 0
-}
-
-// heavyShort reports whether the heavy room's slack, with this decision's
-// changes (the cluster shows the pods as they were), is short of one
-// place for a dearest vreplica.
-func (d *Decision) heavyShort(dim int, h HeavyRoom) bool {
-	dx := h.Fit.Dearest - h.Fit.Cheapest
-	for ord, n := range d.delta.all() {
-		if n == 0 {
-			continue
+// engageHeavy reads the cluster's heavy room for the decision and counts
+// its changes so far; apply counts the later ones (noteHeavy). It reports
+// false for a decision the rule does not apply to.
+func (d *Decision) engageHeavy() bool {
+	hr, ok := d.res.(HeavyRoomCounter)
+	if !ok {
+		return false
+	}
+	m := &d.heavy
+	m.dims = min(len(d.cost), maxClassDims)
+	for dim := range m.dims {
+		c := d.cost[dim]
+		h := hr.HeavyRoom(dim, c)
+		if c < h.Fit.Dearest && h.Fit.Dearest > h.Fit.Cheapest && h.Need > 0 {
+			m.watch |= 1 << dim
 		}
-		was := int64(d.cluster.Free(ord))
-		wasOpen, wasPlaces := heavyOpen(h.Fit, was, vsched.CostSum(h.Fit.Capacity, -d.res.ResourceUsed(ord, dim)))
-		isOpen, isPlaces := heavyOpen(h.Fit, int64(d.Free(ord)), d.ResourceFree(ord, dim))
-		h.Open += isOpen - wasOpen
-		h.Places = vsched.CostSum(h.Places, (isPlaces-wasPlaces)*dx)
-		h.Unplaced -= int64(n)
+		for ord, n := range d.delta.all() {
+			if n != 0 {
+				free := int64(d.cluster.Free(ord))
+				left := vsched.CostSum(h.Fit.Capacity, -d.res.ResourceUsed(ord, dim))
+				h.count(free, left, free-int64(n), vsched.CostSum(left, -vsched.CostTimes(n, c)), n)
+			}
+		}
+		m.room[dim] = h
 	}
-	return h.Slack() < dx
+	m.engaged = true
+	return true
+}
+
+// noteHeavy counts in the heavy room a change of delta vreplicas on the
+// pod, before apply makes it.
+func (d *Decision) noteHeavy(ordinal int32, delta int32) {
+	free := int64(d.Free(ordinal))
+	for dim := range d.heavy.dims {
+		if d.heavy.watch&(1<<dim) != 0 {
+			left := d.ResourceFree(ordinal, dim)
+			d.heavy.room[dim].count(free, left, free-int64(delta), vsched.CostSum(left, -costTimes(delta, d.cost[dim])), delta)
+		}
+	}
+}
+
+// count moves a pod of the heavy room from free slots and left of the
+// resource to free2 and left2 by placing n vreplicas there (removing,
+// when negative).
+func (h *HeavyRoom) count(free, left, free2, left2 int64, n int32) {
+	open, places := heavyOpen(h.Fit, free, left)
+	open2, places2 := heavyOpen(h.Fit, free2, left2)
+	h.Open += open2 - open
+	h.Places = vsched.CostSum(h.Places, (places2-places)*(h.Fit.Dearest-h.Fit.Cheapest))
+	h.Unplaced -= int64(n)
 }
 
 // heavyOpen is a pod's free slots and places for the dearest vreplicas
