@@ -151,10 +151,15 @@ type heavyMemo struct {
 // for a dearest vreplica (TakesHeavyRoom): what a score reading
 // TakesHeavyRoom reads of the decision as a whole.
 func (d *Decision) HeavyRoomShort() int64 {
-	m := &d.heavy
-	if m.at == d.gen || d.cheap == nil {
-		return m.short
+	// Small enough to inline: a source without a cost ends here.
+	if d.cheap == nil || d.heavy.at == d.gen {
+		return d.heavy.short
 	}
+	return d.heavyRoomShort()
+}
+
+func (d *Decision) heavyRoomShort() int64 {
+	m := &d.heavy
 	m.at, m.short, m.quiet = d.gen, 0, d.gen
 	if !m.engaged && !d.engageHeavy() {
 		return 0
