@@ -140,9 +140,16 @@ type heavyMemo struct {
 	dims    int   // the dimensions read
 	watch   uint8 // a bit per dimension where the source is cheaper than the dearest and dearer vreplicas wait
 	engaged bool  // room is read, and apply keeps it (noteHeavy)
-	at      uint64
-	short   int64
-	quiet   uint64 // at, when short is 0
+	// ample has a bit per dimension whose slack was more than a place by
+	// budget when read: apply then spends budget at the most a change
+	// can take (heavyWorst) instead of counting the change in room, and
+	// marks the memo stale, to be read again, once it is spent.
+	ample  uint8
+	budget [maxClassDims]int64
+	stale  bool
+	at     uint64
+	short  int64
+	quiet  uint64 // at, when short is 0
 }
 
 // HeavyRoomShort is a bit per dimension (the first four) where the
@@ -161,11 +168,11 @@ func (d *Decision) HeavyRoomShort() int64 {
 func (d *Decision) heavyRoomShort() int64 {
 	m := &d.heavy
 	m.at, m.short, m.quiet = d.gen, 0, d.gen
-	if !m.engaged && !d.engageHeavy() {
+	if (!m.engaged || m.stale) && !d.engageHeavy() {
 		return 0
 	}
 	for dim := range m.dims {
-		if m.watch&(1<<dim) != 0 {
+		if m.watch&^m.ample&(1<<dim) != 0 {
 			if h := &m.room[dim]; h.Slack() < h.Fit.Dearest-h.Fit.Cheapest {
 				m.short |= 1 << dim
 			}
@@ -186,7 +193,7 @@ func (d *Decision) engageHeavy() bool {
 		return false
 	}
 	m := &d.heavy
-	m.dims = min(len(d.cost), maxClassDims)
+	m.dims, m.watch, m.ample, m.stale = min(len(d.cost), maxClassDims), 0, 0, false
 	for dim := range m.dims {
 		c := d.cost[dim]
 		h := hr.HeavyRoom(dim, c)
@@ -201,17 +208,46 @@ func (d *Decision) engageHeavy() bool {
 			}
 		}
 		m.room[dim] = h
+		if dx := h.Fit.Dearest - h.Fit.Cheapest; m.watch&(1<<dim) != 0 && h.Slack() >= dx {
+			m.ample |= 1 << dim
+			m.budget[dim] = h.Slack() - dx
+		}
 	}
 	m.engaged = true
 	return true
 }
 
+// heavyWorst is the most one vreplica placed (removed, when n is
+// negative) can take from the slack: a place, or for one placed on an
+// empty pod a place less the pod's places against one pod fewer to open;
+// removed, the last vreplica of a pod can take its places with it when
+// no pod is left to open. One more for the rounding of the pods to open.
+func heavyWorst(h *HeavyRoom, n int32) int64 {
+	dx := h.Fit.Dearest - h.Fit.Cheapest
+	if n > 0 {
+		return int64(n) * (dx + 1)
+	}
+	return -int64(n) * (h.Fit.Places(h.Fit.Slots, h.Fit.Capacity)*dx + 1)
+}
+
 // noteHeavy counts in the heavy room a change of delta vreplicas on the
 // pod, before apply makes it.
 func (d *Decision) noteHeavy(ordinal int32, delta int32) {
+	m := &d.heavy
+	if m.stale {
+		return
+	}
+	for dim := range m.dims {
+		if m.ample&(1<<dim) != 0 {
+			if m.budget[dim] = vsched.CostSum(m.budget[dim], -heavyWorst(&m.room[dim], delta)); m.budget[dim] < 0 {
+				m.stale = true
+				return
+			}
+		}
+	}
 	free := int64(d.Free(ordinal))
-	for dim := range d.heavy.dims {
-		if d.heavy.watch&(1<<dim) != 0 {
+	for dim := range m.dims {
+		if m.watch&^m.ample&(1<<dim) != 0 {
 			left := d.ResourceFree(ordinal, dim)
 			d.heavy.room[dim].count(free, left, free-int64(delta), vsched.CostSum(left, -costTimes(delta, d.cost[dim])), delta)
 		}
