@@ -217,17 +217,18 @@ func (d *Decision) engageHeavy() bool {
 	return true
 }
 
-// heavyWorst is the most one vreplica placed (removed, when n is
-// negative) can take from the slack: a place, or for one placed on an
-// empty pod a place less the pod's places against one pod fewer to open;
-// removed, the last vreplica of a pod can take its places with it when
-// no pod is left to open. One more for the rounding of the pods to open.
+// heavyWorst is the most n vreplicas placed (removed, when n is
+// negative) can take from the slack: a place each, or for one placed on
+// an empty pod a place less the pod's places against one pod fewer to
+// open; removed, the last vreplica of a pod can take the pod's places
+// (fewer than its slots) with it when no pod is left to open. One more
+// each for the rounding of the pods to open.
 func heavyWorst(h *HeavyRoom, n int32) int64 {
 	dx := h.Fit.Dearest - h.Fit.Cheapest
 	if n > 0 {
-		return int64(n) * (dx + 1)
+		return vsched.CostTimes(n, dx+1)
 	}
-	return -int64(n) * (h.Fit.Places(h.Fit.Slots, h.Fit.Capacity)*dx + 1)
+	return vsched.CostTimes(-n, vsched.CostSum(vsched.CostTimes(saturate32(h.Fit.Slots), dx), 1))
 }
 
 // noteHeavy counts in the heavy room a change of delta vreplicas on the

@@ -1,0 +1,14 @@
+package framework
+
+// ApplyForTest places (removes, when negative) delta vreplicas of the
+// decision's source on the pod, as the runtime does.
+func (d *Decision) ApplyForTest(ordinal, delta int32) { d.apply(ordinal, delta) }
+
+// FreshHeavyRoomShort is HeavyRoomShort read afresh from the cluster, with
+// every change of the decision counted exactly: what the memo kept by
+// apply (and its budget) must agree with.
+func (d *Decision) FreshHeavyRoomShort() int64 {
+	fresh := *d // the copy's memo is its own; nothing else is written
+	fresh.heavy = heavyMemo{}
+	return fresh.HeavyRoomShort()
+}
