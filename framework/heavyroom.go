@@ -99,9 +99,9 @@ func saturate32(n int64) int32 { return int32(max(min(n, math.MaxInt32), math.Mi
 // place. While the slack lasts, cheaper vreplicas fill pods as before:
 // the places beyond what the known dearer vreplicas need are given up
 // first, and none is kept when no dearer vreplica waits. It is false for
-// a source without a cost, on a cluster that is no HeavyRoomCounter,
-// where Strands is (a grouped profile without a costed variant), and in
-// the dimensions past the first four (those cost classes compare).
+// a source without a cost, on a cluster that is no HeavyRoomCounter, in a
+// Run of a grouped profile without a costed variant (as Strands is), and
+// in the dimensions past the first four (those cost classes compare).
 func (d *Decision) TakesHeavyRoom(ordinal int32) bool {
 	// Small enough to inline: most calls end here.
 	if d.cheap == nil || d.heavy.quiet == d.gen {
