@@ -410,6 +410,9 @@ func (r *run) holderCandidates(out []int32) []int32 {
 
 // choose filters and scores cands and returns the winner, -1 when none passes.
 func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) (int32, error) {
+	if r.sc != nil && step == nil {
+		return r.chooseKept(ctx, cands)
+	}
 	d := r.d
 	feasible := r.feasible[:0]
 	var rows []int // index into step.Candidates per feasible pod
@@ -438,9 +441,6 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 	}
 	d.setFeasible(feasible)
 	defer d.endStep()
-	if r.sc != nil {
-		r.sc.beginStep(d, feasible)
-	}
 	if cap(r.totals) < len(feasible) {
 		r.totals = make([]int64, len(feasible))
 	}
@@ -448,7 +448,7 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 	for i := range totals {
 		totals[i] = 0
 	}
-	for si, s := range r.scores {
+	for _, s := range r.scores {
 		// A weight-0 plugin cannot change the decision, so it is only
 		// evaluated for an explanation, and its failure is recorded there
 		// rather than aborting: asking why must not change the answer.
@@ -458,7 +458,7 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 			}
 			continue
 		}
-		buf, err := r.scoresOf(ctx, si, s, feasible)
+		buf, err := r.score(ctx, s, feasible)
 		if err != nil {
 			return -1, err
 		}

@@ -155,3 +155,18 @@ func leastLoaded(d *framework.Decision, stats framework.DomainStats) string {
 // EquivalentHolders implements framework.HolderEquivalenceAware: the verdict reads the source's count
 // in the pod's zone and the zones' summary, which one holder class shares.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.FilterInputs = &Plugin{}
+
+// FilterReads implements framework.FilterInputs: the verdict reads the
+// source's count in the pod's zone.
+func (*Plugin) FilterReads() framework.Scope { return framework.ScopeZone }
+
+// FilterSummary implements framework.FilterInputs: the zones counted, as
+// far as spread.Allowed reads them.
+func (*Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
+	var sum framework.ScoreSummary
+	k := spread.Key(d.ZoneSpreadStats())
+	copy(sum[:], k[:])
+	return sum
+}
