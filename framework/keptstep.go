@@ -63,6 +63,10 @@ func (c *scoreCache) startKept(filters []FilterPlugin, hint int) {
 			c.maxReach = max(c.maxReach, pc.reach)
 		}
 	}
+	if cap(c.hot) < len(c.kept) {
+		c.hot = make([]hotScore, len(c.kept))
+	}
+	c.hot = c.hot[:len(c.kept)]
 }
 
 // growCap is s with room for n entries.
@@ -83,6 +87,7 @@ func (c *scoreCache) releaseKept() {
 	}
 	clear(c.totals)
 	c.totals = c.totals[:0]
+	clear(c.hot)
 }
 
 // growPods gives every pod slot met so far its kept verdicts and total.
@@ -120,22 +125,26 @@ func (c *scoreCache) beginFilters(d *Decision) {
 func (r *run) chooseKept(ctx context.Context, cands []int32) (int32, error) {
 	d, c := r.d, r.sc
 	c.beginFilters(d)
-	c.all = c.all[:0]
-	for _, ord := range cands {
-		c.all = append(c.all, c.candOf(d, ord))
+	if cap(c.cands) < len(cands) {
+		c.cands = make([]stepCand, len(cands), 2*len(cands))
+	}
+	all := c.cands[:len(cands)]
+	for i, ord := range cands {
+		c.candOf(d, ord, &all[i])
 	}
 	c.growPods()
-	feasible, kept := r.feasible[:0], c.cands[:0]
+	feasible := r.feasible[:0]
 	for i, ord := range cands {
-		pass, err := r.filterKept(ctx, ord, &c.all[i])
+		pass, err := r.filterKept(ctx, ord, &all[i])
 		if err != nil {
 			return -1, err
 		}
 		if pass {
-			feasible, kept = append(feasible, ord), append(kept, c.all[i])
+			all[len(feasible)] = all[i]
+			feasible = append(feasible, ord)
 		}
 	}
-	r.feasible, c.cands = feasible, kept
+	r.feasible, c.cands = feasible, all[:len(feasible)]
 	if len(feasible) == 0 {
 		return -1, nil
 	}
@@ -185,7 +194,7 @@ func (r *run) filterKept(ctx context.Context, ord int32, k *stepCand) (bool, err
 
 // keptTotals is every feasible candidate's total: its kept total when no
 // kept score's summary changed since and no change reached it, otherwise
-// the sum of its kept scores (keptScore), plus, every step, the plugins
+// the sum of its kept scores (sumKept), plus, every step, the plugins
 // whose scores are not kept.
 func (r *run) keptTotals(ctx context.Context, feasible []int32) ([]int64, error) {
 	c := r.sc
@@ -231,24 +240,22 @@ func (r *run) keptTotals(ctx context.Context, feasible []int32) ([]int64, error)
 // sumKept is the weighted sum of the candidate's kept scores, scoring
 // again those whose inputs changed.
 func (r *run) sumKept(ctx context.Context, ord int32, k *stepCand) (int64, error) {
-	plugins, kept := r.sc.plugins, r.sc.kept
-	slots, ats := k.slot, k.at
-	sum := int64(0)
-	for _, i := range kept {
-		pc := &plugins[i]
+	sum, hot := int64(0), r.sc.hot
+	for b := range hot {
+		h := &hot[b]
 		var slot *scoreSlot
-		if si := slots[pc.scope&3]; si >= 0 && int(si) < len(pc.slots) {
-			slot = &pc.slots[si]
-			if slot.at >= pc.since && ats[pc.reach&3] < slot.at {
-				sum += slot.score * pc.weight
+		if si := k.slot[h.scope&3]; si >= 0 && int(si) < len(h.slots) {
+			slot = &h.slots[si]
+			if slot.at >= h.since && k.at[h.reach&3] < slot.at {
+				sum += slot.score * h.weight
 				continue
 			}
 		}
-		sc, err := r.rescore(ctx, pc, ord, slot)
+		sc, err := r.rescore(ctx, h.pc, ord, slot)
 		if err != nil {
 			return 0, err
 		}
-		sum += sc * pc.weight
+		sum += sc * h.weight
 	}
 	return sum, nil
 }

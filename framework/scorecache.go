@@ -36,13 +36,12 @@ type scoreCache struct {
 	cands   []stepCand     // per feasible candidate of the step
 	plugins []cachedScores // per run.scores index
 
-	// What keptstep.go keeps: the filters' verdicts, the totals of the
-	// kept scores per pod slot, and the step's candidates before the
-	// filters.
+	// What keptstep.go keeps: the filters' verdicts and the totals of
+	// the kept scores per pod slot.
 	filters  []keptFilter // per run.filters index
 	totals   []keptTotal  // per pod slot
-	all      []stepCand   // per candidate of the step
 	kept     []int        // the indexes in plugins of the kept scores
+	hot      []hotScore   // per kept score: what a step reads, refreshed by beginScores
 	maxReach Scope        // the widest reach of the kept scores
 }
 
@@ -200,24 +199,25 @@ type podKey struct {
 	node, zone         int32
 }
 
-// candOf is the candidate's stepCand.
-func (c *scoreCache) candOf(d *Decision, ord int32) stepCand {
+// candOf sets k to the candidate's stepCand.
+func (c *scoreCache) candOf(d *Decision, ord int32, k *stepCand) {
 	if ord < 0 || int(ord) >= len(c.slotOf) {
-		return c.outsideCand(d, ord)
+		*k = c.outsideCand(d, ord)
+		return
 	}
 	s := c.slotOf[ord]
 	if s == 0 {
 		s = c.newSlot(d, ord)
 	}
-	pk := c.keyOf[s-1]
-	k := stepCand{slot: [4]int32{s - 1, pk.nodeSlot, pk.zoneSlot, -1}, at: [4]int32{c.podAt[ord], c.step, c.step, c.step}}
+	pk := &c.keyOf[s-1]
+	k.slot = [4]int32{s - 1, pk.nodeSlot, pk.zoneSlot, -1}
+	k.at = [4]int32{c.podAt[ord], c.step, c.step, c.step}
 	if pk.node >= 0 {
 		k.at[ScopeNode] = c.nodeAt[pk.node]
 	}
 	if pk.zone >= 0 {
 		k.at[ScopeZone] = c.zoneAt[pk.zone]
 	}
-	return k
 }
 
 // newSlot gives the pod (an ordinal below len(slotOf)) a pod slot and
@@ -261,10 +261,11 @@ func (c *scoreCache) outsideCand(d *Decision, ord int32) stepCand {
 }
 
 // beginScores asks every kept score plugin for its summary, after the
-// filters, and returns the latest step at which one of them changed.
+// filters, refreshes c.hot and returns the latest step at which a summary
+// changed.
 func (c *scoreCache) beginScores(d *Decision) int32 {
 	since := int32(0)
-	for _, i := range c.kept {
+	for b, i := range c.kept {
 		pc := &c.plugins[i]
 		if sum := pc.in.ScoreSummary(d); pc.since == 0 || sum != pc.summary {
 			pc.summary, pc.since = sum, c.step
@@ -274,9 +275,21 @@ func (c *scoreCache) beginScores(d *Decision) int32 {
 				pc.slots = append(pc.slots, scoreSlot{})
 			}
 		}
+		c.hot[b] = hotScore{slots: pc.slots, since: pc.since, scope: pc.scope & 3, reach: pc.reach & 3, weight: pc.weight, pc: pc}
 		since = max(since, pc.since)
 	}
 	return since
+}
+
+// hotScore is a kept score plugin as a step reads it: a copy of its
+// cachedScores' fields, so that the loop over candidates and plugins
+// reads one array.
+type hotScore struct {
+	slots        []scoreSlot
+	since        int32
+	scope, reach Scope // masked by 3
+	weight       int64
+	pc           *cachedScores
 }
 
 // rescore is the plugin's score of the candidate when its kept one (in
