@@ -27,6 +27,24 @@ func (u undeclared) Filter(ctx context.Context, d *framework.Decision, ordinal i
 	return u.f.Filter(ctx, d, ordinal)
 }
 
+// placeTwenty places 20 vreplicas on c with the plugins and returns the
+// placements.
+func placeTwenty(t *testing.T, c framework.Cluster, filters []framework.FilterPlugin, scores []framework.WeightedScore, ex *framework.Explanation) string {
+	t.Helper()
+	p, err := framework.NewProfile(framework.Place, filters, scores)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := framework.NewDecision(framework.Place, c, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(context.Background(), d, 20, ex); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(d.Placements())
+}
+
 // zoneAFirst scores the pods of zone-a 100, the others 0, and says
 // nothing of what it reads.
 type zoneAFirst struct{}
@@ -55,18 +73,8 @@ func TestKeptVerdicts(t *testing.T) {
 		if score != nil {
 			scores = []framework.WeightedScore{{Plugin: score, Weight: 1}}
 		}
-		p, err := framework.NewProfile(framework.Place, []framework.FilterPlugin{ft.CapacityFilter{}, f(&calls)}, scores)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := framework.NewDecision(framework.Place, c, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Run(context.Background(), d, 20, ex); err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprint(d.Placements()), calls
+		got := placeTwenty(t, c, []framework.FilterPlugin{ft.CapacityFilter{}, f(&calls)}, scores, ex)
+		return got, calls
 	}
 	declared := func(calls *int) framework.FilterPlugin { return LevelZones{Calls: calls} }
 	for _, tc := range []struct {
