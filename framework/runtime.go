@@ -101,6 +101,9 @@ type run struct {
 	totals   []int64
 	buf      []PodScore
 	queues   [][]int32 // per node: non-holder candidates with free capacity
+	// headsFrom is the node whose queue head the last step may have
+	// taken; -1: every queue is to be checked (the first step).
+	headsFrom int32
 	keys     []int64   // class keys being collected (buildQueues)
 	collect  func(int32) bool
 	usedUpTo int32 // the highest ordinal that may hold vreplicas
@@ -142,7 +145,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 	if n <= 0 {
 		return Result{}, nil
 	}
-	r := run{p: p, d: d, filters: p.filters, scores: p.scores}
+	r := run{p: p, d: d, filters: p.filters, scores: p.scores, headsFrom: -1}
 	if err := r.prepare(ctx); err != nil {
 		return Result{}, err
 	}
@@ -383,13 +386,19 @@ func (r *run) firstByKey(n int32) []int32 {
 
 // fastCandidates is one representative per class: every candidate holder
 // with free capacity, and per node the lowest non-holder with free capacity.
+//
+// A queue's pods hold none of the source, so the one step that changes a
+// pod in it changes its head, the only one a step may choose: after the
+// first step only the queue of the node last changed is checked.
 func (r *run) fastCandidates() []int32 {
 	out := r.holderCandidates(r.cands[:0])
 	for i, q := range r.queues {
-		for len(q) > 0 && (r.d.OnPod(q[0]) > 0 || r.d.Free(q[0]) <= 0) {
-			q = q[1:]
+		if r.headsFrom < 0 || int(r.headsFrom) == i {
+			for len(q) > 0 && (r.d.OnPod(q[0]) > 0 || r.d.Free(q[0]) <= 0) {
+				q = q[1:]
+			}
+			r.queues[i] = q
 		}
-		r.queues[i] = q
 		if len(q) > 0 {
 			out = append(out, q[0])
 		}
