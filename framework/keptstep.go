@@ -133,16 +133,9 @@ func (r *run) chooseKept(ctx context.Context, cands []int32) (int32, error) {
 		c.candOf(d, ord, &all[i])
 	}
 	c.growPods()
-	feasible := r.feasible[:0]
-	for i, ord := range cands {
-		pass, err := r.filterKept(ctx, ord, &all[i])
-		if err != nil {
-			return -1, err
-		}
-		if pass {
-			all[len(feasible)] = all[i]
-			feasible = append(feasible, ord)
-		}
+	feasible, err := r.filterStep(ctx, cands, all)
+	if err != nil {
+		return -1, err
 	}
 	r.feasible, c.cands = feasible, all[:len(feasible)]
 	if len(feasible) == 0 {
@@ -155,6 +148,26 @@ func (r *run) chooseKept(ctx context.Context, cands []int32) (int32, error) {
 		return -1, err
 	}
 	return r.winner(feasible, totals), nil
+}
+
+// filterStep is the candidates that pass every filter, their stepCands
+// moved to the front of all, in order.
+func (r *run) filterStep(ctx context.Context, cands []int32, all []stepCand) ([]int32, error) {
+	feasible := r.feasible[:0]
+	if len(r.filters) == 0 { // removing: every holder is feasible
+		return append(feasible, cands...), nil
+	}
+	for i, ord := range cands {
+		pass, err := r.filterKept(ctx, ord, &all[i])
+		if err != nil {
+			return nil, err
+		}
+		if pass {
+			all[len(feasible)] = all[i]
+			feasible = append(feasible, ord)
+		}
+	}
+	return feasible, nil
 }
 
 // filterKept reports whether the candidate passes every filter, running
