@@ -174,11 +174,12 @@ func (r *run) filterStep(ctx context.Context, cands []int32, all []stepCand) ([]
 // again only the filters whose verdict on it may have changed.
 func (r *run) filterKept(ctx context.Context, ord int32, k *stepCand) (bool, error) {
 	d, c := r.d, r.sc
+	kept, ps, step := c.filters, k.slot[ScopePod], c.step
 	d.quiet = true
 	for i, f := range r.filters {
-		kf := &c.filters[i]
+		kf := &kept[i]
 		var slot *filterSlot
-		if ps := k.slot[ScopePod]; kf.in != nil && ps >= 0 && int(ps) < len(kf.slots) {
+		if kf.in != nil && ps >= 0 && int(ps) < len(kf.slots) {
 			slot = &kf.slots[ps]
 			if slot.at >= kf.since && k.at[kf.reach&3] < slot.at {
 				if slot.st != nil {
@@ -194,7 +195,7 @@ func (r *run) filterKept(ctx context.Context, ord int32, k *stepCand) (bool, err
 			return false, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(f.Name()).AsError())
 		}
 		if slot != nil {
-			*slot = filterSlot{st: st, at: c.step}
+			*slot = filterSlot{st: st, at: step}
 		}
 		if st != nil && !st.IsSuccess() {
 			d.quiet = false

@@ -66,14 +66,16 @@ func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32
 	if stats.Domains == 0 {
 		return nil
 	}
-	c := d.Cluster()
-	info, ok := c.Pod(ordinal)
-	if ok && info.ZoneIndex >= 0 && spread.Allowed(stats, d.OnZone(info.ZoneIndex), pl.maxSkew) {
+	// PodDomains, not Cluster.Pod: the verdict needs the zone alone, and a
+	// large source's step filters tens of candidates (issue 21).
+	if _, zone, ok := d.PodDomains(ordinal); ok && zone >= 0 && spread.Allowed(stats, d.OnZone(zone), pl.maxSkew) {
 		return nil
 	}
 	if !d.ReasonsWanted() {
 		return skewed
 	}
+	c := d.Cluster()
+	info, ok := c.Pod(ordinal)
 	if !ok {
 		return framework.NewStatus(framework.Unschedulable, fmt.Sprintf("pod with ordinal %d does not exist", ordinal))
 	}
