@@ -3,7 +3,6 @@ package framework
 import (
 	"context"
 	"fmt"
-	"math"
 )
 
 // A step of a Run that keeps what it can (ScoreInputs, FilterInputs): the
@@ -207,64 +206,38 @@ func (r *run) filterKept(ctx context.Context, ord int32, k *stepCand) (bool, err
 	return true, nil
 }
 
-// pruned is the total of a candidate that cannot win: below every real
-// total (a total is at most the plugins' count times 10 * MaxScore in
-// absolute value).
-const pruned = math.MinInt64
-
-// keptTotals is every feasible candidate's total, or pruned for one that
-// cannot win: the plugins whose scores are not kept, scored every step,
-// plus its kept total when no kept score's summary changed since and no
-// change reached it, otherwise the sum of its kept scores (sumKept). The
-// candidates with a kept total go first, so that the best total they set
-// lets sumKept stop on a candidate that cannot reach it.
+// keptTotals is every feasible candidate's total: its kept total when no
+// kept score's summary changed since and no change reached it, otherwise
+// the sum of its kept scores (sumKept), plus, every step, the plugins
+// whose scores are not kept.
 func (r *run) keptTotals(ctx context.Context, feasible []int32) ([]int64, error) {
 	c := r.sc
 	since := c.beginScores(r.d)
-	totals, err := r.unkeptTotals(ctx, feasible)
-	if err != nil {
-		return nil, err
-	}
-	best := int64(pruned)
-	c.redo = c.redo[:0]
-	for j := range feasible {
-		k := &c.cands[j]
-		if t := c.totalOf(k); t != nil && t.at >= since && k.at[c.maxReach&3] < t.at {
-			totals[j] += t.sum
-			best = max(best, totals[j])
-			continue
-		}
-		c.redo = append(c.redo, int32(j))
-	}
-	for _, j := range c.redo {
-		k := &c.cands[j]
-		sum, whole, err := r.sumKept(ctx, feasible[j], k, totals[j], best)
-		if err != nil {
-			return nil, err
-		}
-		if !whole {
-			totals[j] = pruned
-			continue
-		}
-		if t := c.totalOf(k); t != nil {
-			*t = keptTotal{sum: sum, at: c.step}
-		}
-		totals[j] += sum
-		best = max(best, totals[j])
-	}
-	return totals, nil
-}
-
-// unkeptTotals is, per feasible candidate, the weighted sum of the scores
-// of the plugins whose scores are not kept.
-func (r *run) unkeptTotals(ctx context.Context, feasible []int32) ([]int64, error) {
 	if cap(r.totals) < len(feasible) {
 		r.totals = make([]int64, len(feasible))
 	}
 	totals := r.totals[:len(feasible)]
-	clear(totals)
+	for j, ord := range feasible {
+		k := &c.cands[j]
+		var t *keptTotal
+		if ps := k.slot[ScopePod]; ps >= 0 && int(ps) < len(c.totals) {
+			t = &c.totals[ps]
+			if t.at >= since && k.at[c.maxReach&3] < t.at {
+				totals[j] = t.sum
+				continue
+			}
+		}
+		sum, err := r.sumKept(ctx, ord, k)
+		if err != nil {
+			return nil, err
+		}
+		if t != nil {
+			*t = keptTotal{sum: sum, at: c.step}
+		}
+		totals[j] = sum
+	}
 	for i, s := range r.scores {
-		if s.weight == 0 || r.sc.plugins[i].in != nil {
+		if s.weight == 0 || c.plugins[i].in != nil {
 			continue
 		}
 		buf, err := r.score(ctx, s, feasible)
@@ -278,27 +251,12 @@ func (r *run) unkeptTotals(ctx context.Context, feasible []int32) ([]int64, erro
 	return totals, nil
 }
 
-// totalOf is where the candidate's kept total is, nil when it has no pod
-// slot.
-func (c *scoreCache) totalOf(k *stepCand) *keptTotal {
-	if ps := k.slot[ScopePod]; ps >= 0 && int(ps) < len(c.totals) {
-		return &c.totals[ps]
-	}
-	return nil
-}
-
 // sumKept is the weighted sum of the candidate's kept scores, scoring
-// again those whose inputs changed; whole is false when it stopped
-// because base (the candidate's other scores) plus the scores summed and
-// the most the rest can weigh (hotScore.rest) falls below best: the
-// candidate cannot win, and its remaining plugins are not called.
-func (r *run) sumKept(ctx context.Context, ord int32, k *stepCand, base, best int64) (sum int64, whole bool, err error) {
-	hot := r.sc.hot
+// again those whose inputs changed.
+func (r *run) sumKept(ctx context.Context, ord int32, k *stepCand) (int64, error) {
+	sum, hot := int64(0), r.sc.hot
 	for b := range hot {
 		h := &hot[b]
-		if base+sum+h.rest < best {
-			return 0, false, nil
-		}
 		var slot *scoreSlot
 		if si := k.slot[h.scope&3]; si >= 0 && int(si) < len(h.slots) {
 			slot = &h.slots[si]
@@ -309,11 +267,11 @@ func (r *run) sumKept(ctx context.Context, ord int32, k *stepCand, base, best in
 		}
 		sc, err := r.rescore(ctx, h.pc, ord, slot)
 		if err != nil {
-			return 0, false, err
+			return 0, err
 		}
 		sum += sc * h.weight
 	}
-	return sum, true, nil
+	return sum, nil
 }
 
 // winner is the feasible candidate with the highest total, ties broken as

@@ -42,7 +42,6 @@ type scoreCache struct {
 	totals   []keptTotal  // per pod slot
 	kept     []int        // the indexes in plugins of the kept scores
 	hot      []hotScore   // per kept score: what a step reads, refreshed by beginScores
-	redo     []int32      // the step's feasible candidates without a kept total
 	maxReach Scope        // the widest reach of the kept scores
 }
 
@@ -279,12 +278,6 @@ func (c *scoreCache) beginScores(d *Decision) int32 {
 		c.hot[b] = hotScore{slots: pc.slots, since: pc.since, scope: pc.scope & 3, reach: pc.reach & 3, weight: pc.weight, pc: pc}
 		since = max(since, pc.since)
 	}
-	rest := int64(0)
-	for b := len(c.hot) - 1; b >= 0; b-- {
-		h := &c.hot[b]
-		rest += max(h.weight*MinScore, h.weight*MaxScore)
-		h.rest = rest
-	}
 	return since
 }
 
@@ -296,7 +289,6 @@ type hotScore struct {
 	since        int32
 	scope, reach Scope // masked by 3
 	weight       int64
-	rest         int64 // the most this plugin and the ones after it weigh
 	pc           *cachedScores
 }
 
