@@ -55,6 +55,12 @@ func (c *scoreCache) startKept(filters []FilterPlugin, hint int) {
 			kf.slots = growCap(kf.slots, hint)
 		}
 	}
+	c.allFiltersKept, c.filterReach = len(filters) > 0, ScopePod
+	for i := range c.filters {
+		c.allFiltersKept = c.allFiltersKept && c.filters[i].in != nil
+		c.filterReach = max(c.filterReach, c.filters[i].reach)
+	}
+	c.passAt = growCap(c.passAt[:0], hint)
 	c.totals = growCap(c.totals[:0], hint)
 	c.kept, c.maxReach = c.kept[:0], ScopePod
 	for i := range c.plugins {
@@ -87,6 +93,8 @@ func (c *scoreCache) releaseKept() {
 	}
 	clear(c.totals)
 	c.totals = c.totals[:0]
+	clear(c.passAt)
+	c.passAt = c.passAt[:0]
 	clear(c.hot)
 }
 
@@ -94,6 +102,9 @@ func (c *scoreCache) releaseKept() {
 func (c *scoreCache) growPods() {
 	for len(c.totals) < int(c.npods) {
 		c.totals = append(c.totals, keptTotal{})
+	}
+	for len(c.passAt) < int(c.npods) {
+		c.passAt = append(c.passAt, 0)
 	}
 	for i := range c.filters {
 		kf := &c.filters[i]
@@ -109,6 +120,7 @@ func (c *scoreCache) growPods() {
 // beginFilters asks every kept filter for its summary, before the filters
 // run.
 func (c *scoreCache) beginFilters(d *Decision) {
+	c.filterSince = 0
 	for i := range c.filters {
 		kf := &c.filters[i]
 		if kf.in == nil {
@@ -117,7 +129,17 @@ func (c *scoreCache) beginFilters(d *Decision) {
 		if sum := kf.in.FilterSummary(d); kf.since == 0 || sum != kf.summary {
 			kf.summary, kf.since = sum, c.step
 		}
+		c.filterSince = max(c.filterSince, kf.since)
 	}
+}
+
+// passOf is where the step at which the candidate last passed every
+// filter is kept, nil when not (a filter is not kept, or no pod slot).
+func (c *scoreCache) passOf(k *stepCand) *int32 {
+	if ps := k.slot[ScopePod]; c.allFiltersKept && ps >= 0 && int(ps) < len(c.passAt) {
+		return &c.passAt[ps]
+	}
+	return nil
 }
 
 // chooseKept is choose for a run that keeps verdicts and scores (no
@@ -157,10 +179,22 @@ func (r *run) filterStep(ctx context.Context, cands []int32, all []stepCand) ([]
 	if len(r.filters) == 0 { // removing: every holder is feasible
 		return append(feasible, cands...), nil
 	}
+	c := r.sc
 	for i, ord := range cands {
-		pass, err := r.filterKept(ctx, ord, &all[i])
-		if err != nil {
-			return nil, err
+		k := &all[i]
+		// Every filter kept, and none of their verdicts can have changed
+		// since the candidate last passed them all: it passes, at the
+		// cost of one look-up rather than one per filter.
+		at := c.passOf(k)
+		pass := at != nil && *at >= c.filterSince && k.at[c.filterReach&3] < *at
+		if !pass {
+			var err error
+			if pass, err = r.filterKept(ctx, ord, k); err != nil {
+				return nil, err
+			}
+			if pass && at != nil {
+				*at = c.step
+			}
 		}
 		if pass {
 			all[len(feasible)] = all[i]

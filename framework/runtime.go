@@ -101,14 +101,15 @@ type run struct {
 	totals   []int64
 	buf      []PodScore
 	queues   [][]int32 // per node: non-holder candidates with free capacity
-	// headsFrom is the node whose queue head the last step may have
-	// taken; -1: every queue is to be checked (the first step).
-	headsFrom int32
 	keys     []int64   // class keys being collected (buildQueues)
 	collect  func(int32) bool
 	usedUpTo int32 // the highest ordinal that may hold vreplicas
 	want     int32 // how many pods a node's queue needs
 	empties  int   // empty pods collected for the node
+
+	// headsFrom is the node whose queue head the last step may have
+	// taken; -1: every queue is to be checked (the first step).
+	headsFrom int32
 
 	// The zone-grouped path (zonequeue.go); zoned says it is on.
 	zoned      bool

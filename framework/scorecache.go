@@ -38,11 +38,19 @@ type scoreCache struct {
 
 	// What keptstep.go keeps: the filters' verdicts and the totals of
 	// the kept scores per pod slot.
-	filters  []keptFilter // per run.filters index
-	totals   []keptTotal  // per pod slot
-	kept     []int        // the indexes in plugins of the kept scores
-	hot      []hotScore   // per kept score: what a step reads, refreshed by beginScores
-	maxReach Scope        // the widest reach of the kept scores
+	filters []keptFilter // per run.filters index
+	totals  []keptTotal  // per pod slot
+	kept    []int        // the indexes in plugins of the kept scores
+	hot     []hotScore   // per kept score: what a step reads, refreshed by beginScores
+	// passAt is, per pod slot, the step at which the candidate last
+	// passed every filter (0: never), kept when every filter is
+	// (allFiltersKept); filterSince and filterReach are the latest step a
+	// filter's summary changed at and the widest reach.
+	passAt         []int32
+	allFiltersKept bool
+	filterReach    Scope
+	filterSince    int32
+	maxReach       Scope // the widest reach of the kept scores
 }
 
 // cachedScores is one plugin's kept scores. slots are indexed by scope: the
