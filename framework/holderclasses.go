@@ -162,6 +162,9 @@ func (r *run) apply(best, delta int32) {
 	if r.zoned {
 		r.placed(best)
 	}
+	if r.queues != nil {
+		r.headsFrom = r.d.place(best).node
+	}
 	if r.sc != nil {
 		r.sc.noteChange(r.d, best)
 	}

@@ -107,6 +107,10 @@ type run struct {
 	want     int32 // how many pods a node's queue needs
 	empties  int   // empty pods collected for the node
 
+	// headsFrom is the node whose queue head the last step may have
+	// taken; -1: every queue is to be checked (the first step).
+	headsFrom int32
+
 	// The zone-grouped path (zonequeue.go); zoned says it is on.
 	zoned      bool
 	zoneIdx    ZoneFreeIndex
@@ -142,7 +146,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 	if n <= 0 {
 		return Result{}, nil
 	}
-	r := run{p: p, d: d, filters: p.filters, scores: p.scores}
+	r := run{p: p, d: d, filters: p.filters, scores: p.scores, headsFrom: -1}
 	if err := r.prepare(ctx); err != nil {
 		return Result{}, err
 	}
@@ -383,13 +387,19 @@ func (r *run) firstByKey(n int32) []int32 {
 
 // fastCandidates is one representative per class: every candidate holder
 // with free capacity, and per node the lowest non-holder with free capacity.
+//
+// A queue's pods hold none of the source, so the one step that changes a
+// pod in it changes its head, the only one a step may choose: after the
+// first step only the queue of the node last changed is checked.
 func (r *run) fastCandidates() []int32 {
 	out := r.holderCandidates(r.cands[:0])
 	for i, q := range r.queues {
-		for len(q) > 0 && (r.d.OnPod(q[0]) > 0 || r.d.Free(q[0]) <= 0) {
-			q = q[1:]
+		if r.headsFrom < 0 || int(r.headsFrom) == i {
+			for len(q) > 0 && (r.d.OnPod(q[0]) > 0 || r.d.Free(q[0]) <= 0) {
+				q = q[1:]
+			}
+			r.queues[i] = q
 		}
-		r.queues[i] = q
 		if len(q) > 0 {
 			out = append(out, q[0])
 		}
@@ -410,6 +420,9 @@ func (r *run) holderCandidates(out []int32) []int32 {
 
 // choose filters and scores cands and returns the winner, -1 when none passes.
 func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) (int32, error) {
+	if r.sc != nil && step == nil {
+		return r.chooseKept(ctx, cands)
+	}
 	d := r.d
 	feasible := r.feasible[:0]
 	var rows []int // index into step.Candidates per feasible pod
@@ -438,9 +451,6 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 	}
 	d.setFeasible(feasible)
 	defer d.endStep()
-	if r.sc != nil {
-		r.sc.beginStep(d, feasible)
-	}
 	if cap(r.totals) < len(feasible) {
 		r.totals = make([]int64, len(feasible))
 	}
@@ -448,7 +458,7 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 	for i := range totals {
 		totals[i] = 0
 	}
-	for si, s := range r.scores {
+	for _, s := range r.scores {
 		// A weight-0 plugin cannot change the decision, so it is only
 		// evaluated for an explanation, and its failure is recorded there
 		// rather than aborting: asking why must not change the answer.
@@ -458,7 +468,7 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 			}
 			continue
 		}
-		buf, err := r.scoresOf(ctx, si, s, feasible)
+		buf, err := r.score(ctx, s, feasible)
 		if err != nil {
 			return -1, err
 		}

@@ -31,16 +31,34 @@ type scoreCache struct {
 	slotOf  []int32 // per ordinal below len: its pod slot + 1 (0: none yet)
 	npods   int32
 	ords    []int32        // the ordinals given a pod slot
-	placeOf []podPlace     // per pod slot: where the pod is
+	keyOf   []podKey       // per pod slot: its node's and zone's slots
 	changed []int32        // the ordinals with a podAt entry
 	cands   []stepCand     // per feasible candidate of the step
 	plugins []cachedScores // per run.scores index
+
+	// What keptstep.go keeps: the filters' verdicts and the totals of
+	// the kept scores per pod slot.
+	filters []keptFilter // per run.filters index
+	totals  []keptTotal  // per pod slot
+	kept    []int        // the indexes in plugins of the kept scores
+	hot     []hotScore   // per kept score: what a step reads, refreshed by beginScores
+	// passAt is, per pod slot, the step at which the candidate last
+	// passed every filter (0: never), kept when every filter is
+	// (allFiltersKept); filterSince and filterReach are the latest step a
+	// filter's summary changed at and the widest reach.
+	passAt         []int32
+	allFiltersKept bool
+	filterReach    Scope
+	filterSince    int32
+	maxReach       Scope // the widest reach of the kept scores
 }
 
 // cachedScores is one plugin's kept scores. slots are indexed by scope: the
 // pod slot, or the node (zone) index + 1, doubled, plus 1 for a candidate.
 type cachedScores struct {
 	in           ScoreInputs
+	plugin       ScorePlugin
+	weight       int64
 	scope, reach Scope
 	summary      ScoreSummary
 	since        int32 // the step the summary last changed at
@@ -65,6 +83,10 @@ func (r *run) startScoreCache(n int32) {
 	for _, s := range r.scores {
 		kept = kept || (s.inputs != nil && s.weight != 0)
 	}
+	for _, f := range r.filters {
+		_, declared := f.(FilterInputs)
+		kept = kept || declared
+	}
 	if !kept {
 		return
 	}
@@ -79,7 +101,7 @@ func (r *run) startScoreCache(n int32) {
 	// candidate per node: room for as many, so the lists grow once, not
 	// by doubling (allocations per call are a goal too).
 	hint := min(len(c.podAt), int(n)+64)
-	c.ords, c.placeOf, c.changed = slices.Grow(c.ords, hint), slices.Grow(c.placeOf, hint), slices.Grow(c.changed, hint)
+	c.ords, c.keyOf, c.changed = slices.Grow(c.ords, hint), slices.Grow(c.keyOf, hint), slices.Grow(c.changed, hint)
 	if cap(c.plugins) < len(r.scores) {
 		c.plugins = make([]cachedScores, len(r.scores))
 	}
@@ -94,7 +116,7 @@ func (r *run) startScoreCache(n int32) {
 		if pc.scope > ScopeZone || pc.reach > ScopeZone {
 			continue // no scope this runtime knows: scored as before
 		}
-		pc.in = s.inputs
+		pc.in, pc.plugin, pc.weight = s.inputs, s.plugin, s.weight
 		pc.reach = max(pc.reach, pc.scope)
 		switch pc.scope {
 		case ScopeZone:
@@ -105,6 +127,7 @@ func (r *run) startScoreCache(n int32) {
 			pc.slots = slices.Grow(pc.slots, hint)
 		}
 	}
+	c.startKept(r.filters, hint)
 	r.sc = c
 }
 
@@ -140,21 +163,12 @@ func (r *run) releaseScoreCache() {
 	for _, ord := range c.ords {
 		c.slotOf[ord] = 0
 	}
-	c.changed, c.ords, c.placeOf, c.npods = c.changed[:0], c.ords[:0], c.placeOf[:0], 0
+	c.changed, c.ords, c.keyOf, c.npods = c.changed[:0], c.ords[:0], c.keyOf[:0], 0
 	for i := range c.plugins {
-		c.plugins[i].in = nil
+		c.plugins[i].in, c.plugins[i].plugin = nil, nil
 	}
+	c.releaseKept()
 	scoreCachePool.Put(c)
-}
-
-// beginStep notes where the step's feasible candidates' scores are kept,
-// and when their inputs last changed. The pods of one node (zone) that are
-// alike in being candidates share its slot.
-func (c *scoreCache) beginStep(d *Decision, feasible []int32) {
-	c.cands = c.cands[:0]
-	for _, ord := range feasible {
-		c.cands = append(c.cands, c.candOf(d, ord))
-	}
 }
 
 // noteChange records that the step changed the pod, and starts the next.
@@ -178,89 +192,128 @@ func (c *scoreCache) noteChange(d *Decision, ord int32) {
 // stepCand is where a step's candidate's scores are kept, by scope (the
 // pod slot, the node's and the zone's; -1: not kept, an ordinal or domain
 // outside the cluster's), and the last step that changed a pod in each
-// reach (the pod, its node, its zone).
+// reach (the pod, its node, its zone). The arrays have a fourth entry so
+// that indexing them with a Scope masked by 3 needs no bounds check.
 type stepCand struct {
-	slot [3]int32
-	at   [3]int32
+	slot [4]int32
+	at   [4]int32
 }
 
-// candOf is the candidate's stepCand.
-func (c *scoreCache) candOf(d *Decision, ord int32) stepCand {
-	k := stepCand{slot: [3]int32{-1, -1, -1}, at: [3]int32{c.step, c.step, c.step}}
-	var p podPlace
-	if ord >= 0 && int(ord) < len(c.slotOf) {
-		if c.slotOf[ord] == 0 {
-			c.npods++
-			c.slotOf[ord] = c.npods
-			c.ords = append(c.ords, ord)
-			c.placeOf = append(c.placeOf, d.place(ord))
-		}
-		i := c.slotOf[ord] - 1
-		k.slot[ScopePod], k.at[ScopePod] = i, c.podAt[ord]
-		p = c.placeOf[i]
-	} else {
-		p = d.place(ord)
+// podKey is where a pod slot's node and zone are: their slots in the
+// node (zone) scoped scores and their index in nodeAt (zoneAt), -1 when
+// outside the cluster's.
+type podKey struct {
+	nodeSlot, zoneSlot int32
+	node, zone         int32
+}
+
+// candOf sets k to the candidate's stepCand.
+func (c *scoreCache) candOf(d *Decision, ord int32, k *stepCand) {
+	if ord < 0 || int(ord) >= len(c.slotOf) {
+		*k = c.outsideCand(d, ord)
+		return
 	}
+	s := c.slotOf[ord]
+	if s == 0 {
+		s = c.newSlot(d, ord)
+	}
+	pk := &c.keyOf[s-1]
+	k.slot = [4]int32{s - 1, pk.nodeSlot, pk.zoneSlot, -1}
+	k.at = [4]int32{c.podAt[ord], c.step, c.step, c.step}
+	if pk.node >= 0 {
+		k.at[ScopeNode] = c.nodeAt[pk.node]
+	}
+	if pk.zone >= 0 {
+		k.at[ScopeZone] = c.zoneAt[pk.zone]
+	}
+}
+
+// newSlot gives the pod (an ordinal below len(slotOf)) a pod slot and
+// returns it plus 1.
+func (c *scoreCache) newSlot(d *Decision, ord int32) int32 {
+	c.npods++
+	c.slotOf[ord] = c.npods
+	c.ords = append(c.ords, ord)
+	c.keyOf = append(c.keyOf, c.keyOfPlace(d.place(ord)))
+	return c.npods
+}
+
+// keyOfPlace is the podKey of a pod at p.
+func (c *scoreCache) keyOfPlace(p podPlace) podKey {
+	k := podKey{nodeSlot: -1, zoneSlot: -1, node: -1, zone: -1}
 	cand := int32(0)
 	if p.candidate {
 		cand = 1
 	}
 	if i := p.node + 1; i >= 0 && int(i) < len(c.nodeAt) {
-		k.slot[ScopeNode], k.at[ScopeNode] = i<<1|cand, c.nodeAt[i]
+		k.nodeSlot, k.node = i<<1|cand, i
 	}
 	if i := p.zone + 1; i >= 0 && int(i) < len(c.zoneAt) {
-		k.slot[ScopeZone], k.at[ScopeZone] = i<<1|cand, c.zoneAt[i]
+		k.zoneSlot, k.zone = i<<1|cand, i
 	}
 	return k
 }
 
-// keptScores is score for a plugin whose scores the run keeps: the kept
-// score of every candidate whose inputs did not change, Score for the others.
-func (r *run) keptScores(ctx context.Context, pc *cachedScores, s scorer, feasible []int32) ([]PodScore, error) {
-	d, c := r.d, r.sc
-	if sum := pc.in.ScoreSummary(d); pc.since == 0 || sum != pc.summary {
-		pc.summary, pc.since = sum, c.step
+// outsideCand is the stepCand of an ordinal the cache keeps no pod slot
+// for: its node's and zone's scores are kept, the pod's never.
+func (c *scoreCache) outsideCand(d *Decision, ord int32) stepCand {
+	pk := c.keyOfPlace(d.place(ord))
+	k := stepCand{slot: [4]int32{-1, pk.nodeSlot, pk.zoneSlot, -1}, at: [4]int32{c.step, c.step, c.step, c.step}}
+	if pk.node >= 0 {
+		k.at[ScopeNode] = c.nodeAt[pk.node]
 	}
-	if cap(r.buf) < len(feasible) {
-		r.buf = make([]PodScore, len(feasible))
+	if pk.zone >= 0 {
+		k.at[ScopeZone] = c.zoneAt[pk.zone]
 	}
-	buf := r.buf[:len(feasible)]
-	if pc.scope == ScopePod {
-		for len(pc.slots) < int(c.npods) {
-			pc.slots = append(pc.slots, scoreSlot{})
-		}
-	}
-	for j, ord := range feasible {
-		k := &c.cands[j]
-		var slot *scoreSlot
-		if i := k.slot[pc.scope]; i >= 0 && int(i) < len(pc.slots) {
-			slot = &pc.slots[i]
-		}
-		if slot != nil && slot.at >= pc.since && k.at[pc.reach] < slot.at {
-			buf[j] = PodScore{Ordinal: ord, Score: slot.score}
-			continue
-		}
-		sc, st := s.plugin.Score(ctx, d, ord)
-		if !st.IsSuccess() {
-			return nil, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(s.plugin.Name()).AsError())
-		}
-		if sc < MinScore || sc > MaxScore {
-			return nil, fmt.Errorf("%s: pod ordinal %d: plugin %s returned score %d, outside [%d, %d]",
-				d.Key(), ord, s.plugin.Name(), sc, MinScore, MaxScore)
-		}
-		if slot != nil {
-			*slot = scoreSlot{score: sc, at: c.step}
-		}
-		buf[j] = PodScore{Ordinal: ord, Score: sc}
-	}
-	return buf, nil
+	return k
 }
 
-// scoresOf is the step's scores of the i-th score plugin: kept ones when
-// the run keeps them, otherwise score's.
-func (r *run) scoresOf(ctx context.Context, i int, s scorer, feasible []int32) ([]PodScore, error) {
-	if r.sc != nil && r.sc.plugins[i].in != nil {
-		return r.keptScores(ctx, &r.sc.plugins[i], s, feasible)
+// beginScores asks every kept score plugin for its summary, after the
+// filters, refreshes c.hot and returns the latest step at which a summary
+// changed.
+func (c *scoreCache) beginScores(d *Decision) int32 {
+	since := int32(0)
+	for b, i := range c.kept {
+		pc := &c.plugins[i]
+		if sum := pc.in.ScoreSummary(d); pc.since == 0 || sum != pc.summary {
+			pc.summary, pc.since = sum, c.step
+		}
+		if pc.scope == ScopePod {
+			for len(pc.slots) < int(c.npods) {
+				pc.slots = append(pc.slots, scoreSlot{})
+			}
+		}
+		c.hot[b] = hotScore{slots: pc.slots, since: pc.since, scope: pc.scope & 3, reach: pc.reach & 3, weight: pc.weight, pc: pc}
+		since = max(since, pc.since)
 	}
-	return r.score(ctx, s, feasible)
+	return since
+}
+
+// hotScore is a kept score plugin as a step reads it: a copy of its
+// cachedScores' fields, so that the loop over candidates and plugins
+// reads one array.
+type hotScore struct {
+	slots        []scoreSlot
+	since        int32
+	scope, reach Scope // masked by 3
+	weight       int64
+	pc           *cachedScores
+}
+
+// rescore is the plugin's score of the candidate when its kept one (in
+// slot, nil: none) is out of date, kept in slot for the next steps.
+func (r *run) rescore(ctx context.Context, pc *cachedScores, ord int32, slot *scoreSlot) (int64, error) {
+	d := r.d
+	sc, st := pc.plugin.Score(ctx, d, ord)
+	if !st.IsSuccess() {
+		return 0, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(pc.plugin.Name()).AsError())
+	}
+	if sc < MinScore || sc > MaxScore {
+		return 0, fmt.Errorf("%s: pod ordinal %d: plugin %s returned score %d, outside [%d, %d]",
+			d.Key(), ord, pc.plugin.Name(), sc, MinScore, MaxScore)
+	}
+	if slot != nil {
+		*slot = scoreSlot{score: sc, at: r.sc.step}
+	}
+	return sc, nil
 }

@@ -2,7 +2,6 @@ package framework_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,19 +35,9 @@ func TestKeptScores(t *testing.T) {
 		Pods("a0", "b0", "c0", "a0", "b0", "c0", "a0", "b0", "c0")
 	place := func(scope, reach framework.Scope, ex *framework.Explanation) (string, int) {
 		calls := 0
-		p, err := framework.NewProfile(framework.Place, []framework.FilterPlugin{ft.CapacityFilter{}},
-			[]framework.WeightedScore{{Plugin: countedZone{scope: scope, reach: reach, calls: &calls}, Weight: 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := framework.NewDecision(framework.Place, c, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Run(context.Background(), d, 20, ex); err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprint(d.Placements()), calls
+		got := placeTwenty(t, c, []framework.FilterPlugin{ft.CapacityFilter{}},
+			[]framework.WeightedScore{{Plugin: countedZone{scope: scope, reach: reach, calls: &calls}, Weight: 1}}, ex)
+		return got, calls
 	}
 	want, every := place(framework.ScopeZone, framework.ScopeZone, &framework.Explanation{})
 	for _, tc := range []struct {

@@ -154,3 +154,19 @@ func (pl *Plugin) ScoreSummary(d *framework.Decision) framework.ScoreSummary {
 	}
 	return sum
 }
+
+var _ framework.FilterInputs = &Plugin{}
+
+// FilterReads implements framework.FilterInputs: the verdict reads the
+// source's count on the pod.
+func (*Plugin) FilterReads() framework.Scope { return framework.ScopePod }
+
+// FilterSummary implements framework.FilterInputs: the pods counted (all
+// eligible ones, or the holders once the pod cap is reached), as far as
+// spread.Allowed reads them.
+func (*Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
+	var sum framework.ScoreSummary
+	k := spread.Key(podStats(d))
+	copy(sum[:], k[:])
+	return sum
+}

@@ -66,14 +66,16 @@ func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32
 	if stats.Domains == 0 {
 		return nil
 	}
-	c := d.Cluster()
-	info, ok := c.Pod(ordinal)
-	if ok && info.ZoneIndex >= 0 && spread.Allowed(stats, d.OnZone(info.ZoneIndex), pl.maxSkew) {
+	// PodDomains, not Cluster.Pod: the verdict needs the zone alone, and a
+	// large source's step filters tens of candidates (issue 21).
+	if _, zone, ok := d.PodDomains(ordinal); ok && zone >= 0 && spread.Allowed(stats, d.OnZone(zone), pl.maxSkew) {
 		return nil
 	}
 	if !d.ReasonsWanted() {
 		return skewed
 	}
+	c := d.Cluster()
+	info, ok := c.Pod(ordinal)
 	if !ok {
 		return framework.NewStatus(framework.Unschedulable, fmt.Sprintf("pod with ordinal %d does not exist", ordinal))
 	}
@@ -155,3 +157,18 @@ func leastLoaded(d *framework.Decision, stats framework.DomainStats) string {
 // EquivalentHolders implements framework.HolderEquivalenceAware: the verdict reads the source's count
 // in the pod's zone and the zones' summary, which one holder class shares.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.FilterInputs = &Plugin{}
+
+// FilterReads implements framework.FilterInputs: the verdict reads the
+// source's count in the pod's zone.
+func (*Plugin) FilterReads() framework.Scope { return framework.ScopeZone }
+
+// FilterSummary implements framework.FilterInputs: the zones counted, as
+// far as spread.Allowed reads them.
+func (*Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
+	var sum framework.ScoreSummary
+	k := spread.Key(d.ZoneSpreadStats())
+	copy(sum[:], k[:])
+	return sum
+}

@@ -71,3 +71,15 @@ func (*Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32) *
 // EquivalentHolders implements framework.HolderEquivalenceAware: the verdict reads the pod's free
 // capacity, which one holder class shares.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.FilterInputs = &Plugin{}
+
+// FilterReads implements framework.FilterInputs: the verdict reads the
+// pod's free capacity alone.
+func (*Plugin) FilterReads() framework.Scope { return framework.ScopePod }
+
+// FilterSummary implements framework.FilterInputs: nothing of the decision
+// as a whole.
+func (*Plugin) FilterSummary(*framework.Decision) framework.ScoreSummary {
+	return framework.ScoreSummary{}
+}

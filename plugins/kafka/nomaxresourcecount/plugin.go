@@ -108,3 +108,20 @@ func (pl *Plugin) Filter(_ context.Context, d *framework.Decision, ordinal int32
 // EquivalentHolders implements framework.HolderEquivalenceAware: a holder
 // always passes.
 func (*Plugin) EquivalentHolders() bool { return true }
+
+var _ framework.FilterInputs = &Plugin{}
+
+// FilterReads implements framework.FilterInputs: of the pod, the verdict
+// reads whether it holds the source.
+func (*Plugin) FilterReads() framework.Scope { return framework.ScopePod }
+
+// FilterSummary implements framework.FilterInputs: whether the source
+// spans as many pods as its limit allows (the limit does not change
+// during a decision).
+func (pl *Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
+	n, _, ok := pl.limit(d)
+	if ok && int64(d.PodsHeld()) >= int64(n) {
+		return framework.ScoreSummary{1}
+	}
+	return framework.ScoreSummary{}
+}
