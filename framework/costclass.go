@@ -40,6 +40,16 @@ type costRun struct {
 	moved bool
 }
 
+// scoreCacheSize is the n a Run starts its score cache with: a Run on
+// cost classes keeps scores whatever its size (scoreCacheMin is for the
+// grouped path's 18 or so candidates a step; cost classes make about 30).
+func scoreCacheSize(n int32, classed bool) int32 {
+	if classed {
+		return max(n, scoreCacheMin)
+	}
+	return n
+}
+
 // unseenZone marks a node the last full walk found no class on.
 const unseenZone int32 = math.MinInt32
 
