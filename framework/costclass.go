@@ -16,6 +16,7 @@ type costRun struct {
 	keys   []costClass
 	hashes []uint64
 	reps   []int32
+	table  classTable // finds a class by its hash
 	// out is the step's candidates (the holders with room, then reps).
 	out []int32
 	// upTo is the highest ordinal that held vreplicas when the Run
@@ -173,6 +174,7 @@ func (c *costRun) drop(group int32) {
 		}
 	}
 	c.keys, c.hashes, c.reps = c.keys[:n], c.hashes[:n], c.reps[:n]
+	c.table.rebuild(c.hashes)
 }
 
 // visitCostClass adds a pod with room to its class, and stops the node's
@@ -210,6 +212,7 @@ func (c *costRun) begin() {
 		c.hashes = make([]uint64, 0, 32)
 	}
 	c.keys, c.hashes, c.reps = c.keys[:0], c.hashes[:0], c.reps[:0]
+	c.table.reset()
 }
 
 // addCostClass adds a candidate that holds none of the source to its cost
@@ -247,14 +250,13 @@ func (r *run) addCostClass(ord int32) bool {
 		}
 		h = (h ^ uint64(k.use[dim])) * 0x9E3779B97F4A7C15
 	}
-	for i, hi := range c.hashes {
-		if hi == h && c.keys[i].same(&k) {
-			if ord < c.reps[i] {
-				c.reps[i] = ord
-			}
-			return true
+	if i := c.table.find(c, h, &k); i >= 0 {
+		if ord < c.reps[i] {
+			c.reps[i] = ord
 		}
+		return true
 	}
+	c.table.add(h, len(c.keys))
 	c.keys = append(c.keys, k)
 	c.hashes = append(c.hashes, h)
 	c.reps = append(c.reps, ord)
