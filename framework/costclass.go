@@ -168,13 +168,18 @@ func (r *run) rewalkCostClasses(idx FreeCandidateIndex) bool {
 func (c *costRun) drop(group int32) {
 	n := 0
 	for i := range c.keys {
-		if c.keys[i].node != group {
-			c.keys[n], c.hashes[n], c.reps[n] = c.keys[i], c.hashes[i], c.reps[i]
-			n++
+		if c.keys[i].node == group {
+			continue
 		}
+		if n != i { // the classes before the first dropped stay where they are
+			c.keys[n], c.hashes[n], c.reps[n] = c.keys[i], c.hashes[i], c.reps[i]
+		}
+		n++
 	}
-	c.keys, c.hashes, c.reps = c.keys[:n], c.hashes[:n], c.reps[:n]
-	c.table.rebuild(c.hashes)
+	if n != len(c.keys) {
+		c.keys, c.hashes, c.reps = c.keys[:n], c.hashes[:n], c.reps[:n]
+		c.table.rebuild(c.hashes)
+	}
 }
 
 // visitCostClass adds a pod with room to its class, and stops the node's
