@@ -16,6 +16,7 @@ type costRun struct {
 	keys   []costClass
 	hashes []uint64
 	reps   []int32
+	table  classTable // finds a class by its hash
 	// out is the step's candidates (the holders with room, then reps).
 	out []int32
 	// upTo is the highest ordinal that held vreplicas when the Run
@@ -38,6 +39,16 @@ type costRun struct {
 	// moved says the decision had taken vreplicas off a pod at the last
 	// full walk (addMoved); placing takes none off.
 	moved bool
+}
+
+// scoreCacheSize is the n a Run starts its score cache with: a Run on
+// cost classes keeps scores whatever its size (scoreCacheMin is for the
+// grouped path's 18 or so candidates a step; cost classes make about 30).
+func scoreCacheSize(n int32, classed bool) int32 {
+	if classed {
+		return max(n, scoreCacheMin)
+	}
+	return n
 }
 
 // unseenZone marks a node the last full walk found no class on.
@@ -157,12 +168,18 @@ func (r *run) rewalkCostClasses(idx FreeCandidateIndex) bool {
 func (c *costRun) drop(group int32) {
 	n := 0
 	for i := range c.keys {
-		if c.keys[i].node != group {
-			c.keys[n], c.hashes[n], c.reps[n] = c.keys[i], c.hashes[i], c.reps[i]
-			n++
+		if c.keys[i].node == group {
+			continue
 		}
+		if n != i { // the classes before the first dropped stay where they are
+			c.keys[n], c.hashes[n], c.reps[n] = c.keys[i], c.hashes[i], c.reps[i]
+		}
+		n++
 	}
-	c.keys, c.hashes, c.reps = c.keys[:n], c.hashes[:n], c.reps[:n]
+	if n != len(c.keys) {
+		c.keys, c.hashes, c.reps = c.keys[:n], c.hashes[:n], c.reps[:n]
+		c.table.rebuild(c.hashes)
+	}
 }
 
 // visitCostClass adds a pod with room to its class, and stops the node's
@@ -200,6 +217,7 @@ func (c *costRun) begin() {
 		c.hashes = make([]uint64, 0, 32)
 	}
 	c.keys, c.hashes, c.reps = c.keys[:0], c.hashes[:0], c.reps[:0]
+	c.table.reset()
 }
 
 // addCostClass adds a candidate that holds none of the source to its cost
@@ -237,14 +255,13 @@ func (r *run) addCostClass(ord int32) bool {
 		}
 		h = (h ^ uint64(k.use[dim])) * 0x9E3779B97F4A7C15
 	}
-	for i, hi := range c.hashes {
-		if hi == h && c.keys[i].same(&k) {
-			if ord < c.reps[i] {
-				c.reps[i] = ord
-			}
-			return true
+	if i := c.table.find(c, h, &k); i >= 0 {
+		if ord < c.reps[i] {
+			c.reps[i] = ord
 		}
+		return true
 	}
+	c.table.add(h, len(c.keys))
 	c.keys = append(c.keys, k)
 	c.hashes = append(c.hashes, h)
 	c.reps = append(c.reps, ord)

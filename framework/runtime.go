@@ -166,7 +166,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 	r.classes = p.holderGrouped && ex == nil && (fast || p.mode == Remove)
 	r.maybeHolderClasses()
 	if ex == nil {
-		r.startScoreCache(n)
+		r.startScoreCache(scoreCacheSize(n, classed)) // costclass.go
 		defer r.releaseScoreCache()
 	}
 	delta := int32(1)

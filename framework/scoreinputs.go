@@ -47,8 +47,9 @@ type ScoreSummary [8]int64
 // summary differs from the one it was computed under, or when a change since
 // was applied to a pod in the candidate's reach: the scores it sums are the
 // ones Score would return, so the winner is the same, only found with fewer
-// calls. A Run keeps scores once it changes scoreCacheMin vreplicas or more,
-// for the plugins without a ScoreNormalizer that implement this; the other
+// calls. A Run keeps scores once it changes scoreCacheMin vreplicas or more
+// (a Run on cost classes, Profile.WithCosts, at any size), for the plugins
+// without a ScoreNormalizer that implement this; the other
 // plugins of the profile are scored as before. Explanations score every
 // candidate.
 type ScoreInputs interface {

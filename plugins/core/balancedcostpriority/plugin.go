@@ -43,6 +43,21 @@ func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (i
 	return framework.MaxScore - (hi-lo)/10, nil
 }
 
+var _ framework.ScoreInputs = &Plugin{}
+
+// ScoreReads implements framework.ScoreInputs: the score reads the pod's
+// free slots and what it has left of each resource, which change only
+// when the decision places on the pod or takes from it.
+func (*Plugin) ScoreReads() (scope, reach framework.Scope) {
+	return framework.ScopePod, framework.ScopePod
+}
+
+// ScoreSummary implements framework.ScoreInputs: the score reads of the
+// decision as a whole only the source's cost, the same at every step.
+func (*Plugin) ScoreSummary(*framework.Decision) framework.ScoreSummary {
+	return framework.ScoreSummary{}
+}
+
 // permille is used/limit in thousandths, within [0, 1000], computed in 128
 // bits so that no value of the int64 range overflows.
 func permille(used, limit int64) int64 {
