@@ -72,6 +72,13 @@ func TestHeavyRoomKeptAsMeasured(t *testing.T) {
 			s.Observe(v, t0)
 		case op < 7:
 			s.Reserve(key(name), int32(rng.Intn(12)), "1", []vsched.Placement{p(int32(rng.Intn(2)), int32(1+rng.Intn(3)))}, t0)
+		case op < 8 && rng.Intn(3) == 0:
+			// A pod gone (a scale-down) and back: no room while gone.
+			if ord := int32(rng.Intn(2)); s.PodExists(ord) {
+				s.DeletePod(vsched.PodName(sts, ord))
+			} else {
+				s.UpsertPod(mkPod(ord, "n0"))
+			}
 		case op < 8:
 			s.Forget(key(name), t0)
 		case op < 9:
@@ -110,7 +117,7 @@ func measuredHeavyRoom(s *State, dim int, cost int64) framework.HeavyRoom {
 		}
 	}
 	for ord := range s.NumPods() {
-		if s.Used(ord) <= 0 {
+		if s.Used(ord) <= 0 || !s.PodExists(ord) {
 			continue
 		}
 		free := max(0, int64(s.opts.Capacity)-int64(s.Used(ord)))
