@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -48,7 +49,8 @@ func TestHeavyRoom(t *testing.T) {
 
 // TestHeavyRoomKeptAsMeasured changes a costed state at random (sources
 // observed, reserved, forgotten, their costs and sizes changed, the pods'
-// resources changed, clones) and checks after each change that the counts
+// resources and capacity changed, pods deleted and back, a new leader's
+// resync, reservations dropped, clones) and checks after each change that the counts
 // kept as it changes are those measured afresh from its sources and pods.
 func TestHeavyRoomKeptAsMeasured(t *testing.T) {
 	rng := rand.New(rand.NewSource(23))
@@ -86,8 +88,32 @@ func TestHeavyRoomKeptAsMeasured(t *testing.T) {
 			if err := s.SetPodResources(costList("memory", mem, "cpu", "1")); err != nil {
 				t.Fatal(err)
 			}
+		case op < 9 && rng.Intn(2) == 0:
+			// A new leader's resync: what the API lists, some sources
+			// gone; or reservations dropped, or the capacity changed.
+			switch rng.Intn(3) {
+			case 0:
+				var vs []vsched.VPod
+				for i := range 8 {
+					if rng.Intn(2) == 0 {
+						vs = append(vs, vpod(fmt.Sprintf("s%d", i), int32(rng.Intn(12)), costList("memory", costs[1+rng.Intn(3)]), p(0, int32(rng.Intn(3)))))
+						vs[len(vs)-1].(*vsched.PlainVPod).ResourceVersion = fmt.Sprint(step + 2)
+					}
+				}
+				s.Resync(vs, 0, t0, time.Minute)
+			case 1:
+				s.DropReservations()
+			default:
+				if err := s.SetCapacity(int32(4 + rng.Intn(10))); err != nil {
+					t.Fatal(err)
+				}
+			}
 		default:
-			s = s.Clone()
+			if rng.Intn(2) == 0 {
+				s = s.Clone()
+			} else {
+				s = s.CloneFor(s.Sources())
+			}
 		}
 		for dim := range s.ResourceNames() {
 			for _, c := range []int64{0, 100 * mi, 250 * mi, 1000 * mi} {
