@@ -78,8 +78,12 @@ func TestHeavyRoomKeptAsMeasured(t *testing.T) {
 			// A pod gone (a scale-down) and back: no room while gone.
 			if ord := int32(rng.Intn(2)); s.PodExists(ord) {
 				s.DeletePod(vsched.PodName(sts, ord))
-			} else {
+			} else if rng.Intn(2) == 0 {
 				s.UpsertPod(mkPod(ord, "n0"))
+			} else {
+				// An autoscaler's simulation binds a virtual pod there.
+				s.SetReplicas(ord)
+				s.AddVirtualPods(2 - ord)
 			}
 		case op < 8:
 			s.Forget(key(name), t0)
