@@ -201,7 +201,7 @@ func (d *Decision) engageHeavy() bool {
 			m.watch |= 1 << dim
 		}
 		for ord, n := range d.delta.all() {
-			if _, known := d.cluster.Pod(ord); n != 0 && !known {
+			if n != 0 && !d.place(ord).known {
 				h.count(0, 0, 0, 0, n) // no room there, as the cluster counts
 			} else if n != 0 {
 				free := int64(d.cluster.Free(ord))
