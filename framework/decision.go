@@ -503,7 +503,7 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 		}
 	}
 	if d.heavy.watch != 0 {
-		d.noteHeavy(ordinal, delta) // heavyroom.go
+		d.noteHeavy(ordinal, delta, known) // heavyroom.go
 	}
 	d.delta.add(ordinal, delta)
 	d.changed.add(ordinal)

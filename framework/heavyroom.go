@@ -201,7 +201,9 @@ func (d *Decision) engageHeavy() bool {
 			m.watch |= 1 << dim
 		}
 		for ord, n := range d.delta.all() {
-			if n != 0 {
+			if n != 0 && !d.place(ord).known {
+				h.count(0, 0, 0, 0, n) // no room there, as the cluster counts
+			} else if n != 0 {
 				free := int64(d.cluster.Free(ord))
 				left := vsched.CostSum(h.Fit.Capacity, -d.res.ResourceUsed(ord, dim))
 				h.count(free, left, free-int64(n), vsched.CostSum(left, -vsched.CostTimes(n, c)), n)
@@ -232,8 +234,10 @@ func heavyWorst(h *HeavyRoom, n int32) int64 {
 }
 
 // noteHeavy counts in the heavy room a change of delta vreplicas on the
-// pod, before apply makes it.
-func (d *Decision) noteHeavy(ordinal int32, delta int32) {
+// pod, before apply makes it. A pod the cluster does not know (gone with
+// a scale-down) is no room, as the cluster counts it (its Free is 0): the
+// change moves only the vreplicas waiting.
+func (d *Decision) noteHeavy(ordinal int32, delta int32, known bool) {
 	m := &d.heavy
 	if m.stale {
 		return
@@ -249,6 +253,10 @@ func (d *Decision) noteHeavy(ordinal int32, delta int32) {
 	free := int64(d.Free(ordinal))
 	for dim := range m.dims {
 		if m.watch&^m.ample&(1<<dim) != 0 {
+			if !known {
+				d.heavy.room[dim].count(0, 0, 0, 0, delta)
+				continue
+			}
 			left := d.ResourceFree(ordinal, dim)
 			d.heavy.room[dim].count(free, left, free-int64(delta), vsched.CostSum(left, -costTimes(delta, d.cost[dim])), delta)
 		}

@@ -12,3 +12,12 @@ func (d *Decision) FreshHeavyRoomShort() int64 {
 	fresh.heavy = heavyMemo{}
 	return fresh.HeavyRoomShort()
 }
+
+// KeptHeavyRoomForTest is the heavy room the decision keeps in the
+// dimension, and whether it keeps it by counting (not by budget, nor
+// stale): then it must equal the cluster's reading with the changes made.
+func (d *Decision) KeptHeavyRoomForTest(dim int) (HeavyRoom, bool) {
+	d.HeavyRoomShort()
+	m := &d.heavy
+	return m.room[dim], m.engaged && !m.stale && m.watch&^m.ample&(1<<dim) != 0
+}

@@ -167,21 +167,31 @@ func (s *State) notePlaces(ord int32) {
 		h.places = append(h.places, make([]int64, need*nd-len(h.places))...)
 	}
 	p := &s.pods[ord]
+	// A pod that does not exist (its StatefulSet scaled down, or it was
+	// deleted) has no room, as Free says: a decision sees it so.
+	in := p.used > 0 && p.exists
 	open := int64(0)
-	if p.used > 0 {
+	if in {
 		open = max(0, p.free(s.opts.Capacity))
 	}
 	h.openSum += open - h.open[ord]
 	h.open[ord] = open
 	for i := range nd {
 		v := int64(0)
-		if p.used > 0 {
+		if in {
 			fit := h.fit[i]
 			v = fit.Places(open, vsched.CostSum(fit.Capacity, -s.ResourceUsed(ord, i))) * (fit.Dearest - fit.Cheapest)
 		}
 		at := int(ord)*nd + i
 		h.placesSum[i] = vsched.CostSum(h.placesSum[i], v-h.places[at])
 		h.places[at] = v
+	}
+}
+
+// notePodExists measures a pod again once it appears or disappears.
+func (s *State) notePodExists(ord int32) {
+	if s.costs.heavy.valid && s.heavyFitsCurrent() {
+		s.notePlaces(ord)
 	}
 }
 
@@ -196,7 +206,7 @@ func (s *State) measurePlaces() {
 	h.open, h.places = make([]int64, len(s.pods)), make([]int64, len(s.pods)*nd)
 	h.placesSum, h.openSum = make([]int64, nd), 0
 	for ord := range s.pods {
-		if s.pods[ord].used > 0 {
+		if s.pods[ord].used > 0 && s.pods[ord].exists {
 			s.notePlaces(int32(ord))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -48,7 +49,8 @@ func TestHeavyRoom(t *testing.T) {
 
 // TestHeavyRoomKeptAsMeasured changes a costed state at random (sources
 // observed, reserved, forgotten, their costs and sizes changed, the pods'
-// resources changed, clones) and checks after each change that the counts
+// resources and capacity changed, pods deleted and back, a new leader's
+// resync, reservations dropped, clones) and checks after each change that the counts
 // kept as it changes are those measured afresh from its sources and pods.
 func TestHeavyRoomKeptAsMeasured(t *testing.T) {
 	rng := rand.New(rand.NewSource(23))
@@ -72,6 +74,17 @@ func TestHeavyRoomKeptAsMeasured(t *testing.T) {
 			s.Observe(v, t0)
 		case op < 7:
 			s.Reserve(key(name), int32(rng.Intn(12)), "1", []vsched.Placement{p(int32(rng.Intn(2)), int32(1+rng.Intn(3)))}, t0)
+		case op < 8 && rng.Intn(3) == 0:
+			// A pod gone (a scale-down) and back: no room while gone.
+			if ord := int32(rng.Intn(2)); s.PodExists(ord) {
+				s.DeletePod(vsched.PodName(sts, ord))
+			} else if rng.Intn(2) == 0 {
+				s.UpsertPod(mkPod(ord, "n0"))
+			} else {
+				// An autoscaler's simulation binds a virtual pod there.
+				s.SetReplicas(ord)
+				s.AddVirtualPods(2 - ord)
+			}
 		case op < 8:
 			s.Forget(key(name), t0)
 		case op < 9:
@@ -79,8 +92,32 @@ func TestHeavyRoomKeptAsMeasured(t *testing.T) {
 			if err := s.SetPodResources(costList("memory", mem, "cpu", "1")); err != nil {
 				t.Fatal(err)
 			}
+		case op < 9 && rng.Intn(2) == 0:
+			// A new leader's resync: what the API lists, some sources
+			// gone; or reservations dropped, or the capacity changed.
+			switch rng.Intn(3) {
+			case 0:
+				var vs []vsched.VPod
+				for i := range 8 {
+					if rng.Intn(2) == 0 {
+						vs = append(vs, vpod(fmt.Sprintf("s%d", i), int32(rng.Intn(12)), costList("memory", costs[1+rng.Intn(3)]), p(0, int32(rng.Intn(3)))))
+						vs[len(vs)-1].(*vsched.PlainVPod).ResourceVersion = fmt.Sprint(step + 2)
+					}
+				}
+				s.Resync(vs, 0, t0, time.Minute)
+			case 1:
+				s.DropReservations()
+			default:
+				if err := s.SetCapacity(int32(4 + rng.Intn(10))); err != nil {
+					t.Fatal(err)
+				}
+			}
 		default:
-			s = s.Clone()
+			if rng.Intn(2) == 0 {
+				s = s.Clone()
+			} else {
+				s = s.CloneFor(s.Sources())
+			}
 		}
 		for dim := range s.ResourceNames() {
 			for _, c := range []int64{0, 100 * mi, 250 * mi, 1000 * mi} {
@@ -110,7 +147,7 @@ func measuredHeavyRoom(s *State, dim int, cost int64) framework.HeavyRoom {
 		}
 	}
 	for ord := range s.NumPods() {
-		if s.Used(ord) <= 0 {
+		if s.Used(ord) <= 0 || !s.PodExists(ord) {
 			continue
 		}
 		free := max(0, int64(s.opts.Capacity)-int64(s.Used(ord)))

@@ -51,6 +51,7 @@ func (s *State) UpsertPod(pod *corev1.Pod) bool {
 	s.grow(ord)
 	before := s.freeCandidate(ord)
 	s.readPod(&s.pods[ord], pod)
+	s.notePodExists(ord)
 	s.invalidate()
 	return !before && s.freeCandidate(ord)
 }
@@ -82,6 +83,7 @@ func (s *State) DeletePod(name string) {
 	s.pods[ord].exists = false
 	s.pods[ord].node = -1
 	s.pods[ord].unboundSince = time.Time{}
+	s.notePodExists(ord)
 	s.invalidate()
 }
 

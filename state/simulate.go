@@ -247,6 +247,7 @@ func (s *State) bindVirtual(ord int32, zones []int32, counts []int32) {
 	node.exists, node.schedulable, node.reason, node.zone = true, true, "", zone
 	p := &s.pods[ord]
 	p.exists, p.terminating, p.node, p.unboundSince = true, false, ni, time.Time{}
+	s.notePodExists(ord)
 }
 
 // ClearDraining makes the pod not draining in this state, whatever its
