@@ -511,6 +511,7 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 	d.noteHolder(ordinal, d.place(ordinal), before, after, freeBefore)
 	d.total += delta
 	d.changes++
+	d.notePlaceDense()
 	// Keep nonHolderFree exact: a candidate counts there while it has free
 	// capacity and holds none of the source.
 	if known {

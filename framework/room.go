@@ -21,6 +21,9 @@ type room struct {
 	// rather than an entry per node of the cluster
 	podStats []nodePodStats
 	places   map[int32]podPlace // place's memory
+	// placeAt is place's memory again, indexed by ordinal, once the
+	// decision changes placeDenseMin vreplicas (placedense.go).
+	placeAt []podPlace
 	// placer is the cluster as a PodPlacer (nil when it is not one): place
 	// then asks it, and keeps no map.
 	placer PodPlacer
@@ -249,11 +252,28 @@ type nodePodStats struct {
 type podPlace struct {
 	node, zone       int32
 	known, candidate bool
+	set              bool // placeAt's entry is filled
 }
 
 // place looks the pod up once per decision: a pod's node and zone do not
 // change while a decision runs, and Cluster.Pod costs more than a map.
 func (d *Decision) place(ord int32) podPlace {
+	r := &d.room
+	if ord >= 0 && int(ord) < len(r.placeAt) {
+		if p := r.placeAt[ord]; p.set {
+			return p
+		}
+		p := d.lookUpPlace(ord)
+		p.set = true
+		r.placeAt[ord] = p
+		return p
+	}
+	return d.lookUpPlace(ord)
+}
+
+// lookUpPlace asks the cluster where the pod is (once per decision without
+// a PodPlacer).
+func (d *Decision) lookUpPlace(ord int32) podPlace {
 	r := &d.room
 	if r.placer != nil {
 		node, zone, candidate, known := r.placer.PodPlace(ord)
