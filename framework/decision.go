@@ -58,6 +58,7 @@ type Decision struct {
 	// the source; they all count 0 towards the pod spread.
 	nonHolderFree int
 
+	kept                keptStats // keptstats.go
 	gen                 uint64
 	podGen, nodeGen     uint64
 	zoneGen             uint64
@@ -144,10 +145,10 @@ func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vs
 	return d.fill(base)
 }
 
-// zeroed returns n zeros, in s's array when it is large enough.
-func zeroed(s []int32, n int) []int32 {
+// zeroed returns n zero values, in s's array when it is large enough.
+func zeroed[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]int32, n)
+		return make([]T, n)
 	}
 	s = s[:n]
 	clear(s)
@@ -414,6 +415,10 @@ func (d *Decision) PodStats() DomainStats {
 // NodeStats summarises the source's vreplicas over Cluster.SchedulableNodes.
 func (d *Decision) NodeStats() DomainStats {
 	if d.nodeGen != d.gen {
+		if d.keeps() {
+			d.nodeStats, d.nodeGen = d.keptNodeStats(), d.gen
+			return d.nodeStats
+		}
 		if ri, ok := d.roomIndex(); ok {
 			d.nodeStats, d.nodeGen = d.nodeStatsFromIndex(ri), d.gen
 			return d.nodeStats
@@ -431,6 +436,10 @@ func (d *Decision) NodeStats() DomainStats {
 // ZoneStats summarises the source's vreplicas over Cluster.SchedulableZones.
 func (d *Decision) ZoneStats() DomainStats {
 	if d.zoneGen != d.gen {
+		if d.keeps() {
+			d.zoneStats, d.zoneGen = d.keptZoneStats(), d.gen
+			return d.zoneStats
+		}
 		d.zoneStats = statsOver(d.onZone, d.cluster.SchedulableZones())
 		d.zoneGen = d.gen
 	}
@@ -445,6 +454,8 @@ func (d *Decision) ZoneSpreadStats() DomainStats {
 	if d.zoneSpreadGen != d.gen {
 		if growth := d.cluster.GrowthZones(); len(growth) == 0 {
 			d.zoneSpreadStats = d.ZoneStats()
+		} else if d.keeps() {
+			d.zoneSpreadStats = d.keptZoneSpreadStats(growth)
 		} else {
 			d.zoneSpreadStats = statsOver(d.onZone, d.cluster.SchedulableZones(), growth)
 		}
@@ -508,14 +519,23 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 		}
 		d.deltaAt[ordinal] = d.delta.get(ordinal)
 	}
-	d.noteHolder(ordinal, d.place(ordinal), before, after, freeBefore)
+	p := d.place(ordinal)
+	d.noteHolder(ordinal, p, before, after, freeBefore)
 	d.total += delta
 	d.changes++
 	d.notePlaceDense()
+	if known && info.Candidate {
+		freeAfter := d.Free(ordinal)
+		d.noteFreed(ordinal, info.NodeIndex, info.ZoneIndex, before, after, freeBefore, freeAfter)
+		if p.candidate {
+			d.notePodRoom(ordinal, p.node, before, after, freeBefore, freeAfter)
+		}
+	}
 	// Keep nonHolderFree exact: a candidate counts there while it has free
 	// capacity and holds none of the source.
 	if known {
 		d.noteFree(info, freeBefore)
+		d.noteCounts(info.NodeIndex, info.ZoneIndex)
 	}
 	if known && info.Candidate {
 		wasNonHolderFree := before == 0 && freeBefore > 0
