@@ -36,33 +36,85 @@ func (h *countHist) add(v int32, n int) {
 	}
 }
 
-// move records that one of w domains holding from now holds to.
+// move records that w of the domains holding from now hold to. A step moves
+// a count by one, often the whole entry, which is then renamed in place.
 func (h *countHist) move(from, to int32, w int) {
 	if from == to || w == 0 {
 		return
 	}
-	h.add(from, -w)
-	h.add(to, w)
+	c := h.c
+	i := 0
+	for i < len(c) && c[i].v < from {
+		i++
+	}
+	if i == len(c) || c[i].v != from || c[i].n < w {
+		h.add(from, -w)
+		h.add(to, w)
+		return
+	}
+	// j: where to stands or would be inserted, next to i when to is
+	// next to from.
+	j := i + 1
+	if to < from {
+		j = i - 1
+	}
+	whole := c[i].n == w
+	switch {
+	case j >= 0 && j < len(c) && c[j].v == to:
+		c[j].n += w
+		if whole {
+			h.c = append(c[:i], c[i+1:]...)
+		} else {
+			c[i].n -= w
+		}
+	case whole && (j < 0 || j >= len(c) || (to > from) == (c[j].v > to)):
+		c[i].v = to // nothing stands between from and to
+	default:
+		h.add(from, -w)
+		h.add(to, w)
+	}
 }
 
 func (h *countHist) reset() { h.c, h.total = h.c[:0], 0 }
 
 // stats summarises the multiset with zeros more domains holding 0 (none
-// when zeros <= 0), as statsAcc would over every domain. It reads at most
-// the two lowest and two highest entries.
+// when zeros <= 0), as statsAcc would over every domain. It reads the two
+// lowest and two highest entries only.
 func (h *countHist) stats(zeros int) DomainStats {
-	var acc statsAcc
-	acc.addN(0, zeros)
+	zeros = max(zeros, 0)
+	if h.total+zeros <= 0 {
+		return DomainStats{}
+	}
+	// m: those entries, and the zeros, ascending and merged.
+	var m [5]countN
+	k := 0
 	n := len(h.c)
+	zeroDone := zeros == 0
 	for i := 0; i < n; i++ {
 		if i == 2 && n > 4 {
-			i = n - 2 // skip what is neither of the two lowest nor of the two highest
+			i = n - 2
 		}
-		acc.addN(h.c[i].v, h.c[i].n)
+		e := h.c[i]
+		if !zeroDone && e.v >= 0 {
+			if e.v == 0 {
+				e.n += zeros
+			} else {
+				m[k] = countN{v: 0, n: zeros}
+				k++
+			}
+			zeroDone = true
+		}
+		m[k] = e
+		k++
 	}
-	s := acc.done()
-	if s.Domains > 0 {
-		s.Domains = h.total + max(zeros, 0)
+	if !zeroDone {
+		m[k] = countN{v: 0, n: zeros}
+		k++
+	}
+	s := DomainStats{Domains: h.total + zeros, Min: m[0].v, AtMin: m[0].n, Max: m[k-1].v, AtMax: m[k-1].n}
+	s.NextMin, s.NextMax = s.Max, s.Min
+	if k > 1 {
+		s.NextMin, s.NextMax = m[1].v, m[k-2].v
 	}
 	return s
 }

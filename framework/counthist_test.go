@@ -22,11 +22,28 @@ func TestCountHistStats(t *testing.T) {
 		var h countHist
 		var counts []int32
 		for step := range 1 + rng.Intn(40) {
-			if len(counts) > 0 && rng.Intn(3) == 0 {
+			switch op := rng.Intn(6); {
+			case len(counts) > 0 && op == 0:
 				i := rng.Intn(len(counts))
 				h.add(counts[i], -1)
 				counts = append(counts[:i], counts[i+1:]...)
-			} else {
+			case len(counts) > 0 && op <= 2:
+				// One domain, or every domain holding the value, moves
+				// by one or anywhere.
+				from := counts[rng.Intn(len(counts))]
+				to := from + 1 - 2*rng.Int31n(2)
+				if op == 2 {
+					to = rng.Int31n(12) - 2
+				}
+				w := 0
+				for i, c := range counts {
+					if c == from && (w == 0 || rng.Intn(2) == 0) {
+						counts[i] = to
+						w++
+					}
+				}
+				h.move(from, to, w)
+			default:
 				v := rng.Int31n(12) - 2
 				h.add(v, 1)
 				counts = append(counts, v)

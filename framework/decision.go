@@ -489,7 +489,12 @@ func statsOver(counts []int32, lists ...[]int32) DomainStats {
 
 // apply records one change of delta (+1 or -1) on the pod.
 func (d *Decision) apply(ordinal int32, delta int32) {
-	info, known := d.cluster.Pod(ordinal)
+	// Where the pod is, as Cluster.Pod says, without its names: a pod the
+	// decision adds to has no podNames entry, and Placements and podName
+	// then name it as the cluster does.
+	p := d.place(ordinal)
+	known := p.known
+	info := PodInfo{Ordinal: ordinal, NodeIndex: p.node, ZoneIndex: p.zone, Candidate: p.candidate}
 	before := d.OnPod(ordinal)
 	freeBefore := d.Free(ordinal)
 	after := before + delta
@@ -501,9 +506,6 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 	}
 	d.noteDense(ordinal, after)
 	if known {
-		if _, ok := d.podNames[ordinal]; !ok {
-			d.podNames[ordinal] = vsched.Placement{PodName: info.Name}
-		}
 		if info.NodeIndex >= 0 && int(info.NodeIndex) < len(d.onNode) {
 			d.onNode[info.NodeIndex] += delta
 		}
@@ -519,7 +521,6 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 		}
 		d.deltaAt[ordinal] = d.delta.get(ordinal)
 	}
-	p := d.place(ordinal)
 	d.noteHolder(ordinal, p, before, after, freeBefore)
 	d.total += delta
 	d.changes++
@@ -527,9 +528,7 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 	if known && info.Candidate {
 		freeAfter := d.Free(ordinal)
 		d.noteFreed(ordinal, info.NodeIndex, info.ZoneIndex, before, after, freeBefore, freeAfter)
-		if p.candidate {
-			d.notePodRoom(ordinal, p.node, before, after, freeBefore, freeAfter)
-		}
+		d.notePodRoom(ordinal, p.node, before, after, freeBefore, freeAfter)
 	}
 	// Keep nonHolderFree exact: a candidate counts there while it has free
 	// capacity and holds none of the source.
