@@ -36,7 +36,7 @@ type Decision struct {
 	// (costs.go); nil for a decision without a cost.
 	freeMemo *freeMemo
 
-	onPod    map[int32]int32            // ordinal -> the source's vreplicas, entries > 0 only
+	onPod    map[int32]int32            // ordinal -> the source's vreplicas, entries > 0 only, until onPodAt takes over (apply)
 	podNames map[int32]vsched.Placement // where each pod was, as base or the cluster first said
 	onNode   []int32
 	onZone   []int32
@@ -69,7 +69,7 @@ type Decision struct {
 	holders             []int32 // holders.go keeps these current
 	onPodAt             []int32
 	roomHolders         []int32
-	podCounts           []countN
+	podCounts           countHist
 	state               map[StateKey]any
 	changes             int32
 	room                room
@@ -132,7 +132,7 @@ func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vs
 		onZone:      zeroed(d.onZone, cluster.NumZones()),
 		holders:     d.holders[:0],
 		roomHolders: d.roomHolders[:0],
-		podCounts:   d.podCounts[:0],
+		podCounts:   countHist{c: d.podCounts.c[:0]},
 		gen:         1,
 	}
 	d.room.places = places
@@ -252,7 +252,7 @@ func (d *Decision) Total() int32 { return d.total }
 
 // PodsHeld is how many distinct pods hold at least one of the source's
 // vreplicas.
-func (d *Decision) PodsHeld() int { return len(d.onPod) }
+func (d *Decision) PodsHeld() int { return len(d.holders) }
 
 // Holders lists, ascending, the ordinals of the pods holding the source.
 // Callers must not modify the slice.
@@ -401,12 +401,7 @@ func (a *statsAcc) done() DomainStats {
 // eligible pod not holding the source counts as 0.
 func (d *Decision) PodStats() DomainStats {
 	if d.podGen != d.gen {
-		var acc statsAcc
-		acc.addN(0, d.nonHolderFree)
-		for _, c := range d.podCounts {
-			acc.addN(c.v, c.n)
-		}
-		d.podStats = acc.done()
+		d.podStats = d.podCounts.stats(d.nonHolderFree)
 		d.podGen = d.gen
 	}
 	return d.podStats
@@ -498,10 +493,15 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 	before := d.OnPod(ordinal)
 	freeBefore := d.Free(ordinal)
 	after := before + delta
-	if after > 0 {
+	// Once onPodAt holds the counts, the map is left as it is: OnPod,
+	// PodsHeld and Placements read onPodAt and holders (a map of
+	// hundreds of pods cost a tenth of a large decision's changes).
+	switch {
+	case d.onPodAt != nil && ordinal >= 0:
+	case after > 0:
 		d.onPod[ordinal] = after
 		d.held.add(ordinal)
-	} else {
+	default:
 		delete(d.onPod, ordinal)
 	}
 	d.noteDense(ordinal, after)
@@ -552,10 +552,10 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 // sorted by ordinal, with each pod's node and zone as the cluster knows them
 // now (or as base recorded them, for pods the cluster does not know).
 func (d *Decision) Placements() []vsched.Placement {
-	out := make([]vsched.Placement, 0, len(d.onPod))
+	out := make([]vsched.Placement, 0, len(d.holders))
 	for _, ord := range d.Holders() {
 		p := d.podNames[ord]
-		p.VReplicas = d.onPod[ord]
+		p.VReplicas = d.OnPod(ord)
 		if info, ok := d.cluster.Pod(ord); ok {
 			if p.PodName == "" {
 				p.PodName = info.Name
