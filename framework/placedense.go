@@ -11,8 +11,9 @@ package framework
 
 // placeDenseMin is the fewest vreplicas a decision changes before it keeps
 // placeAt: a slice of the StatefulSet's size is worth it only for a source
-// that places or removes many.
-const placeDenseMin = 32
+// that places or removes many. At 64, the sources of the W1 and W2
+// workloads (50 vreplicas at most) decide as before.
+const placeDenseMin = 64
 
 // notePlaceDense starts placeAt once the decision has changed enough.
 func (d *Decision) notePlaceDense() {
