@@ -119,14 +119,25 @@ func (h *countHist) stats(zeros int) DomainStats {
 	return s
 }
 
-// resetHists returns n empty countHists, reusing s's.
-func resetHists(s []countHist, n int) []countHist {
-	if cap(s) < n {
-		s = make([]countHist, n)
-	}
-	s = s[:n]
+// histRoom is the distinct counts a kept countHist has room for before it
+// grows: a spread keeps a few.
+const histRoom = 8
+
+// newHists returns n empty countHists sharing one array, each with room
+// for histRoom entries: two allocations rather than a few per hist.
+func newHists(n int) []countHist {
+	s := make([]countHist, n)
+	back := make([]countN, n*histRoom)
 	for i := range s {
-		s[i].reset()
+		s[i].c = back[i*histRoom : i*histRoom : (i+1)*histRoom]
 	}
+	return s
+}
+
+// cut returns the first n entries of *block, zeroed by make, and keeps the
+// rest there: one allocation for a kept summary's per-domain arrays.
+func cut(block *[]int32, n int) []int32 {
+	s := (*block)[:n:n]
+	*block = (*block)[n:]
 	return s
 }

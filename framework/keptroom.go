@@ -29,8 +29,8 @@ type roomKept struct {
 	inZoneGen   []uint64
 	nodes       countHist
 	inZone      []countHist
-	zeros       int   // RoomIndex: untouched nodes with room
-	zerosIn     []int // RoomIndex: per zone, its untouched nodes with room
+	zeros       int     // RoomIndex: untouched nodes with room
+	zerosIn     []int32 // RoomIndex: per zone, its untouched nodes with room
 	// per zone: how often SchedulableZones lists it, its weight among
 	// the zones with room, the count contributed
 	zmult, zw, zv []int32
@@ -55,14 +55,14 @@ func (d *Decision) startKeptRoom() {
 	k := &r.kept
 	nn, nz := c.NumNodes(), c.NumZones()
 	k.indexed, k.ri = indexed, ri
-	k.inZoneGen = zeroed(k.inZoneGen, nz)
-	k.inZoneStats = zeroed(k.inZoneStats, nz)
-	k.w, k.z, k.v = zeroed(k.w, nn), zeroed(k.z, nn), zeroed(k.v, nn)
-	k.nodes.reset()
-	k.inZone = resetHists(k.inZone, nz)
-	k.zerosIn = zeroed(k.zerosIn, nz)
-	k.zmult, k.zw, k.zv = zeroed(k.zmult, nz), zeroed(k.zw, nz), zeroed(k.zv, nz)
-	k.zones.reset()
+	// Started once per decision (Reset drops it): fresh arrays, few.
+	k.inZoneGen = make([]uint64, nz)
+	k.inZoneStats = make([]DomainStats, nz)
+	block := make([]int32, 5*nn+4*nz)
+	k.w, k.z, k.v, k.nmult, k.riZone = cut(&block, nn), cut(&block, nn), cut(&block, nn), cut(&block, nn), cut(&block, nn)
+	k.zerosIn, k.zmult, k.zw, k.zv = cut(&block, nz), cut(&block, nz), cut(&block, nz), cut(&block, nz)
+	hists := newHists(nz + 2)
+	k.nodes, k.zones, k.inZone = hists[0], hists[1], hists[2:]
 	for _, z := range c.SchedulableZones() {
 		if z >= 0 && int(z) < nz {
 			k.zmult[z]++
@@ -72,17 +72,15 @@ func (d *Decision) startKeptRoom() {
 	if indexed {
 		k.zeros = ri.NodesWithRoom(-1)
 		for z := range k.zerosIn {
-			k.zerosIn[z] = ri.NodesWithRoom(int32(z))
-			k.zeros += k.zerosIn[z]
+			k.zerosIn[z] = int32(ri.NodesWithRoom(int32(z)))
+			k.zeros += int(k.zerosIn[z])
 		}
-		k.touched = zeroed(k.touched, nn)
-		k.riZone = zeroed(k.riZone, nn)
+		k.touched = make([]bool, nn)
 		for _, n := range d.touchedNodes() {
 			d.touchRoom(n)
 		}
 	} else {
 		k.zeros = 0
-		k.nmult = zeroed(k.nmult, nn)
 		for _, n := range c.SchedulableNodes() {
 			if n >= 0 && int(n) < nn {
 				k.nmult[n]++
@@ -186,7 +184,7 @@ func (d *Decision) roomWeight(n int32) (w, zone int32) {
 
 // keptZoneHasRoom is ZoneHasRoom from the kept summaries.
 func (k *roomKept) zoneHasRoom(z int32) bool {
-	return k.inZone[z].total+max(0, k.zerosIn[z]) > 0
+	return k.inZone[z].total+max(0, int(k.zerosIn[z])) > 0
 }
 
 // refreshRoomZone weights the zone again among the zones with room.
@@ -255,7 +253,7 @@ func (d *Decision) keptInZone(zone int32) DomainStats {
 		return DomainStats{}
 	}
 	if k.inZoneGen[zone] != d.gen {
-		k.inZoneStats[zone], k.inZoneGen[zone] = k.inZone[zone].stats(k.zerosIn[zone]), d.gen
+		k.inZoneStats[zone], k.inZoneGen[zone] = k.inZone[zone].stats(int(k.zerosIn[zone])), d.gen
 	}
 	return k.inZoneStats[zone]
 }

@@ -20,8 +20,9 @@ type domainCounts struct {
 
 // start builds the summary of counts over the lists.
 func (k *domainCounts) start(counts []int32, lists ...[]int32) {
-	k.w, k.v = zeroed(k.w, len(counts)), zeroed(k.v, len(counts))
-	k.hist.reset()
+	block := make([]int32, 2*len(counts))
+	k.w, k.v = cut(&block, len(counts)), cut(&block, len(counts))
+	k.hist = countHist{c: make([]countN, 0, histRoom)}
 	k.zeros, k.on = 0, true
 	for _, l := range lists {
 		for _, i := range l {
@@ -104,7 +105,7 @@ func (d *Decision) startNodeStats() {
 			k.nodeExplicit++
 		}
 	}
-	k.nodeTouched = zeroed(k.nodeTouched, d.cluster.NumNodes())
+	k.nodeTouched = make([]bool, d.cluster.NumNodes())
 	for _, n := range d.touchedNodes() {
 		if n >= 0 && int(n) < len(k.nodeTouched) {
 			k.nodeTouched[n] = true

@@ -32,8 +32,8 @@ const (
 func (d *Decision) startPodRoom() {
 	p := &d.room.pods
 	n := d.cluster.NumNodes()
-	p.holders = resetHists(p.holders, n)
-	p.witness = zeroed(p.witness, n)
+	p.holders = newHists(n)
+	p.witness = make([]int32, n)
 	for i := range p.witness {
 		p.witness[i] = unknownWitness
 	}
@@ -98,7 +98,8 @@ func (d *Decision) noteFreed(ord, node, zone, before, after, freeBefore, freeAft
 	}
 	if p.freed == nil {
 		n := d.cluster.NumNodes()
-		p.freed, p.freedNonHolder, p.freedZone = make([]int32, n), make([]int32, n), make([]int32, n)
+		block := make([]int32, 3*n)
+		p.freed, p.freedNonHolder, p.freedZone = cut(&block, n), cut(&block, n), cut(&block, n)
 	}
 	if was {
 		p.freed[node]--
