@@ -17,10 +17,25 @@ type podRoom struct {
 	on      bool
 	holders []countHist // per node: the counts of its candidate holders with room
 	witness []int32     // per node: a pod with room holding none, noWitness, or unknownWitness
-	// per node, nil until the decision frees a pod: the candidates with
-	// no room before the decision and room now, those of them holding
-	// none, and the zone of the last one
-	freed, freedNonHolder, freedZone []int32
+	// the nodes where the decision freed a pod, in the order first freed
+	// (few: the nodes of the pods a removal emptied), none while placing
+	freed []freedOnNode
+}
+
+// freedOnNode counts a node's candidates with no room before the decision
+// and room now, and those of them holding none; zone is the last one's.
+type freedOnNode struct {
+	node, zone, pods, nonHolders int32
+}
+
+// freedAt is the node's entry in freed, nil when it has none.
+func (p *podRoom) freedAt(node int32) *freedOnNode {
+	for i := range p.freed {
+		if p.freed[i].node == node {
+			return &p.freed[i]
+		}
+	}
+	return nil
 }
 
 const (
@@ -88,7 +103,7 @@ func (d *Decision) notePodRoom(ord, node, before, after, freeBefore, freeAfter i
 // freeAfter. A decision that only places never frees a pod.
 func (d *Decision) noteFreed(ord, node, zone, before, after, freeBefore, freeAfter int32) {
 	p := &d.room.pods
-	if node < 0 || node >= int32(d.cluster.NumNodes()) || (p.freed == nil && freeAfter <= freeBefore) {
+	if node < 0 || (len(p.freed) == 0 && freeAfter <= freeBefore) {
 		return
 	}
 	base := d.cluster.Free(ord)
@@ -96,22 +111,22 @@ func (d *Decision) noteFreed(ord, node, zone, before, after, freeBefore, freeAft
 	if !was && !is {
 		return
 	}
-	if p.freed == nil {
-		n := d.cluster.NumNodes()
-		block := make([]int32, 3*n)
-		p.freed, p.freedNonHolder, p.freedZone = cut(&block, n), cut(&block, n), cut(&block, n)
+	e := p.freedAt(node)
+	if e == nil {
+		p.freed = append(p.freed, freedOnNode{node: node})
+		e = &p.freed[len(p.freed)-1]
 	}
 	if was {
-		p.freed[node]--
+		e.pods--
 		if before <= 0 {
-			p.freedNonHolder[node]--
+			e.nonHolders--
 		}
 	}
 	if is {
-		p.freed[node]++
-		p.freedZone[node] = zone
+		e.pods++
+		e.zone = zone
 		if after <= 0 {
-			p.freedNonHolder[node]++
+			e.nonHolders++
 		}
 	}
 }
@@ -119,16 +134,15 @@ func (d *Decision) noteFreed(ord, node, zone, before, after, freeBefore, freeAft
 // freedOn reports whether the decision freed a candidate of the node, and
 // its zone.
 func (d *Decision) freedOn(node int32) (zone int32, ok bool) {
-	p := &d.room.pods
-	if p.freed == nil || node < 0 || int(node) >= len(p.freed) || p.freed[node] <= 0 {
-		return 0, false
+	if e := d.room.pods.freedAt(node); e != nil && e.pods > 0 {
+		return e.zone, true
 	}
-	return p.freedZone[node], true
+	return 0, false
 }
 
 // freedNonHolderOn reports whether the decision freed a candidate of the
 // node that holds none of the source.
 func (d *Decision) freedNonHolderOn(node int32) bool {
-	p := &d.room.pods
-	return p.freedNonHolder != nil && node >= 0 && int(node) < len(p.freedNonHolder) && p.freedNonHolder[node] > 0
+	e := d.room.pods.freedAt(node)
+	return e != nil && e.nonHolders > 0
 }
