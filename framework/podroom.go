@@ -19,7 +19,8 @@ type podRoom struct {
 	witness []int32     // per node: a pod with room holding none, noWitness, or unknownWitness
 	// the nodes where the decision freed a pod, in the order first freed
 	// (few: the nodes of the pods a removal emptied), none while placing
-	freed []freedOnNode
+	freed    []freedOnNode
+	freedBuf [4]freedOnNode // freed's first array: a removal frees pods on few nodes
 }
 
 // freedOnNode counts a node's candidates with no room before the decision
@@ -113,6 +114,9 @@ func (d *Decision) noteFreed(ord, node, zone, before, after, freeBefore, freeAft
 	}
 	e := p.freedAt(node)
 	if e == nil {
+		if p.freed == nil {
+			p.freed = p.freedBuf[:0]
+		}
 		p.freed = append(p.freed, freedOnNode{node: node})
 		e = &p.freed[len(p.freed)-1]
 	}
