@@ -38,7 +38,7 @@ type Decision struct {
 	// heavy keeps the heavy room's counts (heavyroom.go).
 	heavy heavyMemo
 
-	onPod    map[int32]int32            // ordinal -> the source's vreplicas, entries > 0 only
+	onPod    map[int32]int32            // ordinal -> the source's vreplicas, entries > 0 only, until onPodAt takes over (apply)
 	podNames map[int32]vsched.Placement // where each pod was, as base or the cluster first said
 	onNode   []int32
 	onZone   []int32
@@ -60,6 +60,7 @@ type Decision struct {
 	// the source; they all count 0 towards the pod spread.
 	nonHolderFree int
 
+	kept                keptStats // keptstats.go
 	gen                 uint64
 	podGen, nodeGen     uint64
 	zoneGen             uint64
@@ -70,7 +71,7 @@ type Decision struct {
 	holders             []int32 // holders.go keeps these current
 	onPodAt             []int32
 	roomHolders         []int32
-	podCounts           []countN
+	podCounts           countHist
 	state               map[StateKey]any
 	changes             int32
 	room                room
@@ -133,7 +134,7 @@ func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vs
 		onZone:      zeroed(d.onZone, cluster.NumZones()),
 		holders:     d.holders[:0],
 		roomHolders: d.roomHolders[:0],
-		podCounts:   d.podCounts[:0],
+		podCounts:   countHist{c: d.podCounts.c[:0]},
 		gen:         1,
 	}
 	d.room.places = places
@@ -146,10 +147,10 @@ func (d *Decision) Reset(mode Mode, cluster Cluster, vpod vsched.VPod, base []vs
 	return d.fill(base)
 }
 
-// zeroed returns n zeros, in s's array when it is large enough.
-func zeroed(s []int32, n int) []int32 {
+// zeroed returns n zero values, in s's array when it is large enough.
+func zeroed[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]int32, n)
+		return make([]T, n)
 	}
 	s = s[:n]
 	clear(s)
@@ -253,7 +254,7 @@ func (d *Decision) Total() int32 { return d.total }
 
 // PodsHeld is how many distinct pods hold at least one of the source's
 // vreplicas.
-func (d *Decision) PodsHeld() int { return len(d.onPod) }
+func (d *Decision) PodsHeld() int { return len(d.holders) }
 
 // Holders lists, ascending, the ordinals of the pods holding the source.
 // Callers must not modify the slice.
@@ -402,12 +403,7 @@ func (a *statsAcc) done() DomainStats {
 // eligible pod not holding the source counts as 0.
 func (d *Decision) PodStats() DomainStats {
 	if d.podGen != d.gen {
-		var acc statsAcc
-		acc.addN(0, d.nonHolderFree)
-		for _, c := range d.podCounts {
-			acc.addN(c.v, c.n)
-		}
-		d.podStats = acc.done()
+		d.podStats = d.podCounts.stats(d.nonHolderFree)
 		d.podGen = d.gen
 	}
 	return d.podStats
@@ -416,6 +412,10 @@ func (d *Decision) PodStats() DomainStats {
 // NodeStats summarises the source's vreplicas over Cluster.SchedulableNodes.
 func (d *Decision) NodeStats() DomainStats {
 	if d.nodeGen != d.gen {
+		if d.keeps() {
+			d.nodeStats, d.nodeGen = d.keptNodeStats(), d.gen
+			return d.nodeStats
+		}
 		if ri, ok := d.roomIndex(); ok {
 			d.nodeStats, d.nodeGen = d.nodeStatsFromIndex(ri), d.gen
 			return d.nodeStats
@@ -433,6 +433,10 @@ func (d *Decision) NodeStats() DomainStats {
 // ZoneStats summarises the source's vreplicas over Cluster.SchedulableZones.
 func (d *Decision) ZoneStats() DomainStats {
 	if d.zoneGen != d.gen {
+		if d.keeps() {
+			d.zoneStats, d.zoneGen = d.keptZoneStats(), d.gen
+			return d.zoneStats
+		}
 		d.zoneStats = statsOver(d.onZone, d.cluster.SchedulableZones())
 		d.zoneGen = d.gen
 	}
@@ -447,6 +451,8 @@ func (d *Decision) ZoneSpreadStats() DomainStats {
 	if d.zoneSpreadGen != d.gen {
 		if growth := d.cluster.GrowthZones(); len(growth) == 0 {
 			d.zoneSpreadStats = d.ZoneStats()
+		} else if d.keeps() {
+			d.zoneSpreadStats = d.keptZoneSpreadStats(growth)
 		} else {
 			d.zoneSpreadStats = statsOver(d.onZone, d.cluster.SchedulableZones(), growth)
 		}
@@ -480,21 +486,28 @@ func statsOver(counts []int32, lists ...[]int32) DomainStats {
 
 // apply records one change of delta (+1 or -1) on the pod.
 func (d *Decision) apply(ordinal int32, delta int32) {
-	info, known := d.cluster.Pod(ordinal)
+	// Where the pod is, as Cluster.Pod says, without its names: a pod the
+	// decision adds to has no podNames entry, and Placements and podName
+	// then name it as the cluster does.
+	p := d.place(ordinal)
+	known := p.known
+	info := PodInfo{Ordinal: ordinal, NodeIndex: p.node, ZoneIndex: p.zone, Candidate: p.candidate}
 	before := d.OnPod(ordinal)
 	freeBefore := d.Free(ordinal)
 	after := before + delta
-	if after > 0 {
+	// Once onPodAt holds the counts, the map is left as it is: OnPod,
+	// PodsHeld and Placements read onPodAt and holders (a map of
+	// hundreds of pods cost a tenth of a large decision's changes).
+	switch {
+	case d.onPodAt != nil && ordinal >= 0:
+	case after > 0:
 		d.onPod[ordinal] = after
 		d.held.add(ordinal)
-	} else {
+	default:
 		delete(d.onPod, ordinal)
 	}
 	d.noteDense(ordinal, after)
 	if known {
-		if _, ok := d.podNames[ordinal]; !ok {
-			d.podNames[ordinal] = vsched.Placement{PodName: info.Name}
-		}
 		if info.NodeIndex >= 0 && int(info.NodeIndex) < len(d.onNode) {
 			d.onNode[info.NodeIndex] += delta
 		}
@@ -513,13 +526,20 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 		}
 		d.deltaAt[ordinal] = d.delta.get(ordinal)
 	}
-	d.noteHolder(ordinal, d.place(ordinal), before, after, freeBefore)
+	d.noteHolder(ordinal, p, before, after, freeBefore)
 	d.total += delta
 	d.changes++
+	d.notePlaceDense()
+	if known && info.Candidate {
+		freeAfter := d.Free(ordinal)
+		d.noteFreed(ordinal, info.NodeIndex, info.ZoneIndex, before, after, freeBefore, freeAfter)
+		d.notePodRoom(ordinal, p.node, before, after, freeBefore, freeAfter)
+	}
 	// Keep nonHolderFree exact: a candidate counts there while it has free
 	// capacity and holds none of the source.
 	if known {
 		d.noteFree(info, freeBefore)
+		d.noteCounts(info.NodeIndex, info.ZoneIndex)
 	}
 	if known && info.Candidate {
 		wasNonHolderFree := before == 0 && freeBefore > 0
@@ -537,10 +557,10 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 // sorted by ordinal, with each pod's node and zone as the cluster knows them
 // now (or as base recorded them, for pods the cluster does not know).
 func (d *Decision) Placements() []vsched.Placement {
-	out := make([]vsched.Placement, 0, len(d.onPod))
+	out := make([]vsched.Placement, 0, len(d.holders))
 	for _, ord := range d.Holders() {
 		p := d.podNames[ord]
-		p.VReplicas = d.onPod[ord]
+		p.VReplicas = d.OnPod(ord)
 		if info, ok := d.cluster.Pod(ord); ok {
 			if p.PodName == "" {
 				p.PodName = info.Name

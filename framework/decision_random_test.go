@@ -133,7 +133,6 @@ func checkHolderIndexes(t *testing.T, what string, d *framework.Decision) {
 // pods a scripted scorer picks at random, checking after each change that
 // every incremental count matches a recount.
 func TestDecisionIncremental(t *testing.T) {
-	ctx := context.Background()
 	for seed := int64(1); seed <= 300; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		sc := ft.RandomScenario(rng)
@@ -144,34 +143,44 @@ func TestDecisionIncremental(t *testing.T) {
 			}
 			what := fmt.Sprintf("seed %d, %s", seed, mode)
 			checkIncremental(t, what+", start", d)
-			var filters []framework.FilterPlugin
-			if mode == framework.Place {
-				filters = append(filters, ft.CapacityFilter{})
-			}
-			for step := range 30 {
-				scores := map[int32]int64{}
-				for ord := range sc.Cluster.Replicas() + 3 {
-					scores[ord] = rng.Int63n(101)
-				}
-				p, err := framework.NewProfile(mode, filters, []framework.WeightedScore{{Plugin: &ft.ScriptedScorer{Scores: scores}, Weight: 1}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := p.Run(ctx, d, 1, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if res.Changed == 0 {
-					break
-				}
+			randomSteps(t, rng, sc, d, 30, func() int32 { return 1 }, func(step int) {
 				checkIncremental(t, fmt.Sprintf("%s, step %d", what, step), d)
-			}
+			})
 			// A reused decision starts its indexes afresh.
 			if err := d.Reset(mode, sc.Cluster, nil, sc.Base); err != nil {
 				t.Fatal(err)
 			}
 			checkIncremental(t, what+", reset", d)
 		}
+	}
+}
+
+// randomSteps runs on d, up to steps times or until nothing changes, a
+// profile (capacity only, when placing) whose scorer ranks the pods at
+// random, for n() vreplicas each time, calling check after each run.
+func randomSteps(t *testing.T, rng *rand.Rand, sc ft.Scenario, d *framework.Decision, steps int, n func() int32, check func(step int)) {
+	t.Helper()
+	var filters []framework.FilterPlugin
+	if d.Mode() == framework.Place {
+		filters = append(filters, ft.CapacityFilter{})
+	}
+	for step := range steps {
+		scores := map[int32]int64{}
+		for ord := range sc.Cluster.Replicas() + 3 {
+			scores[ord] = rng.Int63n(101)
+		}
+		p, err := framework.NewProfile(d.Mode(), filters, []framework.WeightedScore{{Plugin: &ft.ScriptedScorer{Scores: scores}, Weight: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := p.Run(context.Background(), d, n(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Changed == 0 {
+			return
+		}
+		check(step)
 	}
 }
 

@@ -15,3 +15,11 @@ func SetRoomIndexMin(n int) func() {
 	roomIndexMin = n
 	return func() { roomIndexMin = old }
 }
+
+// SetKeepMin sets the fewest vreplicas a decision changes before it keeps
+// its summaries; it returns the undo.
+func SetKeepMin(n int32) func() {
+	old := keepMin
+	keepMin = n
+	return func() { keepMin = old }
+}

@@ -54,9 +54,15 @@ func (d *Decision) FeasibleZoneStats() DomainStats {
 	}
 	f.mark = f.mark[:n]
 	clear(f.mark)
+	// Once every zone is marked the rest of the candidates mark nothing
+	// new: a step has one candidate per node or more, zones are few.
+	marked := 0
 	for _, ord := range f.pods {
-		if _, z, ok := d.PodDomains(ord); ok && z >= 0 && int(z) < n {
+		if _, z, ok := d.PodDomains(ord); ok && z >= 0 && int(z) < n && !f.mark[z] {
 			f.mark[z] = true
+			if marked++; marked == n {
+				break
+			}
 		}
 	}
 	var acc statsAcc

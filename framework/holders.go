@@ -11,8 +11,8 @@ import "slices"
 //   - roomHolders: the candidate holders with free capacity, ascending (the
 //     only holders a placing step can choose, and few while pods fill up
 //     before others open);
-//   - podCounts: how many candidate holders hold each count, ascending by
-//     count (a count per distinct value, so few), which PodStats reads;
+//   - podCounts: how many candidate holders hold each count (a countHist:
+//     an entry per distinct value, so few), which PodStats reads;
 //   - room.touched: the nodes of the holders and of the pods changed, which
 //     only grows during a decision;
 //   - onPodAt: onPod again, indexed by ordinal, once the source holds
@@ -48,20 +48,6 @@ func deleteSorted(s []int32, v int32) []int32 {
 	return s
 }
 
-// addCount changes by delta how many candidate holders hold v (v > 0).
-func (d *Decision) addCount(v int32, delta int) {
-	i, found := slices.BinarySearchFunc(d.podCounts, v, func(c countN, v int32) int { return int(c.v) - int(v) })
-	switch {
-	case found:
-		d.podCounts[i].n += delta
-		if d.podCounts[i].n <= 0 {
-			d.podCounts = slices.Delete(d.podCounts, i, i+1)
-		}
-	case delta > 0:
-		d.podCounts = slices.Insert(d.podCounts, i, countN{v: v, n: delta})
-	}
-}
-
 // indexHolders builds the holder indexes from onPod, once the base
 // placements are in.
 func (d *Decision) indexHolders() {
@@ -70,13 +56,14 @@ func (d *Decision) indexHolders() {
 		d.holders = append(d.holders, ord)
 	}
 	slices.Sort(d.holders)
-	d.roomHolders, d.podCounts = d.roomHolders[:0], d.podCounts[:0]
+	d.roomHolders = d.roomHolders[:0]
+	d.podCounts.reset()
 	d.room.touched = d.room.touched[:0]
 	for _, ord := range d.holders {
 		if !d.cluster.IsCandidate(ord) {
 			continue
 		}
-		d.addCount(d.onPod[ord], 1)
+		d.podCounts.add(d.onPod[ord], 1)
 		if d.Free(ord) > 0 {
 			d.roomHolders = append(d.roomHolders, ord)
 		}
@@ -135,11 +122,13 @@ func (d *Decision) noteHolder(ord int32, p podPlace, before, after, freeBefore i
 	if !d.cluster.IsCandidate(ord) {
 		return
 	}
-	if before > 0 {
-		d.addCount(before, -1)
-	}
-	if after > 0 {
-		d.addCount(after, 1)
+	switch {
+	case before > 0 && after > 0:
+		d.podCounts.move(before, after, 1)
+	case before > 0:
+		d.podCounts.add(before, -1)
+	case after > 0:
+		d.podCounts.add(after, 1)
 	}
 	wasRoom, isRoom := before > 0 && freeBefore > 0, after > 0 && d.Free(ord) > 0
 	if !wasRoom && isRoom {
@@ -158,9 +147,5 @@ func (d *Decision) RoomHolders() []int32 { return d.roomHolders }
 // holding it (PodStats without the eligible pods that hold none): what a
 // pod spread ranks against once the source may use no further pod.
 func (d *Decision) HolderPodStats() DomainStats {
-	var acc statsAcc
-	for _, c := range d.podCounts {
-		acc.addN(c.v, c.n)
-	}
-	return acc.done()
+	return d.podCounts.stats(0)
 }

@@ -21,6 +21,9 @@ type room struct {
 	// rather than an entry per node of the cluster
 	podStats []nodePodStats
 	places   map[int32]podPlace // place's memory
+	// placeAt is place's memory again, indexed by ordinal, once the
+	// decision changes placeDenseMin vreplicas (placedense.go).
+	placeAt []podPlace
 	// placer is the cluster as a PodPlacer (nil when it is not one): place
 	// then asks it, and keeps no map.
 	placer PodPlacer
@@ -34,6 +37,8 @@ type room struct {
 	// the decision does not touch; the touched nodes (kept by the holder indexes).
 	zeros   []int
 	touched []int32
+	kept    roomKept // keptroom.go
+	pods    podRoom  // podroom.go
 }
 
 const (
@@ -56,6 +61,9 @@ func (d *Decision) ZoneRoomStats() DomainStats { return d.roomNow().zones }
 // room in the zone; every field is 0 when the zone has none.
 func (d *Decision) NodeRoomStatsInZone(zone int32) DomainStats {
 	r := d.roomNow()
+	if r.kept.on {
+		return d.keptInZone(zone)
+	}
 	if zone < 0 || int(zone) >= len(r.nodesIn) {
 		return DomainStats{}
 	}
@@ -66,6 +74,9 @@ func (d *Decision) NodeRoomStatsInZone(zone int32) DomainStats {
 // capacity.
 func (d *Decision) ZoneHasRoom(zone int32) bool {
 	r := d.roomNow()
+	if k := &r.kept; k.on {
+		return zone >= 0 && int(zone) < len(k.inZone) && k.zoneHasRoom(zone)
+	}
 	return zone >= 0 && int(zone) < len(r.zoneRooms) && r.zoneRooms[zone]
 }
 
@@ -77,6 +88,9 @@ func (d *Decision) NodeHasRoom(node int32) bool {
 }
 
 func (d *Decision) roomNow() *room {
+	if d.keeps() {
+		return d.keptRoomNow()
+	}
 	r := &d.room
 	if r.found && r.gen == d.gen {
 		return r
@@ -189,6 +203,8 @@ func (d *Decision) findRoomOn(node int32, nodeZone []int32) {
 	found := d.scan(idx, node, false)
 	if info, ok := c.Pod(found); ok && found >= 0 {
 		nodeZone[node] = info.ZoneIndex
+	} else if zone, ok := d.freedOn(node); ok {
+		nodeZone[node] = zone
 	}
 }
 
@@ -221,6 +237,9 @@ func (d *Decision) PodRoomStatsOnNode(node int32) DomainStats {
 	if node < 0 || int(node) >= n {
 		return DomainStats{}
 	}
+	if d.keeps() {
+		return d.keptPodRoomStats(node)
+	}
 	for _, e := range r.podStats {
 		if e.node == node {
 			return e.stats
@@ -249,11 +268,27 @@ type nodePodStats struct {
 type podPlace struct {
 	node, zone       int32
 	known, candidate bool
+	set              bool // placeAt's entry is filled
 }
 
 // place looks the pod up once per decision: a pod's node and zone do not
 // change while a decision runs, and Cluster.Pod costs more than a map.
 func (d *Decision) place(ord int32) podPlace {
+	r := &d.room
+	if ord >= 0 && int(ord) < len(r.placeAt) {
+		e := &r.placeAt[ord]
+		if !e.set {
+			p := d.lookUpPlace(ord)
+			e.node, e.zone, e.known, e.candidate, e.set = p.node, p.zone, p.known, p.candidate, true
+		}
+		return *e
+	}
+	return d.lookUpPlace(ord)
+}
+
+// lookUpPlace asks the cluster where the pod is (once per decision without
+// a PodPlacer).
+func (d *Decision) lookUpPlace(ord int32) podPlace {
 	r := &d.room
 	if r.placer != nil {
 		node, zone, candidate, known := r.placer.PodPlace(ord)
@@ -292,14 +327,21 @@ func (d *Decision) CandidateNode(ord int32) int32 {
 // nodeHasFreeNonHolder reports whether a candidate pod of the node has room
 // and holds none of the source.
 func (d *Decision) nodeHasFreeNonHolder(node int32) bool {
+	return d.freedNonHolderOn(node) || d.findFreeNonHolder(node) >= 0
+}
+
+// findFreeNonHolder returns a candidate pod of the node that has room and
+// holds none of the source, -1 when there is none (a pod the decision
+// freed may be missed: see freedNonHolderOn).
+func (d *Decision) findFreeNonHolder(node int32) int32 {
 	c := d.cluster
 	if idx, ok := c.(FreeCandidateIndex); ok {
-		return d.scan(idx, node, true) >= 0
+		return d.scan(idx, node, true)
 	}
 	for _, ord := range c.Candidates() {
 		if info, ok := c.Pod(ord); ok && info.NodeIndex == node && d.OnPod(ord) == 0 && d.Free(ord) > 0 {
-			return true
+			return ord
 		}
 	}
-	return false
+	return -1
 }
