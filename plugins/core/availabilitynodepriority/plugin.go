@@ -101,8 +101,5 @@ func (*Plugin) ScoreReads() (scope, reach framework.Scope) {
 // ScoreSummary implements framework.ScoreInputs: the nodes counted, as far
 // as spread.Allowed and spread.Score read them.
 func (pl *Plugin) ScoreSummary(d *framework.Decision) framework.ScoreSummary {
-	var sum framework.ScoreSummary
-	k := spread.Key(spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew))
-	copy(sum[:], k[:])
-	return sum
+	return spread.Summary(spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew))
 }

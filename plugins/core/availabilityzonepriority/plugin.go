@@ -87,8 +87,5 @@ func (*Plugin) ScoreReads() (scope, reach framework.Scope) {
 // ScoreSummary implements framework.ScoreInputs: the zones counted, as far
 // as spread.Score reads them.
 func (pl *Plugin) ScoreSummary(d *framework.Decision) framework.ScoreSummary {
-	var sum framework.ScoreSummary
-	k := spread.Key(spread.Counted(d.ZoneStats(), d.FeasibleZoneStats(), pl.maxSkew))
-	copy(sum[:], k[:])
-	return sum
+	return spread.Summary(spread.Counted(d.ZoneStats(), d.FeasibleZoneStats(), pl.maxSkew))
 }

@@ -165,8 +165,5 @@ func (*Plugin) FilterReads() framework.Scope { return framework.ScopePod }
 // eligible ones, or the holders once the pod cap is reached), as far as
 // spread.Allowed reads them.
 func (*Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
-	var sum framework.ScoreSummary
-	k := spread.Key(podStats(d))
-	copy(sum[:], k[:])
-	return sum
+	return spread.Summary(podStats(d))
 }

@@ -167,8 +167,5 @@ func (*Plugin) FilterReads() framework.Scope { return framework.ScopeZone }
 // FilterSummary implements framework.FilterInputs: the zones counted, as
 // far as spread.Allowed reads them.
 func (*Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
-	var sum framework.ScoreSummary
-	k := spread.Key(d.ZoneSpreadStats())
-	copy(sum[:], k[:])
-	return sum
+	return spread.Summary(d.ZoneSpreadStats())
 }

@@ -127,3 +127,11 @@ func Stats(counts []int32) framework.DomainStats {
 func Key(s framework.DomainStats) [3]int64 {
 	return [3]int64{int64(min(s.Domains, 1)), int64(s.Min), int64(s.Max)}
 }
+
+// Summary is Key as a framework.ScoreSummary, for the plugins whose kept
+// scores or verdicts (framework.ScoreInputs, FilterInputs) read one
+// summary and nothing else of the decision.
+func Summary(s framework.DomainStats) framework.ScoreSummary {
+	k := Key(s)
+	return framework.ScoreSummary{k[0], k[1], k[2]}
+}
