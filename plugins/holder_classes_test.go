@@ -138,6 +138,21 @@ var placeProfiles = map[string]map[string]string{
 	},
 }
 
+// placeProfile builds the scheduler profile of the in-tree policy name
+// (a key of placeProfiles, or "default").
+func placeProfile(t *testing.T, name string) *framework.Profile {
+	t.Helper()
+	var cm *corev1.ConfigMap
+	if data := placeProfiles[name]; data != nil {
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultSchedulerConfigMapName}, Data: data}
+	}
+	ps, err := config.BuildProfilesFromConfigMaps(context.Background(), MustInTreeRegistry(), cm, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return ps.Place
+}
+
 // TestPlacingHolderClassesAreExact checks, on the same random clusters,
 // with and without the free-candidate indexes (the zone-grouped path and
 // the node-grouped one), that placing with one holder per holder class
@@ -148,15 +163,7 @@ var placeProfiles = map[string]map[string]string{
 func TestPlacingHolderClassesAreExact(t *testing.T) {
 	rng := rand.New(rand.NewSource(2121))
 	for _, name := range []string{"default", "kafkaHA", "zoneHard", "example"} {
-		var cm *corev1.ConfigMap
-		if data := placeProfiles[name]; data != nil {
-			cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultSchedulerConfigMapName}, Data: data}
-		}
-		ps, err := config.BuildProfilesFromConfigMaps(context.Background(), MustInTreeRegistry(), cm, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		p := ps.Place
+		p := placeProfile(t, name)
 		if !p.HolderGrouped() || !p.Grouped() {
 			t.Fatalf("%s: the scheduler profile is not evaluated by holder class", name)
 		}

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/config"
 	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/state"
 )
@@ -33,15 +32,7 @@ func TestKeptStepOnState(t *testing.T) {
 	}
 	const sts = "adapter"
 	for _, name := range []string{"default", "kafkaHA", "zoneHard", "example"} {
-		var cm *corev1.ConfigMap
-		if data := placeProfiles[name]; data != nil {
-			cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultSchedulerConfigMapName}, Data: data}
-		}
-		ps, err := config.BuildProfilesFromConfigMaps(context.Background(), MustInTreeRegistry(), cm, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		p := ps.Place
+		p := placeProfile(t, name)
 		if p.Costed() != nil {
 			p = p.Costed()
 		}
