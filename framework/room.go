@@ -23,7 +23,7 @@ type room struct {
 	places   map[int32]podPlace // place's memory
 	// placeAt is place's memory again, indexed by ordinal, once the
 	// decision changes placeDenseMin vreplicas (placedense.go).
-	placeAt []podPlace
+	placeAt []placeSlot
 	// placer is the cluster as a PodPlacer (nil when it is not one): place
 	// then asks it, and keeps no map.
 	placer PodPlacer
@@ -264,11 +264,13 @@ type nodePodStats struct {
 	stats DomainStats
 }
 
-// podPlace is what a decision remembers of a pod's place.
+// podPlace is what a decision remembers of a pod's place. It keeps four
+// fields: the compiler holds a struct of at most four in registers, and
+// one of five went through the stack, in every caller, with a store
+// forwarding stall at each copy (placedense.go).
 type podPlace struct {
 	node, zone       int32
 	known, candidate bool
-	set              bool // placeAt's entry is filled
 }
 
 // place looks the pod up once per decision: a pod's node and zone do not
@@ -278,10 +280,9 @@ func (d *Decision) place(ord int32) podPlace {
 	if ord >= 0 && int(ord) < len(r.placeAt) {
 		e := &r.placeAt[ord]
 		if !e.set {
-			p := d.lookUpPlace(ord)
-			e.node, e.zone, e.known, e.candidate, e.set = p.node, p.zone, p.known, p.candidate, true
+			e.p, e.set = d.lookUpPlace(ord), true
 		}
-		return *e
+		return e.p
 	}
 	return d.lookUpPlace(ord)
 }
