@@ -266,8 +266,8 @@ type nodePodStats struct {
 
 // podPlace is what a decision remembers of a pod's place. It keeps four
 // fields: the compiler holds a struct of at most four in registers, and
-// one of five went through the stack, in every caller, with a store
-// forwarding stall at each copy (placedense.go).
+// with five every copy, in place and its callers, went through the stack
+// with a store-forwarding stall (placeSlot, placedense.go).
 type podPlace struct {
 	node, zone       int32
 	known, candidate bool
