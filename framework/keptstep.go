@@ -82,9 +82,10 @@ func (c *scoreCache) growPod() {
 			kf.slots = append(kf.slots, filterSlot{})
 		}
 	}
-	for _, i := range c.kept {
-		if pc := &c.plugins[i]; pc.scope == ScopePod {
-			pc.slots = append(pc.slots, scoreSlot{})
+	for b := range c.hot {
+		if h := &c.hot[b]; h.scope == ScopePod {
+			h.pc.slots = append(h.pc.slots, scoreSlot{})
+			h.slots = h.pc.slots
 		}
 	}
 }

@@ -50,6 +50,10 @@ func (c *scoreCache) startMasks() {
 		c.hot = make([]hotScore, len(c.kept))
 	}
 	c.hot = c.hot[:len(c.kept)]
+	for b, i := range c.kept {
+		pc := &c.plugins[i]
+		c.hot[b] = hotScore{slots: pc.slots, scope: pc.scope & 3, reach: pc.reach & 3, weight: pc.weight, pc: pc}
+	}
 }
 
 // staleMask is the kept scores of the candidate that may be out of date:
@@ -84,7 +88,7 @@ func (r *run) keptWinner(ctx context.Context, feasible []int32) (int32, error) {
 	c, placing := r.sc, r.p.mode != Remove
 	step, cands := c.step, c.cands[:len(feasible)]
 	keys, nodes, zones := c.keyOf, c.nodeSums, c.zoneSums
-	nodeMask, zoneMask := c.scopeMask[ScopeNode], c.scopeMask[ScopeZone]
+	nodeMask, zoneMask, now := c.scopeMask[ScopeNode], c.scopeMask[ScopeZone], c.nowMask
 	best, bestT, bestF := int32(-1), int64(0), int32(0)
 	for j, ord := range feasible {
 		k := &cands[j]
@@ -92,7 +96,10 @@ func (r *run) keptWinner(ctx context.Context, feasible []int32) (int32, error) {
 		f := int32(0)
 		if k.in {
 			pk, n, z := &keys[k.slot[ScopePod]], &nodes[k.slot[ScopeNode]], &zones[k.slot[ScopeZone]]
-			m := c.staleMask(k)
+			m := k.stale | now
+			if k.e != step-1 {
+				m = c.staleMask(k)
+			}
 			if n.fresh == step {
 				m &^= nodeMask
 			}

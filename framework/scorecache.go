@@ -322,22 +322,23 @@ func (c *scoreCache) outsideCand(d *Decision, ord int32) stepCand {
 }
 
 // beginScores asks every kept score plugin for its summary, after the
-// filters, refreshes c.hot and sets c.nowMask.
+// filters, and sets c.nowMask and the changed ones' since.
 func (c *scoreCache) beginScores(d *Decision) {
 	c.nowMask = 0
-	for b, i := range c.kept {
-		pc := &c.plugins[i]
+	for b := range c.hot {
+		h := &c.hot[b]
+		pc := h.pc
 		if sum := pc.in.ScoreSummary(d); pc.since == 0 || sum != pc.summary {
-			pc.summary, pc.since = sum, c.step
-			c.nowMask |= 1 << b
+			pc.summary, pc.since, h.since = sum, c.step, c.step
+			c.nowMask |= 1 << uint(b)
 		}
-		c.hot[b] = hotScore{slots: pc.slots, since: pc.since, scope: pc.scope & 3, reach: pc.reach & 3, weight: pc.weight, pc: pc}
 	}
 }
 
 // hotScore is a kept score plugin as a step reads it: a copy of its
-// cachedScores' fields, so that the loop over candidates and plugins
-// reads one array.
+// cachedScores' fields (slots refreshed when they grow, since when the
+// summary changes), so that the loop over candidates and plugins reads
+// one array.
 type hotScore struct {
 	slots        []scoreSlot
 	since        int32
