@@ -109,6 +109,15 @@ func (c *scoreCache) beginFilters(d *Decision) {
 // chooseKept is choose for a run that keeps verdicts and scores (no
 // explanation): the same winner, found with fewer plugin calls.
 func (r *run) chooseKept(ctx context.Context, cands []int32) (int32, error) {
+	best, err := r.keptStep(ctx, cands)
+	if keptCheck != nil && err == nil {
+		keptCheck(ctx, r, cands, best)
+	}
+	return best, err
+}
+
+// keptStep is chooseKept's step.
+func (r *run) keptStep(ctx context.Context, cands []int32) (int32, error) {
 	d, c := r.d, r.sc
 	c.beginFilters(d)
 	if cap(c.cands) < len(cands) {

@@ -19,6 +19,11 @@ import (
 // up to date, so that finding which of them may be out of date is a few
 // mask operations, not a look-up per plugin.
 
+// keptCheck, when set (by tests only), is called after every kept step
+// with its candidates and winner, to check them against scoring every
+// candidate.
+var keptCheck func(ctx context.Context, r *run, cands []int32, best int32)
+
 // maxKept is the most scores a Run keeps (the bits of a mask); the others
 // are scored at every step.
 const maxKept = 64
