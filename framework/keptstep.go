@@ -149,23 +149,11 @@ func (r *run) keptStep(ctx context.Context, cands []int32) (int32, error) {
 func (r *run) filterStep(ctx context.Context, cands []int32) ([]int32, error) {
 	d, c := r.d, r.sc
 	all, feasible := c.cands[:len(cands)], r.feasible[:0]
-	// Every filter kept, and none of their verdicts can have changed
-	// since the candidate last passed them all: it passes, at the cost
-	// of one look-up rather than one per filter.
-	quick := c.allFiltersKept && len(r.filters) > 0
-	since, reach := c.filterSince, c.filterReach&3
 	for _, ord := range cands {
 		k := &all[len(feasible)]
 		c.candOf(d, ord, k)
-		if len(r.filters) > 0 { // removing: every holder is feasible
-			var pk *podKey
-			if ps := k.slot[ScopePod]; quick && ps >= 0 {
-				pk = &c.keyOf[ps]
-				if pk.passAt >= since && k.at[reach] < pk.passAt {
-					feasible = append(feasible, ord)
-					continue
-				}
-			}
+		// Removing, there is no filter: every holder is feasible.
+		if len(r.filters) > 0 && !k.pass {
 			pass, err := r.filterKept(ctx, ord, k)
 			if err != nil {
 				return nil, err
@@ -173,8 +161,8 @@ func (r *run) filterStep(ctx context.Context, cands []int32) ([]int32, error) {
 			if !pass {
 				continue
 			}
-			if pk != nil {
-				pk.passAt = c.step
+			if ps := k.slot[ScopePod]; c.allFiltersKept && ps >= 0 {
+				c.keyOf[ps].passAt = c.step
 			}
 		}
 		feasible = append(feasible, ord)

@@ -223,6 +223,7 @@ type stepCand struct {
 	stale uint64
 	e     int32
 	in    bool
+	pass  bool // passes every filter by its kept verdicts (filterStep)
 }
 
 // podKey is where a pod slot's node and zone are: their slots in the
@@ -261,6 +262,10 @@ func (c *scoreCache) candOf(d *Decision, ord int32, k *stepCand) {
 	k.slot[ScopePod], k.slot[ScopeNode], k.slot[ScopeZone] = s-1, pk.nodeSlot, pk.zoneSlot
 	k.at[ScopePod], k.at[ScopeNode], k.at[ScopeZone] = atP, atN, atZ
 	k.e, k.in = e, true
+	// Every filter kept, and none of their verdicts can have changed
+	// since the candidate last passed them all: it passes, at the cost
+	// of this look-up rather than one per filter.
+	k.pass = c.allFiltersKept && pk.passAt >= c.filterSince && k.at[c.filterReach&3] < pk.passAt
 	if e == 0 {
 		k.stale = c.allMask
 		return
