@@ -179,7 +179,9 @@ func (r *run) filterKept(ctx context.Context, ord int32, k *stepCand) (bool, err
 	for i, f := range r.filters {
 		kf := &kept[i]
 		var slot *filterSlot
-		if kf.in != nil && ps >= 0 && int(ps) < len(kf.slots) {
+		// A filter not kept has no slots; ps is -1 for a pod without a
+		// slot.
+		if uint(ps) < uint(len(kf.slots)) {
 			slot = &kf.slots[ps]
 			if slot.at >= kf.since && k.at[kf.reach&3] < slot.at {
 				if slot.st != nil {
