@@ -58,6 +58,15 @@ func (s scopedScore) ScoreSummary(d *framework.Decision) framework.ScoreSummary 
 	return framework.ScoreSummary{int64(d.Changed() / s.every)}
 }
 
+// undeclaredScore is a scopedScore that does not say what it reads.
+type undeclaredScore struct{ s scopedScore }
+
+func (u undeclaredScore) Name() string { return "undeclared" }
+
+func (u undeclaredScore) Score(ctx context.Context, d *framework.Decision, ord int32) (int64, *framework.Status) {
+	return u.s.Score(ctx, d, ord)
+}
+
 // everyFourth rejects a pod one step in four, so that the candidates of
 // a Run skip steps and come back to kept scores older than the step
 // before.
@@ -95,6 +104,14 @@ func keptCheckProfiles(t *testing.T) map[string]*framework.Profile {
 		}
 		out["scoped/"+mode.String()] = p
 	}
+	// A score that is not kept is added at every step to the kept totals
+	// (keptTotals, winner).
+	mixed, err := framework.NewProfile(framework.Place, []framework.FilterPlugin{ft.CapacityFilter{}, everyFourth{}},
+		append(scores[:len(scores):len(scores)], framework.WeightedScore{Plugin: undeclaredScore{scopedScore{"podInZone", framework.ScopePod, framework.ScopeZone, 1}}, Weight: 3}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["mixed/place"] = mixed
 	for name, data := range map[string]map[string]string{
 		"default": nil,
 		"kafkaHA": {
@@ -123,13 +140,14 @@ func keptCheckProfiles(t *testing.T) map[string]*framework.Profile {
 // difference whenever one of their scores is scored again) and the
 // winner (its Free kept per pod slot for the tie-breaks). The profiles
 // keep scores of every scope and reach, with summaries that change
-// every few steps or never, and the in-tree policies'.
+// every few steps or never, beside one that is not kept or alone, and
+// the in-tree policies'.
 func TestKeptTotalsMatchScratch(t *testing.T) {
 	var diffs []string
 	steps := 0
 	defer framework.CheckKeptSteps(func(s string) { diffs = append(diffs, s) }, &steps)()
 	profiles := keptCheckProfiles(t)
-	names := []string{"scoped/place", "scoped/remove", "default/place", "default/remove", "kafkaHA/place", "kafkaHA/remove"}
+	names := []string{"scoped/place", "scoped/remove", "mixed/place", "default/place", "default/remove", "kafkaHA/place", "kafkaHA/remove"}
 	rng := rand.New(rand.NewSource(2104))
 	for i := range 150 {
 		sc := ft.RandomScenario(rng)
