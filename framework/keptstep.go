@@ -7,7 +7,7 @@ import (
 
 // A step of a Run that keeps what it can (ScoreInputs, FilterInputs): the
 // filters' verdicts per candidate pod, the scores per scope, and per
-// candidate pod the total of its kept scores. A step then filters and
+// scope slot the sum of its kept scores (keptsums.go). A step then filters and
 // scores again only the candidates whose inputs changed, and a candidate
 // whose inputs did not costs a few comparisons: a source of thousands of
 // vreplicas took about 24 candidates times 5 or 6 plugins of look-ups per

@@ -36,11 +36,11 @@ type scoreCache struct {
 	cands   []stepCand     // per feasible candidate of the step
 	plugins []cachedScores // per run.scores index
 
-	// What keptstep.go keeps: the filters' verdicts and the totals of
-	// the kept scores per pod slot.
+	// What keptstep.go keeps: the filters' verdicts per pod slot (the
+	// step each pod slot last passed them all is in podKey).
 	filters []keptFilter // per run.filters index
 	kept    []int        // the indexes in plugins of the kept scores
-	hot     []hotScore   // per kept score: what a step reads, refreshed by beginScores
+	hot     []hotScore   // per kept score: what a step reads (since set by beginScores)
 	// What keptsums.go keeps: per node (zone) slot, the weighted sum
 	// of the node (zone) scoped kept scores there (the pod scoped ones'
 	// are in podKey), so that a candidate's total is three look-ups. The
