@@ -7,7 +7,7 @@ import (
 
 // A step of a Run that keeps what it can (ScoreInputs, FilterInputs): the
 // filters' verdicts per candidate pod, the scores per scope, and per
-// candidate pod the total of its kept scores. A step then filters and
+// scope slot the sum of its kept scores (keptsums.go). A step then filters and
 // scores again only the candidates whose inputs changed, and a candidate
 // whose inputs did not costs a few comparisons: a source of thousands of
 // vreplicas took about 24 candidates times 5 or 6 plugins of look-ups per
@@ -27,13 +27,6 @@ type keptFilter struct {
 type filterSlot struct {
 	st *Status
 	at int32
-}
-
-// keptTotal is the weighted sum of a candidate pod's kept scores and the
-// step it was computed at (0: never).
-type keptTotal struct {
-	sum int64
-	at  int32
 }
 
 // startKept sets up the kept verdicts of the run's filters and the list
@@ -60,19 +53,7 @@ func (c *scoreCache) startKept(filters []FilterPlugin, hint int) {
 		c.allFiltersKept = c.allFiltersKept && c.filters[i].in != nil
 		c.filterReach = max(c.filterReach, c.filters[i].reach)
 	}
-	c.passAt = growCap(c.passAt[:0], hint)
-	c.totals = growCap(c.totals[:0], hint)
-	c.kept, c.maxReach = c.kept[:0], ScopePod
-	for i := range c.plugins {
-		if pc := &c.plugins[i]; pc.in != nil {
-			c.kept = append(c.kept, i)
-			c.maxReach = max(c.maxReach, pc.reach)
-		}
-	}
-	if cap(c.hot) < len(c.kept) {
-		c.hot = make([]hotScore, len(c.kept))
-	}
-	c.hot = c.hot[:len(c.kept)]
+	c.startMasks()
 }
 
 // growCap is s with room for n entries.
@@ -91,28 +72,20 @@ func (c *scoreCache) releaseKept() {
 		clear(kf.slots)
 		kf.slots, kf.in = kf.slots[:0], nil
 	}
-	clear(c.totals)
-	c.totals = c.totals[:0]
-	clear(c.passAt)
-	c.passAt = c.passAt[:0]
 	clear(c.hot)
 }
 
-// growPods gives every pod slot met so far its kept verdicts and total.
-func (c *scoreCache) growPods() {
-	for len(c.totals) < int(c.npods) {
-		c.totals = append(c.totals, keptTotal{})
-	}
-	for len(c.passAt) < int(c.npods) {
-		c.passAt = append(c.passAt, 0)
-	}
+// growPod gives the pod slot just made its kept verdicts and scores.
+func (c *scoreCache) growPod() {
 	for i := range c.filters {
-		kf := &c.filters[i]
-		if kf.in == nil {
-			continue
-		}
-		for len(kf.slots) < int(c.npods) {
+		if kf := &c.filters[i]; kf.in != nil {
 			kf.slots = append(kf.slots, filterSlot{})
+		}
+	}
+	for b := range c.hot {
+		if h := &c.hot[b]; h.scope == ScopePod {
+			h.pc.slots = append(h.pc.slots, scoreSlot{})
+			h.slots = h.pc.slots
 		}
 	}
 }
@@ -133,38 +106,37 @@ func (c *scoreCache) beginFilters(d *Decision) {
 	}
 }
 
-// passOf is where the step at which the candidate last passed every
-// filter is kept, nil when not (a filter is not kept, or no pod slot).
-func (c *scoreCache) passOf(k *stepCand) *int32 {
-	if ps := k.slot[ScopePod]; c.allFiltersKept && ps >= 0 && int(ps) < len(c.passAt) {
-		return &c.passAt[ps]
-	}
-	return nil
-}
-
 // chooseKept is choose for a run that keeps verdicts and scores (no
 // explanation): the same winner, found with fewer plugin calls.
 func (r *run) chooseKept(ctx context.Context, cands []int32) (int32, error) {
+	best, err := r.keptStep(ctx, cands)
+	if keptCheck != nil && err == nil {
+		keptCheck(ctx, r, cands, best)
+	}
+	return best, err
+}
+
+// keptStep is chooseKept's step.
+func (r *run) keptStep(ctx context.Context, cands []int32) (int32, error) {
 	d, c := r.d, r.sc
 	c.beginFilters(d)
 	if cap(c.cands) < len(cands) {
 		c.cands = make([]stepCand, len(cands), 2*len(cands))
 	}
-	all := c.cands[:len(cands)]
-	for i, ord := range cands {
-		c.candOf(d, ord, &all[i])
-	}
-	c.growPods()
-	feasible, err := r.filterStep(ctx, cands, all)
+	feasible, err := r.filterStep(ctx, cands)
 	if err != nil {
 		return -1, err
 	}
-	r.feasible, c.cands = feasible, all[:len(feasible)]
+	r.feasible, c.cands = feasible, c.cands[:len(feasible)]
 	if len(feasible) == 0 {
 		return -1, nil
 	}
 	d.setFeasible(feasible)
 	defer d.endStep()
+	c.beginScores(d)
+	if !c.unkept {
+		return r.keptWinner(ctx, feasible)
+	}
 	totals, err := r.keptTotals(ctx, feasible)
 	if err != nil {
 		return -1, err
@@ -172,34 +144,28 @@ func (r *run) chooseKept(ctx context.Context, cands []int32) (int32, error) {
 	return r.winner(feasible, totals), nil
 }
 
-// filterStep is the candidates that pass every filter, their stepCands
-// moved to the front of all, in order.
-func (r *run) filterStep(ctx context.Context, cands []int32, all []stepCand) ([]int32, error) {
-	feasible := r.feasible[:0]
-	if len(r.filters) == 0 { // removing: every holder is feasible
-		return append(feasible, cands...), nil
-	}
-	c := r.sc
-	for i, ord := range cands {
-		k := &all[i]
-		// Every filter kept, and none of their verdicts can have changed
-		// since the candidate last passed them all: it passes, at the
-		// cost of one look-up rather than one per filter.
-		at := c.passOf(k)
-		pass := at != nil && *at >= c.filterSince && k.at[c.filterReach&3] < *at
-		if !pass {
-			var err error
-			if pass, err = r.filterKept(ctx, ord, k); err != nil {
+// filterStep is the candidates that pass every filter, and their
+// stepCands (candOf) at the front of c.cands, in order.
+func (r *run) filterStep(ctx context.Context, cands []int32) ([]int32, error) {
+	d, c := r.d, r.sc
+	all, feasible := c.cands[:len(cands)], r.feasible[:0]
+	for _, ord := range cands {
+		k := &all[len(feasible)]
+		c.candOf(d, ord, k)
+		// Removing, there is no filter: every holder is feasible.
+		if len(r.filters) > 0 && !k.pass {
+			pass, err := r.filterKept(ctx, ord, k)
+			if err != nil {
 				return nil, err
 			}
-			if pass && at != nil {
-				*at = c.step
+			if !pass {
+				continue
+			}
+			if ps := k.slot[ScopePod]; c.allFiltersKept && ps >= 0 {
+				c.keyOf[ps].passAt = c.step
 			}
 		}
-		if pass {
-			all[len(feasible)] = all[i]
-			feasible = append(feasible, ord)
-		}
+		feasible = append(feasible, ord)
 	}
 	return feasible, nil
 }
@@ -213,7 +179,9 @@ func (r *run) filterKept(ctx context.Context, ord int32, k *stepCand) (bool, err
 	for i, f := range r.filters {
 		kf := &kept[i]
 		var slot *filterSlot
-		if kf.in != nil && ps >= 0 && int(ps) < len(kf.slots) {
+		// A filter not kept has no slots; ps is -1 for a pod without a
+		// slot.
+		if uint(ps) < uint(len(kf.slots)) {
 			slot = &kf.slots[ps]
 			if slot.at >= kf.since && k.at[kf.reach&3] < slot.at {
 				if slot.st != nil {
@@ -240,35 +208,21 @@ func (r *run) filterKept(ctx context.Context, ord int32, k *stepCand) (bool, err
 	return true, nil
 }
 
-// keptTotals is every feasible candidate's total: its kept total when no
-// kept score's summary changed since and no change reached it, otherwise
-// the sum of its kept scores (sumKept), plus, every step, the plugins
-// whose scores are not kept.
+// keptTotals is every feasible candidate's total when a score is not kept:
+// the kept scores' (keptTotal) plus, every step, the scores of the plugins
+// that are not kept.
 func (r *run) keptTotals(ctx context.Context, feasible []int32) ([]int64, error) {
 	c := r.sc
-	since := c.beginScores(r.d)
 	if cap(r.totals) < len(feasible) {
 		r.totals = make([]int64, len(feasible))
 	}
 	totals := r.totals[:len(feasible)]
 	for j, ord := range feasible {
-		k := &c.cands[j]
-		var t *keptTotal
-		if ps := k.slot[ScopePod]; ps >= 0 && int(ps) < len(c.totals) {
-			t = &c.totals[ps]
-			if t.at >= since && k.at[c.maxReach&3] < t.at {
-				totals[j] = t.sum
-				continue
-			}
-		}
-		sum, err := r.sumKept(ctx, ord, k)
+		t, err := r.keptTotal(ctx, ord, &c.cands[j])
 		if err != nil {
 			return nil, err
 		}
-		if t != nil {
-			*t = keptTotal{sum: sum, at: c.step}
-		}
-		totals[j] = sum
+		totals[j] = t
 	}
 	for i, s := range r.scores {
 		if s.weight == 0 || c.plugins[i].in != nil {
@@ -283,29 +237,6 @@ func (r *run) keptTotals(ctx context.Context, feasible []int32) ([]int64, error)
 		}
 	}
 	return totals, nil
-}
-
-// sumKept is the weighted sum of the candidate's kept scores, scoring
-// again those whose inputs changed.
-func (r *run) sumKept(ctx context.Context, ord int32, k *stepCand) (int64, error) {
-	sum, hot := int64(0), r.sc.hot
-	for b := range hot {
-		h := &hot[b]
-		var slot *scoreSlot
-		if si := k.slot[h.scope&3]; si >= 0 && int(si) < len(h.slots) {
-			slot = &h.slots[si]
-			if slot.at >= h.since && k.at[h.reach&3] < slot.at {
-				sum += slot.score * h.weight
-				continue
-			}
-		}
-		sc, err := r.rescore(ctx, h.pc, ord, slot)
-		if err != nil {
-			return 0, err
-		}
-		sum += sc * h.weight
-	}
-	return sum, nil
 }
 
 // winner is the feasible candidate with the highest total, ties broken as

@@ -31,26 +31,33 @@ type scoreCache struct {
 	slotOf  []int32 // per ordinal below len: its pod slot + 1 (0: none yet)
 	npods   int32
 	ords    []int32        // the ordinals given a pod slot
-	keyOf   []podKey       // per pod slot: its node's and zone's slots
+	keyOf   []podKey       // per pod slot: its node's and zone's slots, what keptstep.go keeps of it
 	changed []int32        // the ordinals with a podAt entry
 	cands   []stepCand     // per feasible candidate of the step
 	plugins []cachedScores // per run.scores index
 
-	// What keptstep.go keeps: the filters' verdicts and the totals of
-	// the kept scores per pod slot.
+	// What keptstep.go keeps: the filters' verdicts per pod slot (the
+	// step each pod slot last passed them all is in podKey).
 	filters []keptFilter // per run.filters index
-	totals  []keptTotal  // per pod slot
 	kept    []int        // the indexes in plugins of the kept scores
-	hot     []hotScore   // per kept score: what a step reads, refreshed by beginScores
-	// passAt is, per pod slot, the step at which the candidate last
-	// passed every filter (0: never), kept when every filter is
-	// (allFiltersKept); filterSince and filterReach are the latest step a
-	// filter's summary changed at and the widest reach.
-	passAt         []int32
+	hot     []hotScore   // per kept score: what a step reads (since set by beginScores)
+	// What keptsums.go keeps: per node (zone) slot, the weighted sum
+	// of the node (zone) scoped kept scores there (the pod scoped ones'
+	// are in podKey), so that a candidate's total is three look-ups. The
+	// masks are sets of kept scores (bit b: hot[b]).
+	nodeSums  []scopeSum
+	zoneSums  []scopeSum
+	nowMask   uint64    // the kept scores whose summary changed at this step
+	reachMask [4]uint64 // per reach: the kept scores that read it
+	scopeMask [4]uint64 // per scope: the kept scores of that scope
+	allMask   uint64
+	unkept    bool // a score of weight other than 0 is not kept: scored at every step
+	// allFiltersKept says every filter is, so podKey.passAt is kept;
+	// filterSince and filterReach are the latest step a filter's summary
+	// changed at and the widest reach.
 	allFiltersKept bool
 	filterReach    Scope
 	filterSince    int32
-	maxReach       Scope // the widest reach of the kept scores
 }
 
 // cachedScores is one plugin's kept scores. slots are indexed by scope: the
@@ -106,6 +113,7 @@ func (r *run) startScoreCache(n int32) {
 		c.plugins = make([]cachedScores, len(r.scores))
 	}
 	c.plugins = c.plugins[:len(r.scores)]
+	nkept := 0
 	for i, s := range r.scores {
 		pc := &c.plugins[i]
 		*pc = cachedScores{slots: pc.slots[:0]}
@@ -113,9 +121,10 @@ func (r *run) startScoreCache(n int32) {
 			continue
 		}
 		pc.scope, pc.reach = s.inputs.ScoreReads()
-		if pc.scope > ScopeZone || pc.reach > ScopeZone {
-			continue // no scope this runtime knows: scored as before
+		if pc.scope > ScopeZone || pc.reach > ScopeZone || nkept == maxKept {
+			continue // no scope this runtime knows, or past the masks' bits: scored as before
 		}
+		nkept++
 		pc.in, pc.plugin, pc.weight = s.inputs, s.plugin, s.weight
 		pc.reach = max(pc.reach, pc.scope)
 		switch pc.scope {
@@ -127,7 +136,12 @@ func (r *run) startScoreCache(n int32) {
 			pc.slots = slices.Grow(pc.slots, hint)
 		}
 	}
+	c.zoneSums = zeroed(c.zoneSums, 2*(cl.NumZones()+1))
+	c.nodeSums = zeroed(c.nodeSums, 2*(cl.NumNodes()+1))
 	c.startKept(r.filters, hint)
+	for i, s := range r.scores {
+		c.unkept = c.unkept || (s.weight != 0 && c.plugins[i].in == nil)
+	}
 	r.sc = c
 }
 
@@ -179,6 +193,11 @@ func (c *scoreCache) noteChange(d *Decision, ord int32) {
 		}
 		c.podAt[ord] = c.step
 	}
+	if ord >= 0 && int(ord) < len(c.slotOf) {
+		if s := c.slotOf[ord]; s > 0 {
+			c.keyOf[s-1].free = d.Free(ord)
+		}
+	}
 	p := d.place(ord)
 	if i := int(p.node) + 1; i >= 0 && i < len(c.nodeAt) {
 		c.nodeAt[i] = c.step
@@ -194,17 +213,32 @@ func (c *scoreCache) noteChange(d *Decision, ord int32) {
 // outside the cluster's), and the last step that changed a pod in each
 // reach (the pod, its node, its zone). The arrays have a fourth entry so
 // that indexing them with a Scope masked by 3 needs no bounds check.
+// in says all three slots are kept; then e is the pod slot's evalAt and
+// stale the kept scores out of date from what the steps since e changed
+// in the candidate's reach (all of them when e is 0), the summaries'
+// changes apart (keptsums.go).
 type stepCand struct {
-	slot [4]int32
-	at   [4]int32
+	slot  [4]int32
+	at    [4]int32
+	stale uint64
+	e     int32
+	in    bool
+	pass  bool // passes every filter by its kept verdicts (filterStep)
 }
 
 // podKey is where a pod slot's node and zone are: their slots in the
 // node (zone) scoped scores and their index in nodeAt (zoneAt), -1 when
-// outside the cluster's.
+// outside the cluster's; and what a step reads of the pod slot, in one
+// place: the step at which the candidate last passed every filter
+// (passAt, kept when every filter is) and at which its kept scores were
+// last all up to date (evalAt; 0: never), the weighted sum of its pod
+// scoped kept scores, and the pod's Free (refreshed by noteChange).
 type podKey struct {
 	nodeSlot, zoneSlot int32
 	node, zone         int32
+	passAt, evalAt     int32
+	free               int32
+	podSum             int64
 }
 
 // candOf sets k to the candidate's stepCand.
@@ -218,23 +252,47 @@ func (c *scoreCache) candOf(d *Decision, ord int32, k *stepCand) {
 		s = c.newSlot(d, ord)
 	}
 	pk := &c.keyOf[s-1]
-	k.slot = [4]int32{s - 1, pk.nodeSlot, pk.zoneSlot, -1}
-	k.at = [4]int32{c.podAt[ord], c.step, c.step, c.step}
-	if pk.node >= 0 {
-		k.at[ScopeNode] = c.nodeAt[pk.node]
+	if pk.node < 0 || pk.zone < 0 {
+		*k = c.outsideCand(d, ord)
+		k.slot[ScopePod], k.at[ScopePod] = s-1, c.podAt[ord]
+		return
 	}
-	if pk.zone >= 0 {
-		k.at[ScopeZone] = c.zoneAt[pk.zone]
+	e := pk.evalAt
+	atP, atN, atZ := c.podAt[ord], c.nodeAt[pk.node], c.zoneAt[pk.zone]
+	k.slot[ScopePod], k.slot[ScopeNode], k.slot[ScopeZone] = s-1, pk.nodeSlot, pk.zoneSlot
+	k.at[ScopePod], k.at[ScopeNode], k.at[ScopeZone] = atP, atN, atZ
+	k.e, k.in = e, true
+	// Every filter kept, and none of their verdicts can have changed
+	// since the candidate last passed them all: it passes, at the cost
+	// of this look-up rather than one per filter.
+	k.pass = c.allFiltersKept && pk.passAt >= c.filterSince && k.at[c.filterReach&3] < pk.passAt
+	if e == 0 {
+		k.stale = c.allMask
+		return
 	}
+	m := uint64(0)
+	if atP >= e {
+		m = c.reachMask[ScopePod]
+	}
+	if atN >= e {
+		m |= c.reachMask[ScopeNode]
+	}
+	if atZ >= e {
+		m |= c.reachMask[ScopeZone]
+	}
+	k.stale = m
 }
 
-// newSlot gives the pod (an ordinal below len(slotOf)) a pod slot and
-// returns it plus 1.
+// newSlot gives the pod (an ordinal below len(slotOf)) a pod slot, with
+// its kept verdicts, scores and sums, and returns it plus 1.
 func (c *scoreCache) newSlot(d *Decision, ord int32) int32 {
 	c.npods++
 	c.slotOf[ord] = c.npods
 	c.ords = append(c.ords, ord)
-	c.keyOf = append(c.keyOf, c.keyOfPlace(d.place(ord)))
+	pk := c.keyOfPlace(d.place(ord))
+	pk.free = d.Free(ord)
+	c.keyOf = append(c.keyOf, pk)
+	c.growPod()
 	return c.npods
 }
 
@@ -269,29 +327,23 @@ func (c *scoreCache) outsideCand(d *Decision, ord int32) stepCand {
 }
 
 // beginScores asks every kept score plugin for its summary, after the
-// filters, refreshes c.hot and returns the latest step at which a summary
-// changed.
-func (c *scoreCache) beginScores(d *Decision) int32 {
-	since := int32(0)
-	for b, i := range c.kept {
-		pc := &c.plugins[i]
+// filters, and sets c.nowMask and the changed ones' since.
+func (c *scoreCache) beginScores(d *Decision) {
+	c.nowMask = 0
+	for b := range c.hot {
+		h := &c.hot[b]
+		pc := h.pc
 		if sum := pc.in.ScoreSummary(d); pc.since == 0 || sum != pc.summary {
-			pc.summary, pc.since = sum, c.step
+			pc.summary, pc.since, h.since = sum, c.step, c.step
+			c.nowMask |= 1 << uint(b)
 		}
-		if pc.scope == ScopePod {
-			for len(pc.slots) < int(c.npods) {
-				pc.slots = append(pc.slots, scoreSlot{})
-			}
-		}
-		c.hot[b] = hotScore{slots: pc.slots, since: pc.since, scope: pc.scope & 3, reach: pc.reach & 3, weight: pc.weight, pc: pc}
-		since = max(since, pc.since)
 	}
-	return since
 }
 
 // hotScore is a kept score plugin as a step reads it: a copy of its
-// cachedScores' fields, so that the loop over candidates and plugins
-// reads one array.
+// cachedScores' fields (slots refreshed when they grow, since when the
+// summary changes), so that the loop over candidates and plugins reads
+// one array.
 type hotScore struct {
 	slots        []scoreSlot
 	since        int32
