@@ -23,3 +23,11 @@ func SetKeepMin(n int32) func() {
 	keepMin = n
 	return func() { keepMin = old }
 }
+
+// SetPlaceDenseMin sets the fewest vreplicas a decision changes before it
+// keeps placeAt, onPodAt and deltaAt; it returns the undo.
+func SetPlaceDenseMin(n int32) func() {
+	old := placeDenseMin
+	placeDenseMin = n
+	return func() { placeDenseMin = old }
+}

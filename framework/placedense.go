@@ -13,15 +13,37 @@ package framework
 // placeAt: a slice of the StatefulSet's size is worth it only for a source
 // that places or removes many. At 64, the sources of the W1 and W2
 // workloads (50 vreplicas at most) decide as before.
-const placeDenseMin = 64
+var placeDenseMin int32 = 64
 
-// notePlaceDense starts placeAt once the decision has changed enough.
+// notePlaceDense starts placeAt once the decision has changed enough, and
+// with it onPodAt and deltaAt: OnPod and Free, each read for most
+// candidates at every step, then index a slice rather than hash into a map
+// (onPod holds a few dozen pods long before it reaches denseMin).
 func (d *Decision) notePlaceDense() {
 	r := &d.room
-	if d.changes != placeDenseMin || r.placeAt != nil {
+	if d.changes < placeDenseMin || r.placeAt != nil {
 		return
 	}
 	if n := d.cluster.Replicas(); n > 0 {
 		r.placeAt = make([]podPlace, n)
+		if d.onPodAt == nil {
+			d.densify(n)
+		}
+		if d.deltaAt == nil {
+			d.denseDelta(n)
+		}
+	}
+}
+
+// denseDelta builds deltaAt from delta, with room for n ordinals at least.
+func (d *Decision) denseDelta(n int32) {
+	for ord := range d.delta.all() {
+		n = max(n, ord+1)
+	}
+	d.deltaAt = make([]int32, n)
+	for ord, v := range d.delta.all() {
+		if ord >= 0 {
+			d.deltaAt[ord] = v
+		}
 	}
 }

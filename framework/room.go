@@ -137,8 +137,8 @@ func (d *Decision) roomNow() *room {
 }
 
 // noteFree keeps the nodes with room current after the decision changed the
-// pod's free capacity from freeBefore.
-func (d *Decision) noteFree(info PodInfo, freeBefore int32) {
+// pod's free capacity from freeBefore to free.
+func (d *Decision) noteFree(info PodInfo, freeBefore, free int32) {
 	r := &d.room
 	for i := range r.podStats {
 		if r.podStats[i].node == info.NodeIndex {
@@ -149,7 +149,6 @@ func (d *Decision) noteFree(info PodInfo, freeBefore int32) {
 	if !r.found || !info.Candidate || info.NodeIndex < 0 || int(info.NodeIndex) >= len(r.nodeZone) {
 		return
 	}
-	free := d.Free(info.Ordinal)
 	switch {
 	case r.nodeZone[info.NodeIndex] == unknownRoom:
 		// Looked up when first asked.
