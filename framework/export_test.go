@@ -31,3 +31,11 @@ func SetPlaceDenseMin(n int32) func() {
 	placeDenseMin = n
 	return func() { placeDenseMin = old }
 }
+
+// SetTailChunk sets how many empty pods past the highest used ordinal a
+// node's queue collects at first; it returns the undo.
+func SetTailChunk(n int32) func() {
+	old := tailChunk
+	tailChunk = n
+	return func() { tailChunk = old }
+}

@@ -103,9 +103,10 @@ type run struct {
 	queues   [][]int32 // per node: non-holder candidates with free capacity
 	keys     []int64   // class keys being collected (buildQueues)
 	collect  func(int32) bool
-	usedUpTo int32 // the highest ordinal that may hold vreplicas
-	want     int32 // how many pods a node's queue needs
-	empties  int   // empty pods collected for the node
+	usedUpTo int32     // the highest ordinal that may hold vreplicas
+	want     int32     // how many pods a node's queue needs
+	empties  int       // empty pods collected for the node
+	tails    nodeTails // the queues' uncollected tails (queuetail.go)
 
 	// headsFrom is the node whose queue head the last step may have
 	// taken; -1: every queue is to be checked (the first step).
@@ -294,14 +295,15 @@ func (r *run) buildQueues(n int32) {
 	c := r.d.cluster
 	r.queues = make([][]int32, c.NumNodes())
 	if idx, ok := c.(FreeCandidateIndex); ok {
-		r.usedUpTo, r.want = int32(math.MaxInt32), n
+		r.usedUpTo, r.want = int32(math.MaxInt32), min(n, tailChunk)
 		if up, ok := c.(UsedPrefix); ok {
 			r.usedUpTo = up.HighestUsedOrdinal()
 		}
 		for node := range r.queues {
-			r.keys, r.empties = r.keys[:0], 0
+			r.keys, r.empties, r.tails.cut = r.keys[:0], 0, noCut
 			idx.EachFreeCandidate(int32(node), r.collect)
 			r.queues[node] = r.firstByKey(n)
+			r.noteTail(idx, node, n)
 		}
 		return
 	}
@@ -335,10 +337,13 @@ func (r *run) classKey(ord int32) (int64, bool) {
 // collectKey adds a pod's class key to r.keys; it is the callback of the
 // free-candidate index, made once per run. Past the highest used ordinal
 // every pod is empty, and empty pods come in ascending order: once the node
-// has as many empty ones as the decision can use, the rest cannot make the
-// queue.
+// has r.want empty ones, the walk stops and records where (queuetail.go).
 func (r *run) collectKey(ord int32) bool {
+	if ord < r.tails.from {
+		return true // collected before (refill)
+	}
 	if ord > r.usedUpTo && r.empties >= int(r.want) {
+		r.tails.cut = ord
 		return false
 	}
 	if key, ok := r.classKey(ord); ok {
@@ -397,6 +402,9 @@ func (r *run) fastCandidates() []int32 {
 		if r.headsFrom < 0 || int(r.headsFrom) == i {
 			for len(q) > 0 && (r.d.OnPod(q[0]) > 0 || r.d.Free(q[0]) <= 0) {
 				q = q[1:]
+			}
+			if len(q) == 0 && r.tails.left(i) {
+				q = r.refill(i)
 			}
 			r.queues[i] = q
 		}
