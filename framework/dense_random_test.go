@@ -22,39 +22,55 @@ func (r *changeRecorder) Changed(_ *framework.Decision, ord, delta int32) { r.ch
 
 // TestDenseCountsMatchChanges checks OnPod and Free, which a decision reads
 // from slices indexed by ordinal once it has changed placeDenseMin
-// vreplicas (placedense.go) and from maps before, against the base
-// placements plus the changes the runtime reported, for every ordinal after
-// every run: dense from the first change, from a few, and never; on a new
-// decision and on one Reset (which keeps its slices).
+// vreplicas or a run is to (placedense.go) and from maps before, against
+// the base placements plus the changes the runtime reported, for every
+// ordinal after every run, and the summaries against a recount (the
+// touched nodes are marked there too): dense from the first change, from a
+// few, and never; on a new decision and on one Reset (which keeps its
+// slices); on a plain cluster and on one whose RoomIndex the summaries read.
 func TestDenseCountsMatchChanges(t *testing.T) {
 	for _, denseMin := range []int32{0, 3, 1 << 30} {
-		t.Run(fmt.Sprintf("denseMin %d", denseMin), func(t *testing.T) {
-			defer framework.SetPlaceDenseMin(denseMin)()
-			for seed := int64(1); seed <= 300; seed++ {
-				rng := rand.New(rand.NewSource(seed))
-				sc := ft.RandomScenario(rng)
-				base := map[int32]int32{}
-				for _, p := range sc.Base {
-					ord, err := vsched.OrdinalFromPodName(p.PodName)
-					if err != nil {
-						t.Fatal(err)
-					}
-					base[ord] += p.VReplicas
+		for _, indexed := range []bool{false, true} {
+			t.Run(fmt.Sprintf("denseMin %d, indexed %t", denseMin, indexed), func(t *testing.T) {
+				defer framework.SetPlaceDenseMin(denseMin)()
+				defer framework.SetKeepMin(0)()
+				if indexed {
+					defer framework.SetRoomIndexMin(0)()
 				}
-				for _, mode := range []framework.Mode{framework.Place, framework.Remove} {
-					d, err := framework.NewDecision(mode, sc.Cluster, nil, sc.Base)
-					if err != nil {
-						t.Fatal(err)
-					}
-					what := fmt.Sprintf("seed %d, %s", seed, mode)
-					denseSteps(t, rng, sc, d, base, what)
-					if err := d.Reset(mode, sc.Cluster, nil, sc.Base); err != nil {
-						t.Fatal(err)
-					}
-					denseSteps(t, rng, sc, d, base, what+", reset")
-				}
+				checkDense(t, indexed)
+			})
+		}
+	}
+}
+
+func checkDense(t *testing.T, indexed bool) {
+	for seed := int64(1); seed <= 300; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		sc := ft.RandomScenario(rng)
+		base := map[int32]int32{}
+		for _, p := range sc.Base {
+			ord, err := vsched.OrdinalFromPodName(p.PodName)
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
+			base[ord] += p.VReplicas
+		}
+		var cl framework.Cluster = sc.Cluster
+		if indexed {
+			cl = sc.Cluster.Indexed()
+		}
+		for _, mode := range []framework.Mode{framework.Place, framework.Remove} {
+			d, err := framework.NewDecision(mode, cl, nil, sc.Base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			what := fmt.Sprintf("seed %d, %s", seed, mode)
+			denseSteps(t, rng, sc, d, base, what)
+			if err := d.Reset(mode, cl, nil, sc.Base); err != nil {
+				t.Fatal(err)
+			}
+			denseSteps(t, rng, sc, d, base, what+", reset")
+		}
 	}
 }
 
@@ -83,6 +99,7 @@ func denseSteps(t *testing.T, rng *rand.Rand, sc ft.Scenario, d *framework.Decis
 			t.Fatal(err)
 		}
 		checkDenseCounts(t, fmt.Sprintf("%s, step %d", what, step), d, base, changes)
+		checkSummaries(t, fmt.Sprintf("%s, step %d", what, step), d, true)
 		if res.Changed == 0 {
 			return
 		}

@@ -117,7 +117,7 @@ func (d *Decision) noteHolder(ord int32, p podPlace, before, after, freeBefore, 
 		d.holders = deleteSorted(d.holders, ord)
 	}
 	if p.node >= 0 {
-		d.room.touched = insertSorted(d.room.touched, p.node)
+		d.touch(p.node)
 	}
 	if !p.candidate { // Cluster.IsCandidate, as the decision keeps it
 		return

@@ -15,24 +15,59 @@ package framework
 // workloads (50 vreplicas at most) decide as before.
 var placeDenseMin int32 = 64
 
-// notePlaceDense starts placeAt once the decision has changed enough, and
-// with it onPodAt and deltaAt: OnPod and Free, each read for most
-// candidates at every step, then index a slice rather than hash into a map
-// (onPod holds a few dozen pods long before it reaches denseMin).
+// notePlaceDense starts the dense indexes once the decision has changed
+// enough.
 func (d *Decision) notePlaceDense() {
-	r := &d.room
-	if d.changes < placeDenseMin || r.placeAt != nil {
+	if d.changes < placeDenseMin || d.room.placeAt != nil {
 		return
 	}
-	if n := d.cluster.Replicas(); n > 0 {
-		r.placeAt = make([]podPlace, n)
-		if d.onPodAt == nil {
-			d.densify(n)
-		}
-		if d.deltaAt == nil {
-			d.denseDelta(n)
+	d.startDense()
+}
+
+// expectChanges starts the dense indexes before a run that is to change n
+// vreplicas, when that is enough: its first steps then read them too.
+func (d *Decision) expectChanges(n int32) {
+	if int64(d.changes)+int64(n) >= int64(placeDenseMin) && d.room.placeAt == nil {
+		d.startDense()
+	}
+}
+
+// startDense starts placeAt and with it onPodAt, deltaAt and the touched
+// nodes' marks: OnPod and Free, each read for most candidates at every
+// step, then index a slice rather than hash into a map (onPod holds a few
+// dozen pods long before it reaches denseMin), and a step that changes a
+// pod of a node already touched does not search the touched list.
+func (d *Decision) startDense() {
+	r := &d.room
+	n := d.cluster.Replicas()
+	if n <= 0 {
+		return
+	}
+	r.placeAt = make([]podPlace, n)
+	if d.onPodAt == nil {
+		d.densify(n)
+	}
+	if d.deltaAt == nil {
+		d.denseDelta(n)
+	}
+	r.touchedMark = make([]bool, d.cluster.NumNodes())
+	for _, node := range r.touched {
+		if int(node) < len(r.touchedMark) {
+			r.touchedMark[node] = true
 		}
 	}
+}
+
+// touch adds the node to the touched nodes.
+func (d *Decision) touch(node int32) {
+	r := &d.room
+	if node >= 0 && int(node) < len(r.touchedMark) {
+		if r.touchedMark[node] {
+			return
+		}
+		r.touchedMark[node] = true
+	}
+	r.touched = insertSorted(r.touched, node)
 }
 
 // denseDelta builds deltaAt from delta, with room for n ordinals at least.

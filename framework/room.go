@@ -22,7 +22,8 @@ type room struct {
 	podStats []nodePodStats
 	places   map[int32]podPlace // place's memory
 	// placeAt is place's memory again, indexed by ordinal, once the
-	// decision changes placeDenseMin vreplicas (placedense.go).
+	// decision changes placeDenseMin vreplicas, or a run is to
+	// (placedense.go).
 	placeAt []podPlace
 	// placer is the cluster as a PodPlacer (nil when it is not one): place
 	// then asks it, and keeps no map.
@@ -37,8 +38,11 @@ type room struct {
 	// the decision does not touch; the touched nodes (kept by the holder indexes).
 	zeros   []int
 	touched []int32
-	kept    roomKept // keptroom.go
-	pods    podRoom  // podroom.go
+	// touchedMark marks the touched nodes, by index, once the decision
+	// keeps placeAt (placedense.go); nil before.
+	touchedMark []bool
+	kept        roomKept // keptroom.go
+	pods        podRoom  // podroom.go
 }
 
 const (

@@ -147,6 +147,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 	if n <= 0 {
 		return Result{}, nil
 	}
+	d.expectChanges(n) // placedense.go
 	r := run{p: p, d: d, filters: p.filters, scores: p.scores, headsFrom: -1}
 	if err := r.prepare(ctx); err != nil {
 		return Result{}, err
