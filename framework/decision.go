@@ -262,6 +262,12 @@ func (d *Decision) Holders() []int32 { return d.holders }
 
 // Free is the pod's free capacity with this decision's changes applied.
 func (d *Decision) Free(ordinal int32) int32 {
+	if at := d.room.placeAt; ordinal >= 0 && int(ordinal) < len(at) && int(ordinal) < len(d.deltaAt) {
+		if e := &at[ordinal]; e.set {
+			return e.free - d.deltaAt[ordinal] // placedense.go
+		}
+		return d.place(ordinal).free - d.deltaAt[ordinal]
+	}
 	free := d.cluster.Free(ordinal)
 	if !d.changed.has(ordinal) {
 		return free

@@ -5,9 +5,11 @@ package framework
 // score, the summaries for the step's feasible candidates. Through a
 // PodPlacer that is an interface call and a few slice reads every time
 // (about a tenth of placing 1,000 vreplicas, issue 21); a slice indexed by
-// ordinal, filled on first use, makes it one read. (The cluster's Free,
-// asked as often, is already about as cheap: kept the same way, it cost
-// more.)
+// ordinal, filled on first use, makes it one read. The entry keeps the
+// cluster's Free too (the cluster does not change while a decision runs),
+// and Decision.Free, asked as often, reads it and deltaAt without an
+// interface call once the entry is filled (through place, the first fill
+// cost more than it saved).
 
 // placeDenseMin is the fewest vreplicas a decision changes before it keeps
 // placeAt: a slice of the StatefulSet's size is worth it only for a source

@@ -270,6 +270,7 @@ type nodePodStats struct {
 // podPlace is what a decision remembers of a pod's place.
 type podPlace struct {
 	node, zone       int32
+	free             int32 // Cluster.Free, in placeAt only (placedense.go)
 	known, candidate bool
 	set              bool // placeAt's entry is filled
 }
@@ -283,6 +284,7 @@ func (d *Decision) place(ord int32) podPlace {
 		if !e.set {
 			p := d.lookUpPlace(ord)
 			e.node, e.zone, e.known, e.candidate, e.set = p.node, p.zone, p.known, p.candidate, true
+			e.free = d.cluster.Free(ord)
 		}
 		return *e
 	}
