@@ -63,3 +63,33 @@ func (r *run) refill(node int) []int32 {
 	r.want, t.from = want, 0
 	return q
 }
+
+// listHeads lists again the heads of the queues that are not empty: a step
+// changes one queue's head in place, and only a queue that empties changes
+// the list.
+func (r *run) listHeads() {
+	if r.headAt == nil {
+		r.headAt = make([]int, len(r.queues))
+	}
+	r.heads = r.heads[:0]
+	for i, q := range r.queues {
+		if len(q) > 0 {
+			r.headAt[i] = len(r.heads)
+			r.heads = append(r.heads, q[0])
+		}
+	}
+}
+
+// advance drops the pods at the head of the node's queue that the run has
+// filled or made holders, and collects its next ones once it has taken
+// every pod the queue listed.
+func (r *run) advance(i int) {
+	q := r.queues[i]
+	for len(q) > 0 && (r.d.OnPod(q[0]) > 0 || r.d.Free(q[0]) <= 0) {
+		q = q[1:]
+	}
+	if len(q) == 0 && r.tails.left(i) {
+		q = r.refill(i)
+	}
+	r.queues[i] = q
+}

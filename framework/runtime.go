@@ -107,6 +107,10 @@ type run struct {
 	want     int32     // how many pods a node's queue needs
 	empties  int       // empty pods collected for the node
 	tails    nodeTails // the queues' uncollected tails (queuetail.go)
+	// heads lists the heads of the queues that are not empty, in node
+	// order, and headAt is where each node's head stands there.
+	heads  []int32
+	headAt []int
 
 	// headsFrom is the node whose queue head the last step may have
 	// taken; -1: every queue is to be checked (the first step).
@@ -399,20 +403,21 @@ func (r *run) firstByKey(n int32) []int32 {
 // first step only the queue of the node last changed is checked.
 func (r *run) fastCandidates() []int32 {
 	out := r.holderCandidates(r.cands[:0])
-	for i, q := range r.queues {
-		if r.headsFrom < 0 || int(r.headsFrom) == i {
-			for len(q) > 0 && (r.d.OnPod(q[0]) > 0 || r.d.Free(q[0]) <= 0) {
-				q = q[1:]
-			}
-			if len(q) == 0 && r.tails.left(i) {
-				q = r.refill(i)
-			}
-			r.queues[i] = q
+	if r.headsFrom < 0 {
+		for i := range r.queues {
+			r.advance(i)
 		}
-		if len(q) > 0 {
-			out = append(out, q[0])
+		r.listHeads()
+	} else if i := int(r.headsFrom); i < len(r.queues) {
+		had := len(r.queues[i]) > 0
+		r.advance(i)
+		if q := r.queues[i]; len(q) > 0 {
+			r.heads[r.headAt[i]] = q[0]
+		} else if had {
+			r.listHeads()
 		}
 	}
+	out = append(out, r.heads...)
 	r.cands = out
 	return out
 }
