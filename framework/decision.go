@@ -262,6 +262,13 @@ func (d *Decision) Holders() []int32 { return d.holders }
 
 // Free is the pod's free capacity with this decision's changes applied.
 func (d *Decision) Free(ordinal int32) int32 {
+	if at := d.room.placeAt; ordinal >= 0 && int(ordinal) < len(at) && int(ordinal) < len(d.deltaAt) {
+		if e := &at[ordinal]; e.set {
+			return e.free - d.deltaAt[ordinal] // placedense.go
+		}
+		d.place(ordinal) // fills the entry
+		return at[ordinal].free - d.deltaAt[ordinal]
+	}
 	free := d.cluster.Free(ordinal)
 	if !d.changed.has(ordinal) {
 		return free
@@ -524,26 +531,28 @@ func (d *Decision) apply(ordinal int32, delta int32) {
 		if n := int(ordinal) + 1; n > len(d.deltaAt) {
 			d.deltaAt = append(d.deltaAt, make([]int32, n-len(d.deltaAt))...)
 		}
-		d.deltaAt[ordinal] = d.delta.get(ordinal)
+		d.deltaAt[ordinal] += delta // deltaAt mirrors delta
 	}
-	d.noteHolder(ordinal, p, before, after, freeBefore)
+	// The cluster does not change while the decision runs: the pod's Free
+	// is now freeBefore less the change, asked of no one again.
+	freeAfter := freeBefore - delta
+	d.noteHolder(ordinal, p, before, after, freeBefore, freeAfter)
 	d.total += delta
 	d.changes++
 	d.notePlaceDense()
 	if known && info.Candidate {
-		freeAfter := d.Free(ordinal)
 		d.noteFreed(ordinal, info.NodeIndex, info.ZoneIndex, before, after, freeBefore, freeAfter)
 		d.notePodRoom(ordinal, p.node, before, after, freeBefore, freeAfter)
 	}
 	// Keep nonHolderFree exact: a candidate counts there while it has free
 	// capacity and holds none of the source.
 	if known {
-		d.noteFree(info, freeBefore)
+		d.noteFree(info, freeBefore, freeAfter)
 		d.noteCounts(info.NodeIndex, info.ZoneIndex)
 	}
 	if known && info.Candidate {
 		wasNonHolderFree := before == 0 && freeBefore > 0
-		isNonHolderFree := after <= 0 && d.Free(ordinal) > 0
+		isNonHolderFree := after <= 0 && freeAfter > 0
 		if wasNonHolderFree && !isNonHolderFree {
 			d.nonHolderFree--
 		} else if !wasNonHolderFree && isNonHolderFree {

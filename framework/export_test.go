@@ -23,3 +23,19 @@ func SetKeepMin(n int32) func() {
 	keepMin = n
 	return func() { keepMin = old }
 }
+
+// SetPlaceDenseMin sets the fewest vreplicas a decision changes before it
+// keeps placeAt, onPodAt and deltaAt; it returns the undo.
+func SetPlaceDenseMin(n int32) func() {
+	old := placeDenseMin
+	placeDenseMin = n
+	return func() { placeDenseMin = old }
+}
+
+// SetTailChunk sets how many empty pods past the highest used ordinal a
+// node's queue collects at first; it returns the undo.
+func SetTailChunk(n int32) func() {
+	old := tailChunk
+	tailChunk = n
+	return func() { tailChunk = old }
+}

@@ -45,7 +45,7 @@ func (d *Decision) holderClassKey(ord int32) (holderClassKey, bool) {
 		return k, k.count > 0
 	}
 	k.free = d.Free(ord)
-	return k, k.count > 0 && k.free > 0 && d.cluster.IsCandidate(ord)
+	return k, k.count > 0 && k.free > 0 && p.candidate // Cluster.IsCandidate, as place keeps it
 }
 
 // holderClassMin is the fewest holders a step may choose for which the

@@ -74,13 +74,13 @@ func (d *Decision) indexHolders() {
 		}
 	}
 	if len(d.onPod) >= denseMin {
-		d.densify()
+		d.densify(0)
 	}
 }
 
-// densify builds onPodAt from onPod.
-func (d *Decision) densify() {
-	hi := int32(-1)
+// densify builds onPodAt from onPod, with room for n ordinals at least.
+func (d *Decision) densify(n int32) {
+	hi := n - 1
 	for ord := range d.onPod {
 		hi = max(hi, ord)
 	}
@@ -98,7 +98,7 @@ func (d *Decision) noteDense(ord, count int32) {
 	switch {
 	case d.onPodAt == nil:
 		if len(d.onPod) >= denseMin {
-			d.densify()
+			d.densify(0)
 		}
 	case ord >= 0:
 		if int(ord) >= len(d.onPodAt) {
@@ -110,16 +110,16 @@ func (d *Decision) noteDense(ord, count int32) {
 
 // noteHolder updates the holder indexes after the pod's count went from
 // before to after and its free capacity from freeBefore.
-func (d *Decision) noteHolder(ord int32, p podPlace, before, after, freeBefore int32) {
+func (d *Decision) noteHolder(ord int32, p podPlace, before, after, freeBefore, freeAfter int32) {
 	if before <= 0 && after > 0 {
 		d.holders = insertSorted(d.holders, ord)
 	} else if before > 0 && after <= 0 {
 		d.holders = deleteSorted(d.holders, ord)
 	}
 	if p.node >= 0 {
-		d.room.touched = insertSorted(d.room.touched, p.node)
+		d.touch(p.node)
 	}
-	if !d.cluster.IsCandidate(ord) {
+	if !p.candidate { // Cluster.IsCandidate, as the decision keeps it
 		return
 	}
 	switch {
@@ -130,7 +130,7 @@ func (d *Decision) noteHolder(ord int32, p podPlace, before, after, freeBefore i
 	case after > 0:
 		d.podCounts.add(after, 1)
 	}
-	wasRoom, isRoom := before > 0 && freeBefore > 0, after > 0 && d.Free(ord) > 0
+	wasRoom, isRoom := before > 0 && freeBefore > 0, after > 0 && freeAfter > 0
 	if !wasRoom && isRoom {
 		d.roomHolders = insertSorted(d.roomHolders, ord)
 	} else if wasRoom && !isRoom {

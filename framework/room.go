@@ -22,7 +22,8 @@ type room struct {
 	podStats []nodePodStats
 	places   map[int32]podPlace // place's memory
 	// placeAt is place's memory again, indexed by ordinal, once the
-	// decision changes placeDenseMin vreplicas (placedense.go).
+	// decision changes placeDenseMin vreplicas, or a run is to
+	// (placedense.go).
 	placeAt []placeSlot
 	// placer is the cluster as a PodPlacer (nil when it is not one): place
 	// then asks it, and keeps no map.
@@ -37,8 +38,11 @@ type room struct {
 	// the decision does not touch; the touched nodes (kept by the holder indexes).
 	zeros   []int
 	touched []int32
-	kept    roomKept // keptroom.go
-	pods    podRoom  // podroom.go
+	// touchedMark marks the touched nodes, by index, once the decision
+	// keeps placeAt (placedense.go); nil before.
+	touchedMark []bool
+	kept        roomKept // keptroom.go
+	pods        podRoom  // podroom.go
 }
 
 const (
@@ -137,8 +141,8 @@ func (d *Decision) roomNow() *room {
 }
 
 // noteFree keeps the nodes with room current after the decision changed the
-// pod's free capacity from freeBefore.
-func (d *Decision) noteFree(info PodInfo, freeBefore int32) {
+// pod's free capacity from freeBefore to free.
+func (d *Decision) noteFree(info PodInfo, freeBefore, free int32) {
 	r := &d.room
 	for i := range r.podStats {
 		if r.podStats[i].node == info.NodeIndex {
@@ -149,7 +153,6 @@ func (d *Decision) noteFree(info PodInfo, freeBefore int32) {
 	if !r.found || !info.Candidate || info.NodeIndex < 0 || int(info.NodeIndex) >= len(r.nodeZone) {
 		return
 	}
-	free := d.Free(info.Ordinal)
 	switch {
 	case r.nodeZone[info.NodeIndex] == unknownRoom:
 		// Looked up when first asked.
@@ -280,7 +283,7 @@ func (d *Decision) place(ord int32) podPlace {
 	if ord >= 0 && int(ord) < len(r.placeAt) {
 		e := &r.placeAt[ord]
 		if !e.set {
-			e.p, e.set = d.lookUpPlace(ord), true
+			e.p, e.free, e.set = d.lookUpPlace(ord), d.cluster.Free(ord), true
 		}
 		return e.p
 	}

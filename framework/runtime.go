@@ -103,9 +103,14 @@ type run struct {
 	queues   [][]int32 // per node: non-holder candidates with free capacity
 	keys     []int64   // class keys being collected (buildQueues)
 	collect  func(int32) bool
-	usedUpTo int32 // the highest ordinal that may hold vreplicas
-	want     int32 // how many pods a node's queue needs
-	empties  int   // empty pods collected for the node
+	usedUpTo int32     // the highest ordinal that may hold vreplicas
+	want     int32     // how many pods a node's queue needs
+	empties  int       // empty pods collected for the node
+	tails    nodeTails // the queues' uncollected tails (queuetail.go)
+	// heads lists the heads of the queues that are not empty, in node
+	// order, and headAt is where each node's head stands there.
+	heads  []int32
+	headAt []int
 
 	// headsFrom is the node whose queue head the last step may have
 	// taken; -1: every queue is to be checked (the first step).
@@ -146,6 +151,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 	if n <= 0 {
 		return Result{}, nil
 	}
+	d.expectChanges(n) // placedense.go
 	r := run{p: p, d: d, filters: p.filters, scores: p.scores, headsFrom: -1}
 	if err := r.prepare(ctx); err != nil {
 		return Result{}, err
@@ -294,14 +300,15 @@ func (r *run) buildQueues(n int32) {
 	c := r.d.cluster
 	r.queues = make([][]int32, c.NumNodes())
 	if idx, ok := c.(FreeCandidateIndex); ok {
-		r.usedUpTo, r.want = int32(math.MaxInt32), n
+		r.usedUpTo, r.want = int32(math.MaxInt32), min(n, tailChunk)
 		if up, ok := c.(UsedPrefix); ok {
 			r.usedUpTo = up.HighestUsedOrdinal()
 		}
 		for node := range r.queues {
-			r.keys, r.empties = r.keys[:0], 0
+			r.keys, r.empties, r.tails.cut = r.keys[:0], 0, noCut
 			idx.EachFreeCandidate(int32(node), r.collect)
 			r.queues[node] = r.firstByKey(n)
+			r.noteTail(idx, node, n)
 		}
 		return
 	}
@@ -335,10 +342,13 @@ func (r *run) classKey(ord int32) (int64, bool) {
 // collectKey adds a pod's class key to r.keys; it is the callback of the
 // free-candidate index, made once per run. Past the highest used ordinal
 // every pod is empty, and empty pods come in ascending order: once the node
-// has as many empty ones as the decision can use, the rest cannot make the
-// queue.
+// has r.want empty ones, the walk stops and records where (queuetail.go).
 func (r *run) collectKey(ord int32) bool {
+	if ord < r.tails.from {
+		return true // collected before (refill)
+	}
 	if ord > r.usedUpTo && r.empties >= int(r.want) {
+		r.tails.cut = ord
 		return false
 	}
 	if key, ok := r.classKey(ord); ok {
@@ -393,17 +403,21 @@ func (r *run) firstByKey(n int32) []int32 {
 // first step only the queue of the node last changed is checked.
 func (r *run) fastCandidates() []int32 {
 	out := r.holderCandidates(r.cands[:0])
-	for i, q := range r.queues {
-		if r.headsFrom < 0 || int(r.headsFrom) == i {
-			for len(q) > 0 && (r.d.OnPod(q[0]) > 0 || r.d.Free(q[0]) <= 0) {
-				q = q[1:]
-			}
-			r.queues[i] = q
+	if r.headsFrom < 0 {
+		for i := range r.queues {
+			r.advance(i)
 		}
-		if len(q) > 0 {
-			out = append(out, q[0])
+		r.listHeads()
+	} else if i := int(r.headsFrom); i < len(r.queues) {
+		had := len(r.queues[i]) > 0
+		r.advance(i)
+		if q := r.queues[i]; len(q) > 0 {
+			r.heads[r.headAt[i]] = q[0]
+		} else if had {
+			r.listHeads()
 		}
 	}
+	out = append(out, r.heads...)
 	r.cands = out
 	return out
 }
