@@ -58,6 +58,7 @@ type scoreCache struct {
 type cachedScores struct {
 	in           ScoreInputs
 	plugin       ScorePlugin
+	summed       SummaryScorer // plugin, when it is one (summaryscorer.go)
 	weight       int64
 	scope, reach Scope
 	summary      ScoreSummary
@@ -117,6 +118,7 @@ func (r *run) startScoreCache(n int32) {
 			continue // no scope this runtime knows: scored as before
 		}
 		pc.in, pc.plugin, pc.weight = s.inputs, s.plugin, s.weight
+		pc.summed, _ = s.plugin.(SummaryScorer)
 		pc.reach = max(pc.reach, pc.scope)
 		switch pc.scope {
 		case ScopeZone:
@@ -165,7 +167,7 @@ func (r *run) releaseScoreCache() {
 	}
 	c.changed, c.ords, c.keyOf, c.npods = c.changed[:0], c.ords[:0], c.keyOf[:0], 0
 	for i := range c.plugins {
-		c.plugins[i].in, c.plugins[i].plugin = nil, nil
+		c.plugins[i].in, c.plugins[i].plugin, c.plugins[i].summed = nil, nil, nil
 	}
 	c.releaseKept()
 	scoreCachePool.Put(c)
@@ -304,7 +306,7 @@ type hotScore struct {
 // slot, nil: none) is out of date, kept in slot for the next steps.
 func (r *run) rescore(ctx context.Context, pc *cachedScores, ord int32, slot *scoreSlot) (int64, error) {
 	d := r.d
-	sc, st := pc.plugin.Score(ctx, d, ord)
+	sc, st := pc.scoreNow(ctx, d, ord)
 	if !st.IsSuccess() {
 		return 0, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(pc.plugin.Name()).AsError())
 	}

@@ -164,8 +164,12 @@ var _ framework.FilterInputs = &Plugin{}
 // source's count in the pod's zone.
 func (*Plugin) FilterReads() framework.Scope { return framework.ScopeZone }
 
-// FilterSummary implements framework.FilterInputs: the zones counted, as
-// far as spread.Allowed reads them.
-func (*Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
-	return spread.Summary(d.ZoneSpreadStats())
+// FilterSummary implements framework.FilterInputs: whether any zone is
+// counted and the highest count they allow in a zone (spread.Bound), all
+// the verdict reads of them. With MaxSkew 1 the bound is the zones' Min,
+// which moves once per round of the zones where their Min and Max
+// together moved at two steps of three (issue 21).
+func (pl *Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
+	stats := d.ZoneSpreadStats()
+	return framework.ScoreSummary{int64(min(stats.Domains, 1)), spread.Bound(stats, pl.maxSkew)}
 }
