@@ -48,7 +48,7 @@ func (d *Decision) FeasibleZoneStats() DomainStats {
 	if f.statsStep == f.step {
 		return f.stats
 	}
-	n := d.cluster.NumZones()
+	n := len(d.onZone) // NumZones, without asking the cluster
 	if cap(f.mark) < n {
 		f.mark = make([]bool, n)
 	}
@@ -58,7 +58,7 @@ func (d *Decision) FeasibleZoneStats() DomainStats {
 	// new: a step has one candidate per node or more, zones are few.
 	marked := 0
 	for _, ord := range f.pods {
-		if _, z, ok := d.PodDomains(ord); ok && z >= 0 && int(z) < n && !f.mark[z] {
+		if z, ok := d.zoneOf(ord); ok && z >= 0 && int(z) < n && !f.mark[z] {
 			f.mark[z] = true
 			if marked++; marked == n {
 				break
@@ -73,4 +73,14 @@ func (d *Decision) FeasibleZoneStats() DomainStats {
 	}
 	f.stats, f.statsStep = acc.done(), f.step
 	return f.stats
+}
+
+// zoneOf is PodDomains' zone: from place's memory when it holds the pod
+// (the runtime placed every candidate it filtered), without the call.
+func (d *Decision) zoneOf(ord int32) (int32, bool) {
+	if pa := d.room.placeAt; ord >= 0 && int(ord) < len(pa) && pa[ord].set {
+		return pa[ord].zone, pa[ord].known
+	}
+	_, z, ok := d.PodDomains(ord)
+	return z, ok
 }
