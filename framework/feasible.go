@@ -13,6 +13,9 @@ type feasibleZones struct {
 	statsStep uint64
 	stats     DomainStats
 	mark      []bool
+	// inRange is 1 once SchedulableZones is known to list only zones
+	// below NumZones, 2 once known not to (0: not looked yet).
+	inRange int8
 }
 
 // setFeasible records the step's feasible candidates; the runtime calls it
@@ -65,6 +68,13 @@ func (d *Decision) FeasibleZoneStats() DomainStats {
 			}
 		}
 	}
+	if marked == n && d.zonesInRange() {
+		// Every zone holds a feasible candidate: the feasible zones are
+		// the counted ones, summarised by ZoneStats (kept, on a large
+		// decision) rather than walked.
+		f.stats, f.statsStep = d.ZoneStats(), f.step
+		return f.stats
+	}
 	var acc statsAcc
 	for _, z := range d.cluster.SchedulableZones() {
 		if z >= 0 && int(z) < n && f.mark[z] {
@@ -83,4 +93,20 @@ func (d *Decision) zoneOf(ord int32) (int32, bool) {
 	}
 	_, z, ok := d.PodDomains(ord)
 	return z, ok
+}
+
+// zonesInRange reports whether SchedulableZones lists only zones below
+// NumZones, as ZoneStats then counts the same zones as a walk over the
+// marked ones would (it counts a zone out of range as holding none).
+func (d *Decision) zonesInRange() bool {
+	f := &d.feasible
+	if f.inRange == 0 {
+		f.inRange = 1
+		for _, z := range d.cluster.SchedulableZones() {
+			if z < 0 || int(z) >= len(d.onZone) {
+				f.inRange = 2
+			}
+		}
+	}
+	return f.inRange == 1
 }

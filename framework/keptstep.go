@@ -15,7 +15,8 @@ import (
 
 // keptFilter is one filter's kept verdicts, per pod slot.
 type keptFilter struct {
-	in      FilterInputs // nil: the filter runs at every step
+	in      FilterInputs  // nil: the filter runs at every step
+	summed  SummaryFilter // in, when it is one (summaryscorer.go)
 	reach   Scope
 	summary ScoreSummary
 	since   int32 // the step the summary last changed at
@@ -52,6 +53,7 @@ func (c *scoreCache) startKept(filters []FilterPlugin, hint int) {
 		}
 		if kf.reach = in.FilterReads(); kf.reach <= ScopeZone {
 			kf.in = in
+			kf.summed, _ = in.(SummaryFilter)
 			kf.slots = growCap(kf.slots, hint)
 		}
 	}
@@ -89,7 +91,7 @@ func (c *scoreCache) releaseKept() {
 	for i := range c.filters {
 		kf := &c.filters[i]
 		clear(kf.slots)
-		kf.slots, kf.in = kf.slots[:0], nil
+		kf.slots, kf.in, kf.summed = kf.slots[:0], nil, nil
 	}
 	clear(c.totals)
 	c.totals = c.totals[:0]
@@ -223,7 +225,7 @@ func (r *run) filterKept(ctx context.Context, ord int32, k *stepCand) (bool, err
 				continue
 			}
 		}
-		st := f.Filter(ctx, d, ord)
+		st := kf.filterNow(ctx, f, d, ord)
 		if !st.IsSuccess() && !st.IsRejected() {
 			d.quiet = false
 			return false, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(f.Name()).AsError())

@@ -28,3 +28,25 @@ func (pc *cachedScores) scoreNow(ctx context.Context, d *Decision, ord int32) (i
 	}
 	return pc.plugin.Score(ctx, d, ord)
 }
+
+// SummaryFilter is SummaryScorer for a FilterInputs filter: a Run that
+// keeps the filter's verdicts calls FilterSummarized, with sum the value
+// FilterSummary returned for the decision at this step, whenever it
+// filters a candidate again. It must return a verdict (passed or not, and
+// the code) equal to Filter's for the same decision and ordinal; the
+// reasons are not read (Decision.ReasonsWanted is false then). A zone
+// spread's filter is asked about every candidate of the zone a step
+// changed, a dozen times a step on a large source (issue 21).
+type SummaryFilter interface {
+	FilterInputs
+	FilterSummarized(ctx context.Context, d *Decision, ordinal int32, sum ScoreSummary) *Status
+}
+
+// filterNow is the filter's verdict on the candidate at this step, from
+// the step's summary when the filter is a kept SummaryFilter.
+func (kf *keptFilter) filterNow(ctx context.Context, f FilterPlugin, d *Decision, ord int32) *Status {
+	if kf.summed != nil {
+		return kf.summed.FilterSummarized(ctx, d, ord, kf.summary)
+	}
+	return f.Filter(ctx, d, ord)
+}

@@ -25,7 +25,10 @@ import (
 // (verdict). A summary made too narrow (one that leaves out a value the
 // score reads, as EvenPodSpread's node spread bound or EvenZoneSpread's
 // "no zone counted") gives two scores under one key. It also checks that
-// a SummaryScorer scores from its summary exactly as Score does.
+// a SummaryScorer scores from its summary exactly as Score does, and a
+// SummaryFilter passes what Filter passes (a wrong rejection there is
+// masked by the reasons asked outside a Run: TestKeptStepOnState and the
+// holder class tests see it).
 func TestScoreInputsHold(t *testing.T) {
 	ctx := context.Background()
 	var scores []framework.ScorePlugin
@@ -104,6 +107,9 @@ func checkFilterInputs(t *testing.T, what string, i int, f framework.FilterPlugi
 		var pass int64
 		if f.Filter(context.Background(), d, ord).IsSuccess() {
 			pass = 1
+		}
+		if sf, ok := f.(framework.SummaryFilter); ok && sf.FilterSummarized(context.Background(), d, ord, sum).IsSuccess() != (pass == 1) {
+			t.Fatalf("%s: %s, pod %d: FilterSummarized and Filter disagree (summary %v)", what, f.Name(), ord, sum)
 		}
 		expectSame(t, what, fmt.Sprintf("filter %d %s %v pod %d %s", i, f.Name(), sum, ord, reachState(d, ord, in.FilterReads())), pass, seen)
 	}

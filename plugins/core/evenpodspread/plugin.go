@@ -209,3 +209,17 @@ func (*Plugin) FilterReads() framework.Scope { return framework.ScopePod }
 func (pl *Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
 	return framework.ScoreSummary{spread.Bound(podStats(d), pl.maxSkew)}
 }
+
+var _ framework.SummaryFilter = &Plugin{}
+
+// FilterSummarized implements framework.SummaryFilter: the verdict from
+// the step's bound, without summarising the pods again.
+func (pl *Plugin) FilterSummarized(ctx context.Context, d *framework.Decision, ordinal int32, sum framework.ScoreSummary) *framework.Status {
+	if int64(d.OnPod(ordinal)) <= sum[0] {
+		return nil
+	}
+	if d.ReasonsWanted() {
+		return pl.Filter(ctx, d, ordinal)
+	}
+	return skewed
+}

@@ -173,3 +173,21 @@ func (pl *Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
 	stats := d.ZoneSpreadStats()
 	return framework.ScoreSummary{int64(min(stats.Domains, 1)), spread.Bound(stats, pl.maxSkew)}
 }
+
+var _ framework.SummaryFilter = &Plugin{}
+
+// FilterSummarized implements framework.SummaryFilter: the verdict from
+// the step's summary (whether a zone is counted, and the bound), without
+// reading ZoneSpreadStats again.
+func (pl *Plugin) FilterSummarized(ctx context.Context, d *framework.Decision, ordinal int32, sum framework.ScoreSummary) *framework.Status {
+	if sum[0] == 0 {
+		return nil
+	}
+	if _, zone, ok := d.PodDomains(ordinal); ok && zone >= 0 && int64(d.OnZone(zone)) <= sum[1] {
+		return nil
+	}
+	if d.ReasonsWanted() {
+		return pl.Filter(ctx, d, ordinal)
+	}
+	return skewed
+}
