@@ -225,7 +225,12 @@ func (r *run) filterKept(ctx context.Context, ord int32, k *stepCand) (bool, err
 				continue
 			}
 		}
-		st := kf.filterNow(ctx, f, d, ord)
+		var st *Status
+		if kf.summed != nil { // SummaryFilter, summaryscorer.go
+			st = kf.summed.FilterSummarized(ctx, d, ord, kf.summary)
+		} else {
+			st = f.Filter(ctx, d, ord)
+		}
 		if !st.IsSuccess() && !st.IsRejected() {
 			d.quiet = false
 			return false, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(f.Name()).AsError())

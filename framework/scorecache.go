@@ -306,7 +306,15 @@ type hotScore struct {
 // slot, nil: none) is out of date, kept in slot for the next steps.
 func (r *run) rescore(ctx context.Context, pc *cachedScores, ord int32, slot *scoreSlot) (int64, error) {
 	d := r.d
-	sc, st := pc.scoreNow(ctx, d, ord)
+	// From the step's summary when the plugin is a SummaryScorer
+	// (summaryscorer.go); inline, as a wrapper cost a call per score.
+	var sc int64
+	var st *Status
+	if pc.summed != nil {
+		sc, st = pc.summed.ScoreSummarized(ctx, d, ord, pc.summary)
+	} else {
+		sc, st = pc.plugin.Score(ctx, d, ord)
+	}
 	if !st.IsSuccess() {
 		return 0, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(pc.plugin.Name()).AsError())
 	}

@@ -20,15 +20,6 @@ type SummaryScorer interface {
 	ScoreSummarized(ctx context.Context, d *Decision, ordinal int32, sum ScoreSummary) (int64, *Status)
 }
 
-// scoreNow is the plugin's score of the candidate at this step, from the
-// step's summary when the plugin is a SummaryScorer.
-func (pc *cachedScores) scoreNow(ctx context.Context, d *Decision, ord int32) (int64, *Status) {
-	if pc.summed != nil {
-		return pc.summed.ScoreSummarized(ctx, d, ord, pc.summary)
-	}
-	return pc.plugin.Score(ctx, d, ord)
-}
-
 // SummaryFilter is SummaryScorer for a FilterInputs filter: a Run that
 // keeps the filter's verdicts calls FilterSummarized, with sum the value
 // FilterSummary returned for the decision at this step, whenever it
@@ -40,13 +31,4 @@ func (pc *cachedScores) scoreNow(ctx context.Context, d *Decision, ord int32) (i
 type SummaryFilter interface {
 	FilterInputs
 	FilterSummarized(ctx context.Context, d *Decision, ordinal int32, sum ScoreSummary) *Status
-}
-
-// filterNow is the filter's verdict on the candidate at this step, from
-// the step's summary when the filter is a kept SummaryFilter.
-func (kf *keptFilter) filterNow(ctx context.Context, f FilterPlugin, d *Decision, ord int32) *Status {
-	if kf.summed != nil {
-		return kf.summed.FilterSummarized(ctx, d, ord, kf.summary)
-	}
-	return f.Filter(ctx, d, ord)
 }
