@@ -76,3 +76,43 @@ func placeOnTwoZones(p *framework.Profile, ex *framework.Explanation) string {
 	}
 	return fmt.Sprint(d.Placements())
 }
+
+// SummedLevelZones is LevelZones (ExampleFilterInputs) deciding from its
+// summary when the runtime keeps its verdicts: the fewest any zone holds
+// is sum[0]. Summarized counts those calls.
+type SummedLevelZones struct {
+	LevelZones
+	Summarized *int
+}
+
+// FilterSummarized implements framework.SummaryFilter.
+func (l SummedLevelZones) FilterSummarized(_ context.Context, d *framework.Decision, ordinal int32, sum framework.ScoreSummary) *framework.Status {
+	*l.Summarized++
+	if _, zone, _ := d.PodDomains(ordinal); zone < 0 || int64(d.OnZone(zone)) > sum[0] {
+		return levelled
+	}
+	return nil
+}
+
+// ExampleSummaryFilter places 20 vreplicas keeping the zones level: a Run
+// that keeps the filter's verdicts asks FilterSummarized, an explanation
+// asks Filter. The placements are the same.
+func ExampleSummaryFilter() {
+	var filtered, summarized int
+	fl := SummedLevelZones{LevelZones: LevelZones{Calls: &filtered}, Summarized: &summarized}
+	p, err := framework.NewProfile(framework.Place, []framework.FilterPlugin{ft.CapacityFilter{}, fl},
+		[]framework.WeightedScore{{Plugin: EmptiestZone{}, Weight: 1}})
+	if err != nil {
+		panic(err)
+	}
+	kept := placeOnTwoZones(p, nil)
+	fmt.Println("kept: Filter called", filtered > 0, "FilterSummarized called", summarized > 0)
+	filtered, summarized = 0, 0
+	explained := placeOnTwoZones(p, &framework.Explanation{})
+	fmt.Println("explained: Filter called", filtered > 0, "FilterSummarized called", summarized > 0)
+	fmt.Println("the same placements:", kept == explained)
+	// Output:
+	// kept: Filter called false FilterSummarized called true
+	// explained: Filter called true FilterSummarized called false
+	// the same placements: true
+}
