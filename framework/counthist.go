@@ -81,6 +81,9 @@ func (h *countHist) reset() { h.c, h.total = h.c[:0], 0 }
 // when zeros <= 0), as statsAcc would over every domain. It reads the two
 // lowest and two highest entries only.
 func (h *countHist) stats(zeros int) DomainStats {
+	if s, ok := h.quickStats(zeros); ok {
+		return s
+	}
 	zeros = max(zeros, 0)
 	if h.total+zeros <= 0 {
 		return DomainStats{}

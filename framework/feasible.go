@@ -13,6 +13,9 @@ type feasibleZones struct {
 	statsStep uint64
 	stats     DomainStats
 	mark      []bool
+	// inRange is 1 once SchedulableZones is known to list only zones
+	// below NumZones, 2 once known not to (0: not looked yet).
+	inRange int8
 }
 
 // setFeasible records the step's feasible candidates; the runtime calls it
@@ -48,7 +51,7 @@ func (d *Decision) FeasibleZoneStats() DomainStats {
 	if f.statsStep == f.step {
 		return f.stats
 	}
-	n := d.cluster.NumZones()
+	n := len(d.onZone) // NumZones, without asking the cluster
 	if cap(f.mark) < n {
 		f.mark = make([]bool, n)
 	}
@@ -58,12 +61,19 @@ func (d *Decision) FeasibleZoneStats() DomainStats {
 	// new: a step has one candidate per node or more, zones are few.
 	marked := 0
 	for _, ord := range f.pods {
-		if _, z, ok := d.PodDomains(ord); ok && z >= 0 && int(z) < n && !f.mark[z] {
+		if z, ok := d.zoneOf(ord); ok && z >= 0 && int(z) < n && !f.mark[z] {
 			f.mark[z] = true
 			if marked++; marked == n {
 				break
 			}
 		}
+	}
+	if marked == n && d.zonesInRange() {
+		// Every zone holds a feasible candidate: the feasible zones are
+		// the counted ones, summarised by ZoneStats (kept, on a large
+		// decision) rather than walked.
+		f.stats, f.statsStep = d.ZoneStats(), f.step
+		return f.stats
 	}
 	var acc statsAcc
 	for _, z := range d.cluster.SchedulableZones() {
@@ -73,4 +83,30 @@ func (d *Decision) FeasibleZoneStats() DomainStats {
 	}
 	f.stats, f.statsStep = acc.done(), f.step
 	return f.stats
+}
+
+// zoneOf is PodDomains' zone: from place's memory when it holds the pod
+// (the runtime placed every candidate it filtered), without the call.
+func (d *Decision) zoneOf(ord int32) (int32, bool) {
+	if pa := d.room.placeAt; ord >= 0 && int(ord) < len(pa) && pa[ord].set {
+		return pa[ord].zone, pa[ord].known
+	}
+	_, z, ok := d.PodDomains(ord)
+	return z, ok
+}
+
+// zonesInRange reports whether SchedulableZones lists only zones below
+// NumZones, as ZoneStats then counts the same zones as a walk over the
+// marked ones would (it counts a zone out of range as holding none).
+func (d *Decision) zonesInRange() bool {
+	f := &d.feasible
+	if f.inRange == 0 {
+		f.inRange = 1
+		for _, z := range d.cluster.SchedulableZones() {
+			if z < 0 || int(z) >= len(d.onZone) {
+				f.inRange = 2
+			}
+		}
+	}
+	return f.inRange == 1
 }

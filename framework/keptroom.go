@@ -241,7 +241,8 @@ func (d *Decision) keptRoomNow() *room {
 	}
 	r.gen = d.gen
 	r.nodes = r.kept.nodes.stats(r.kept.zeros)
-	r.zones = r.kept.zones.stats(0)
+	// r.zones is left: ZoneRoomStats reads the kept zones, and a zone
+	// spread ranks among the feasible zones (FeasibleZoneStats) instead.
 	return r
 }
 

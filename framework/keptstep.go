@@ -15,7 +15,8 @@ import (
 
 // keptFilter is one filter's kept verdicts, per pod slot.
 type keptFilter struct {
-	in      FilterInputs // nil: the filter runs at every step
+	in      FilterInputs  // nil: the filter runs at every step
+	summed  SummaryFilter // in, when it is one (summaryscorer.go)
 	reach   Scope
 	summary ScoreSummary
 	since   int32 // the step the summary last changed at
@@ -45,6 +46,7 @@ func (c *scoreCache) startKept(filters []FilterPlugin, hint int) {
 		}
 		if kf.reach = in.FilterReads(); kf.reach <= ScopeZone {
 			kf.in = in
+			kf.summed, _ = in.(SummaryFilter)
 			kf.slots = growCap(kf.slots, hint)
 		}
 	}
@@ -70,7 +72,7 @@ func (c *scoreCache) releaseKept() {
 	for i := range c.filters {
 		kf := &c.filters[i]
 		clear(kf.slots)
-		kf.slots, kf.in = kf.slots[:0], nil
+		kf.slots, kf.in, kf.summed = kf.slots[:0], nil, nil
 	}
 	clear(c.hot)
 }
@@ -191,7 +193,12 @@ func (r *run) filterKept(ctx context.Context, ord int32, k *stepCand) (bool, err
 				continue
 			}
 		}
-		st := f.Filter(ctx, d, ord)
+		var st *Status
+		if kf.summed != nil { // SummaryFilter, summaryscorer.go
+			st = kf.summed.FilterSummarized(ctx, d, ord, kf.summary)
+		} else {
+			st = f.Filter(ctx, d, ord)
+		}
 		if !st.IsSuccess() && !st.IsRejected() {
 			d.quiet = false
 			return false, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(f.Name()).AsError())

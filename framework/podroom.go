@@ -67,6 +67,9 @@ func (d *Decision) keptPodRoomStats(node int32) DomainStats {
 	if !p.on {
 		d.startPodRoom()
 	}
+	if node < 0 || int(node) >= len(p.holders) {
+		return DomainStats{}
+	}
 	zeros := 0
 	if d.freedNonHolderOn(node) {
 		zeros = 1

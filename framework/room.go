@@ -59,11 +59,20 @@ func (d *Decision) NodeRoomStats() DomainStats { return d.roomNow().nodes }
 
 // ZoneRoomStats summarises the source's vreplicas over the counted zones
 // (Cluster.SchedulableZones) that have room for one more vreplica.
-func (d *Decision) ZoneRoomStats() DomainStats { return d.roomNow().zones }
+func (d *Decision) ZoneRoomStats() DomainStats {
+	r := d.roomNow()
+	if r.kept.on {
+		return r.kept.zones.stats(0) // keptRoomNow leaves r.zones
+	}
+	return r.zones
+}
 
 // NodeRoomStatsInZone summarises the source's vreplicas over the nodes with
 // room in the zone; every field is 0 when the zone has none.
 func (d *Decision) NodeRoomStatsInZone(zone int32) DomainStats {
+	if k := &d.room.kept; k.on && zone >= 0 && int(zone) < len(k.inZoneGen) && k.inZoneGen[zone] == d.gen {
+		return k.inZoneStats[zone] // asked at this generation already
+	}
 	r := d.roomNow()
 	if r.kept.on {
 		return d.keptInZone(zone)
@@ -235,13 +244,13 @@ func (d *Decision) scan(idx FreeCandidateIndex, node int32, nonHolder bool) int3
 // holding none of the source counts 0); every field is 0 when none has.
 // A node's summary is kept until the decision changes one of its pods.
 func (d *Decision) PodRoomStatsOnNode(node int32) DomainStats {
+	if d.keeps() {
+		return d.keptPodRoomStats(node)
+	}
 	r := &d.room
 	n := d.cluster.NumNodes()
 	if node < 0 || int(node) >= n {
 		return DomainStats{}
-	}
-	if d.keeps() {
-		return d.keptPodRoomStats(node)
 	}
 	for _, e := range r.podStats {
 		if e.node == node {

@@ -65,6 +65,7 @@ type scoreCache struct {
 type cachedScores struct {
 	in           ScoreInputs
 	plugin       ScorePlugin
+	summed       SummaryScorer // plugin, when it is one (summaryscorer.go)
 	weight       int64
 	scope, reach Scope
 	summary      ScoreSummary
@@ -126,6 +127,7 @@ func (r *run) startScoreCache(n int32) {
 		}
 		nkept++
 		pc.in, pc.plugin, pc.weight = s.inputs, s.plugin, s.weight
+		pc.summed, _ = s.plugin.(SummaryScorer)
 		pc.reach = max(pc.reach, pc.scope)
 		switch pc.scope {
 		case ScopeZone:
@@ -179,7 +181,7 @@ func (r *run) releaseScoreCache() {
 	}
 	c.changed, c.ords, c.keyOf, c.npods = c.changed[:0], c.ords[:0], c.keyOf[:0], 0
 	for i := range c.plugins {
-		c.plugins[i].in, c.plugins[i].plugin = nil, nil
+		c.plugins[i].in, c.plugins[i].plugin, c.plugins[i].summed = nil, nil, nil
 	}
 	c.releaseKept()
 	scoreCachePool.Put(c)
@@ -356,7 +358,15 @@ type hotScore struct {
 // slot, nil: none) is out of date, kept in slot for the next steps.
 func (r *run) rescore(ctx context.Context, pc *cachedScores, ord int32, slot *scoreSlot) (int64, error) {
 	d := r.d
-	sc, st := pc.plugin.Score(ctx, d, ord)
+	// From the step's summary when the plugin is a SummaryScorer
+	// (summaryscorer.go); inline, as a wrapper cost a call per score.
+	var sc int64
+	var st *Status
+	if pc.summed != nil {
+		sc, st = pc.summed.ScoreSummarized(ctx, d, ord, pc.summary)
+	} else {
+		sc, st = pc.plugin.Score(ctx, d, ord)
+	}
 	if !st.IsSuccess() {
 		return 0, fmt.Errorf("%s: pod ordinal %d: %w", d.Key(), ord, st.WithPlugin(pc.plugin.Name()).AsError())
 	}

@@ -48,22 +48,10 @@ func ExampleScoreInputs() {
 	if err != nil {
 		panic(err)
 	}
-	c := ft.NewCluster(5).Node("a0", "zone-a").Node("b0", "zone-b").
-		Pods("a0", "b0", "a0", "b0", "a0", "b0")
-	place := func(ex *framework.Explanation) string {
-		d, err := framework.NewDecision(framework.Place, c, nil, nil)
-		if err != nil {
-			panic(err)
-		}
-		if _, err := fits.Run(context.Background(), d, 20, ex); err != nil {
-			panic(err)
-		}
-		return fmt.Sprint(d.Placements())
-	}
-	kept := place(nil)
+	kept := placeOnTwoZones(fits, nil)
 	fmt.Println(kept)
 	// An explanation scores every candidate at every step.
-	fmt.Println("as scoring every pod:", kept == place(&framework.Explanation{}))
+	fmt.Println("as scoring every pod:", kept == placeOnTwoZones(fits, &framework.Explanation{}))
 	// Output:
 	// [{adapter-0 zone-a a0 5} {adapter-1 zone-b b0 5} {adapter-2 zone-a a0 5} {adapter-3 zone-b b0 5}]
 	// as scoring every pod: true

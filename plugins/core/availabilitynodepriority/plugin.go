@@ -60,7 +60,18 @@ const LocalPenalty int64 = 5
 
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	stats := spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew)
+	return pl.score(d, ordinal, spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew))
+}
+
+// ScoreSummarized implements framework.SummaryScorer: the nodes counted
+// are those the step's summary holds; the nodes with room in the pod's
+// zone are read as Score reads them.
+func (pl *Plugin) ScoreSummarized(_ context.Context, d *framework.Decision, ordinal int32, sum framework.ScoreSummary) (int64, *framework.Status) {
+	return pl.score(d, ordinal, spread.FromSummary(&sum, 0))
+}
+
+// score is the pod's score against the nodes counted.
+func (pl *Plugin) score(d *framework.Decision, ordinal int32, stats framework.DomainStats) (int64, *framework.Status) {
 	if stats.Domains == 0 {
 		return framework.MaxScore, nil
 	}
@@ -88,7 +99,7 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 // shares.
 func (*Plugin) EquivalentHolders() bool { return true }
 
-var _ framework.ScoreInputs = &Plugin{}
+var _ framework.SummaryScorer = &Plugin{}
 
 // ScoreReads implements framework.ScoreInputs: the score reads of a pod
 // only its node (and the node's zone), and of the decision the source's

@@ -39,4 +39,10 @@
 //   - A pod whose node has no zone label while counted zones exist scores 0:
 //     a vreplica there does nothing for zone availability, so zoned pods are
 //     preferred.
+//
+// A Run that keeps scores (framework.ScoreInputs) scores a zone again when
+// the zones counted moved or the zone changed, from the summary it
+// returned for the step (framework.SummaryScorer). Placing 1,000
+// vreplicas on the bounds cluster with the default profile: 2.3 calls a
+// step at about 158 instructions (issue 21; about 316 before).
 package availabilityzonepriority

@@ -60,7 +60,17 @@ func (*Plugin) SpreadsOverZones() bool { return true }
 
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
-	stats := spread.Counted(d.ZoneStats(), d.FeasibleZoneStats(), pl.maxSkew)
+	return pl.score(d, ordinal, spread.Counted(d.ZoneStats(), d.FeasibleZoneStats(), pl.maxSkew))
+}
+
+// ScoreSummarized implements framework.SummaryScorer: the zones counted
+// are those the step's summary holds.
+func (pl *Plugin) ScoreSummarized(_ context.Context, d *framework.Decision, ordinal int32, sum framework.ScoreSummary) (int64, *framework.Status) {
+	return pl.score(d, ordinal, spread.FromSummary(&sum, 0))
+}
+
+// score is the pod's score against the zones counted.
+func (pl *Plugin) score(d *framework.Decision, ordinal int32, stats framework.DomainStats) (int64, *framework.Status) {
 	if stats.Domains == 0 {
 		return framework.MaxScore, nil
 	}
@@ -75,7 +85,7 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 // in the pod's zone and the zones' summaries, which one holder class shares.
 func (*Plugin) EquivalentHolders() bool { return true }
 
-var _ framework.ScoreInputs = &Plugin{}
+var _ framework.SummaryScorer = &Plugin{}
 
 // ScoreReads implements framework.ScoreInputs: the score reads of a pod
 // only its zone, and of the decision the source's count in that zone and

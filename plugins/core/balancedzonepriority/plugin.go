@@ -99,11 +99,12 @@ func (*Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (i
 	if most <= 0 {
 		return framework.MaxScore, nil
 	}
-	info, ok := d.Cluster().Pod(ordinal)
-	if !ok || info.ZoneIndex < 0 || int(info.ZoneIndex) >= len(zf.free) {
+	// PodDomains, not Cluster.Pod: the score needs the zone alone.
+	_, zone, ok := d.PodDomains(ordinal)
+	if !ok || zone < 0 || int(zone) >= len(zf.free) {
 		return framework.MinScore, nil
 	}
-	return max(0, zf.free[info.ZoneIndex]) * framework.MaxScore / most, nil
+	return max(0, zf.free[zone]) * framework.MaxScore / most, nil
 }
 
 func load(d *framework.Decision) *zoneFree {

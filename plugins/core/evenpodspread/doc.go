@@ -30,4 +30,15 @@
 // would help, is ranked among its node's pods with room
 // (Decision.PodRoomStatsOnNode) minus LocalPenalty (5), so the node a small
 // zone's share went to still spreads it over its own pods.
+//
+// A Run that keeps scores (framework.ScoreInputs) scores a pod again when
+// its node changed or the summary moved: whether the pod cap is reached,
+// the pods counted, and, only while some pod in use can reach the node
+// spread's test, the highest count a node may hold and still take one
+// (spread.Bound; with MaxSkew 1 the nodes' Min, which moves once per round
+// of the nodes). It then scores from that summary
+// (framework.SummaryScorer), as the filter decides from its bound
+// (framework.SummaryFilter). Placing 1,000 vreplicas on the bounds cluster
+// with the default profile: 4.2 calls a step at about 326 instructions
+// (issue 21; 5.5 at about 444 before).
 package evenpodspread

@@ -88,7 +88,13 @@ const LocalPenalty int64 = 5
 // Score implements framework.ScorePlugin.
 func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32) (int64, *framework.Status) {
 	capped := podlimit.Reached(d)
-	stats := podStatsFor(d, capped)
+	return pl.score(d, ordinal, podStatsFor(d, capped), capped, 0, false)
+}
+
+// score is the pod's score against the pods counted (stats). When known,
+// bound is the node spread's spread.Bound; otherwise it is read from d if
+// needed.
+func (pl *Plugin) score(d *framework.Decision, ordinal int32, stats framework.DomainStats, capped bool, bound int64, known bool) (int64, *framework.Status) {
 	c := d.OnPod(ordinal)
 	if spread.Allowed(stats, c, pl.maxSkew) || c == 0 || capped {
 		// A pod holding none that is not allowed holds the fewest of its
@@ -102,7 +108,10 @@ func (pl *Plugin) Score(_ context.Context, d *framework.Decision, ordinal int32)
 	// gets its least loaded pod. A node within the node spread gets no
 	// such help: an emptier pod elsewhere is the better choice.
 	node := d.CandidateNode(ordinal)
-	if node < 0 || spread.Allowed(spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew), d.OnNode(node), pl.maxSkew) {
+	if !known && node >= 0 {
+		bound = pl.nodeBound(d)
+	}
+	if node < 0 || int64(d.OnNode(node)) <= bound {
 		return spread.Score(stats, c, pl.maxSkew), nil
 	}
 	local := d.PodRoomStatsOnNode(node)
@@ -142,17 +151,50 @@ func (*Plugin) ScoreReads() (scope, reach framework.Scope) {
 }
 
 // ScoreSummary implements framework.ScoreInputs: whether the pod cap is
-// reached, and the pods and nodes counted, as far as spread.Allowed and
-// spread.Score read them.
+// reached, the pods counted as far as spread.Allowed and spread.Score read
+// them, and, only when some candidate can be ranked among its node's pods
+// (see nodeBranch), the highest count on a node the node spread allows
+// (spread.Bound). The node spread's Min and Max move about every other
+// step on a dozen nodes; the bound, with MaxSkew 1 the Min, moves once
+// per round of the nodes, and scores kept under it stay valid meanwhile
+// (issue 21).
 func (pl *Plugin) ScoreSummary(d *framework.Decision) framework.ScoreSummary {
 	capped := podlimit.Reached(d)
-	pods := spread.Key(podStatsFor(d, capped))
-	nodes := spread.Key(spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew))
-	sum := framework.ScoreSummary{0, pods[0], pods[1], pods[2], nodes[0], nodes[1], nodes[2]}
+	pods := podStatsFor(d, capped)
+	k := spread.Key(pods)
+	sum := framework.ScoreSummary{0, k[0], k[1], k[2]}
 	if capped {
 		sum[0] = 1
+	} else if pl.nodeBranch(pods) {
+		sum[4] = 1
+		sum[5] = pl.nodeBound(d)
 	}
 	return sum
+}
+
+// nodeBound is the highest count the node spread allows on a node
+// (spread.Bound over the nodes counted).
+func (pl *Plugin) nodeBound(d *framework.Decision) int64 {
+	return spread.Bound(spread.Counted(d.NodeStats(), d.NodeRoomStats(), pl.maxSkew), pl.maxSkew)
+}
+
+// nodeBranch reports whether, the cap not reached, some candidate can
+// reach the node spread's test in score: a candidate holding c > 0 that
+// the pods counted do not allow. Every candidate holding the source is
+// counted in PodStats, so c is at most pods.Max, and Allowed is c <=
+// spread.Bound.
+func (pl *Plugin) nodeBranch(pods framework.DomainStats) bool {
+	return pods.Domains > 0 && int64(pods.Max) > max(spread.Bound(pods, pl.maxSkew), 0)
+}
+
+var _ framework.SummaryScorer = &Plugin{}
+
+// ScoreSummarized implements framework.SummaryScorer: the pods counted
+// and the node spread's bound are the step's summary's.
+func (pl *Plugin) ScoreSummarized(_ context.Context, d *framework.Decision, ordinal int32, sum framework.ScoreSummary) (int64, *framework.Status) {
+	// Without the bound (sum[4] 0: no candidate should need it), score
+	// reads it from d as Score does.
+	return pl.score(d, ordinal, spread.FromSummary(&sum, 1), sum[0] == 1, sum[5], sum[4] == 1)
 }
 
 var _ framework.FilterInputs = &Plugin{}
@@ -161,9 +203,23 @@ var _ framework.FilterInputs = &Plugin{}
 // source's count on the pod.
 func (*Plugin) FilterReads() framework.Scope { return framework.ScopePod }
 
-// FilterSummary implements framework.FilterInputs: the pods counted (all
-// eligible ones, or the holders once the pod cap is reached), as far as
-// spread.Allowed reads them.
-func (*Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
-	return spread.Summary(podStats(d))
+// FilterSummary implements framework.FilterInputs: the highest count the
+// pods counted (all eligible ones, or the holders once the pod cap is
+// reached) allow on a pod (spread.Bound), all the verdict reads of them.
+func (pl *Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
+	return framework.ScoreSummary{spread.Bound(podStats(d), pl.maxSkew)}
+}
+
+var _ framework.SummaryFilter = &Plugin{}
+
+// FilterSummarized implements framework.SummaryFilter: the verdict from
+// the step's bound, without summarising the pods again.
+func (pl *Plugin) FilterSummarized(ctx context.Context, d *framework.Decision, ordinal int32, sum framework.ScoreSummary) *framework.Status {
+	if int64(d.OnPod(ordinal)) <= sum[0] {
+		return nil
+	}
+	if d.ReasonsWanted() {
+		return pl.Filter(ctx, d, ordinal)
+	}
+	return skewed
 }

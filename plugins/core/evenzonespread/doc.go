@@ -39,4 +39,13 @@
 // Being hard, the rule keeps vreplicas pending when a counted zone cannot get
 // pods: use it where the StatefulSet's pods can run in every zone that has
 // schedulable nodes.
+//
+// A Run that keeps filter verdicts (framework.FilterInputs) filters a
+// candidate again when its zone changed or when the highest count a zone
+// may hold and still take one (spread.Bound; with MaxSkew 1 the zones'
+// Min) moved, and then decides from that bound (framework.SummaryFilter)
+// without reading the zone spread's summary again. Placing 1,000
+// vreplicas on the bounds cluster with the zone-hard profile, the filter
+// runs 13.0 times a step at about 83 instructions (issue 21; 18.2 times at
+// about 149 before).
 package evenzonespread

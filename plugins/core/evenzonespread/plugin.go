@@ -164,8 +164,30 @@ var _ framework.FilterInputs = &Plugin{}
 // source's count in the pod's zone.
 func (*Plugin) FilterReads() framework.Scope { return framework.ScopeZone }
 
-// FilterSummary implements framework.FilterInputs: the zones counted, as
-// far as spread.Allowed reads them.
-func (*Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
-	return spread.Summary(d.ZoneSpreadStats())
+// FilterSummary implements framework.FilterInputs: whether any zone is
+// counted and the highest count they allow in a zone (spread.Bound), all
+// the verdict reads of them. With MaxSkew 1 the bound is the zones' Min,
+// which moves once per round of the zones where their Min and Max
+// together moved at two steps of three (issue 21).
+func (pl *Plugin) FilterSummary(d *framework.Decision) framework.ScoreSummary {
+	stats := d.ZoneSpreadStats()
+	return framework.ScoreSummary{int64(min(stats.Domains, 1)), spread.Bound(stats, pl.maxSkew)}
+}
+
+var _ framework.SummaryFilter = &Plugin{}
+
+// FilterSummarized implements framework.SummaryFilter: the verdict from
+// the step's summary (whether a zone is counted, and the bound), without
+// reading ZoneSpreadStats again.
+func (pl *Plugin) FilterSummarized(ctx context.Context, d *framework.Decision, ordinal int32, sum framework.ScoreSummary) *framework.Status {
+	if sum[0] == 0 {
+		return nil
+	}
+	if _, zone, ok := d.PodDomains(ordinal); ok && zone >= 0 && int64(d.OnZone(zone)) <= sum[1] {
+		return nil
+	}
+	if d.ReasonsWanted() {
+		return pl.Filter(ctx, d, ordinal)
+	}
+	return skewed
 }
