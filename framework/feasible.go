@@ -89,7 +89,7 @@ func (d *Decision) FeasibleZoneStats() DomainStats {
 // (the runtime placed every candidate it filtered), without the call.
 func (d *Decision) zoneOf(ord int32) (int32, bool) {
 	if pa := d.room.placeAt; ord >= 0 && int(ord) < len(pa) && pa[ord].set {
-		return pa[ord].zone, pa[ord].known
+		return pa[ord].p.zone, pa[ord].p.known
 	}
 	_, z, ok := d.PodDomains(ord)
 	return z, ok
