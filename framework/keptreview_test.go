@@ -257,3 +257,41 @@ func keptMatchesExplained(p *framework.Profile, sc ft.Scenario, n int32) error {
 	}
 	return nil
 }
+
+// TestKeptStepCostedMatchScratch checks the kept steps of the default
+// policy's costed variant (the cost classes' candidates, a Run that keeps
+// scores at any size) on clusters whose pods use memory and whose source
+// has a cost, against scoring the same candidates afresh.
+func TestKeptStepCostedMatchScratch(t *testing.T) {
+	var diffs []string
+	steps := 0
+	defer framework.CheckKeptSteps(func(s string) { diffs = append(diffs, s) }, &steps)()
+	costed := keptCheckProfiles(t)["default/place"].Costed()
+	if costed == nil {
+		t.Fatal("the default policy has no costed variant")
+	}
+	rng := rand.New(rand.NewSource(2115))
+	for i := range 300 {
+		sc := ft.RandomScenario(rng)
+		cc := ft.WithResources(sc.Cluster, ft.Resources("memory", "1000"))
+		for ord := range int32(40) {
+			cc.UseResources(ord, ft.Resources("memory", fmt.Sprint([]int{0, 100, 300}[rng.Intn(3)])))
+		}
+		src := ft.NewVPod("ns", "src", 0, sc.Base...)
+		cc.Cost(src.Key, ft.Resources("memory", fmt.Sprint([]int{50, 100, 250}[rng.Intn(3)])))
+		d, err := framework.NewDecision(framework.Place, cc, src, sc.Base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := costed.Run(context.Background(), d, 1+rng.Int31n(40), nil); err != nil {
+			t.Fatalf("scenario %d: %v", i, err)
+		}
+		if len(diffs) > 0 {
+			t.Fatalf("scenario %d:\n%s", i, strings.Join(diffs[:min(len(diffs), 5)], "\n"))
+		}
+	}
+	t.Logf("%d kept steps checked", steps)
+	if steps < 1000 {
+		t.Errorf("%d kept steps checked, want at least 1,000", steps)
+	}
+}
