@@ -295,3 +295,38 @@ func TestKeptStepCostedMatchScratch(t *testing.T) {
 		t.Errorf("%d kept steps checked, want at least 1,000", steps)
 	}
 }
+
+// flaggedScore is a scopedScore that also reads whether the pod is a
+// candidate, as a node or zone scope allows: the candidates of a node
+// (zone) and its other pods have slots of their own.
+type flaggedScore struct{ scopedScore }
+
+func (f flaggedScore) Score(ctx context.Context, d *framework.Decision, ord int32) (int64, *framework.Status) {
+	sc, st := f.scopedScore.Score(ctx, d, ord)
+	if d.Cluster().IsCandidate(ord) {
+		sc = (sc + 50) % (framework.MaxScore + 1)
+	}
+	return sc, st
+}
+
+// TestKeptSlotsKeepTheCandidateFlag removes from random clusters, where
+// the source's holders mix candidates with drained, removed and cordoned
+// pods on the same nodes and zones, with node and zone scores that read
+// the candidate flag, each kept step checked against scoring afresh.
+func TestKeptSlotsKeepTheCandidateFlag(t *testing.T) {
+	var diffs []string
+	steps := 0
+	defer framework.CheckKeptSteps(func(s string) { diffs = append(diffs, s) }, &steps)()
+	p := mustProfile(t, framework.Remove, []framework.WeightedScore{
+		{Plugin: flaggedScore{scopedScore{"zone", framework.ScopeZone, framework.ScopeZone, 3}}, Weight: 4},
+		{Plugin: flaggedScore{scopedScore{"node", framework.ScopeNode, framework.ScopeZone, 0}}, Weight: 3},
+		{Plugin: scopedScore{"pod", framework.ScopePod, framework.ScopePod, 0}, Weight: 1},
+	})
+	rng := rand.New(rand.NewSource(2116))
+	for i := range 300 {
+		runChecked(t, fmt.Sprintf("scenario %d", i), p, ft.RandomScenario(rng), 0, &diffs)
+	}
+	if steps < 1000 {
+		t.Errorf("%d kept steps checked, want at least 1,000", steps)
+	}
+}
