@@ -169,3 +169,14 @@ func (r *run) apply(best, delta int32) {
 		r.sc.noteChange(r.d, best)
 	}
 }
+
+// denseForRemoval makes OnPod index a slice from the start of a removal of
+// n vreplicas or more, denseMin of them: a removing step reads every
+// representative holder's count several times (the runtime, the holder
+// classes, each remove plugin), and a source of fewer than denseMin pods
+// would otherwise hash each of those reads, removal after removal.
+func (r *run) denseForRemoval(n int32) {
+	if d := r.d; d.mode == Remove && n >= denseMin && d.onPodAt == nil && len(d.onPod) > 0 {
+		d.densify()
+	}
+}

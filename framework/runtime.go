@@ -164,6 +164,7 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 		r.startFast(n)
 	}
 	r.classes = p.holderGrouped && ex == nil && (fast || p.mode == Remove)
+	r.denseForRemoval(n)
 	r.maybeHolderClasses()
 	if ex == nil {
 		r.startScoreCache(scoreCacheSize(n, classed)) // costclass.go
