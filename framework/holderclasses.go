@@ -33,6 +33,7 @@ type holderClasses struct {
 	slot    map[holderClassKey]int
 	members [][]int32
 	free    []int
+	groups  *holderGroups // removegroups.go; nil: the run does not choose by group
 }
 
 // holderClassKey is the pod's holder class as the decision stands, and
@@ -100,7 +101,19 @@ func (hc *holderClasses) slotOf(k holderClassKey, size int) int {
 		hc.members = append(hc.members, make([]int32, 0, size))
 	}
 	hc.slot[k] = s
+	if hc.groups != nil {
+		hc.groups.add(k, s)
+	}
 	return s
+}
+
+// rep is the representative of the class in slot s, which has members.
+func (hc *holderClasses) rep(s int) int32 {
+	m := hc.members[s]
+	if hc.place {
+		return m[0]
+	}
+	return m[len(m)-1]
 }
 
 // appendRepresentatives appends to out the first pod of every class in
@@ -118,8 +131,12 @@ func (hc *holderClasses) appendRepresentatives(out []int32) []int32 {
 	return out
 }
 
-// removeClassCandidates is one holder per class when removing.
+// removeClassCandidates is one holder per class when removing; none when
+// the run chooses by group (chooseGrouped reads the classes itself).
 func (r *run) removeClassCandidates() []int32 {
+	if r.holding.groups != nil {
+		return r.cands[:0]
+	}
 	r.cands = r.holding.appendRepresentatives(r.cands[:0])
 	return r.cands
 }
@@ -137,6 +154,9 @@ func (hc *holderClasses) moved(d *Decision, ord int32, was holderClassKey, in bo
 			if len(hc.members[s]) == 0 {
 				delete(hc.slot, was)
 				hc.free = append(hc.free, s)
+				if hc.groups != nil {
+					hc.groups.remove(s)
+				}
 			}
 		}
 	}
