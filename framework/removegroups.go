@@ -38,6 +38,8 @@ type holderGroup struct {
 	best    int32 // the best class's representative
 	bestSum int64 // its weighted pod-scoped scores
 	outside bool  // a representative had no pod slot: found again every step
+	key     podKey
+	keyed   bool // key is set (once a member is known)
 }
 
 // holderGroups is a run's holder groups, kept by holderClasses when the run
@@ -174,7 +176,10 @@ func (r *run) chooseGrouped(ctx context.Context) (int32, error) {
 		}
 		rep := reps[n]
 		n++
-		c.candOf(d, rep, &k)
+		if !gr.keyed {
+			gr.key, gr.keyed = c.keyOfPlace(d.place(rep)), true
+		}
+		c.groupCand(gr.key, &k)
 		if gr.outside || gr.at == 0 || gr.at < podSince || k.at[ScopeNode] >= gr.at ||
 			(g.podReach >= ScopeZone && k.at[ScopeZone] >= gr.at) {
 			if err := r.findGroupBest(ctx, gr); err != nil {
@@ -190,6 +195,21 @@ func (r *run) chooseGrouped(ctx context.Context) (int32, error) {
 		}
 	}
 	return best, nil
+}
+
+// groupCand sets k to what the node- and zone-scoped scores of the pods
+// at key read: their slots and the last steps their node and zone changed
+// at (the current step for a domain outside the cluster's: never kept).
+// Every member of a group has the key, so this is candOf for all of them
+// without a look-up per member.
+func (c *scoreCache) groupCand(key podKey, k *stepCand) {
+	*k = stepCand{slot: [4]int32{-1, key.nodeSlot, key.zoneSlot, -1}, at: [4]int32{c.step, c.step, c.step, c.step}}
+	if key.node >= 0 {
+		k.at[ScopeNode] = c.nodeAt[key.node]
+	}
+	if key.zone >= 0 {
+		k.at[ScopeZone] = c.zoneAt[key.zone]
+	}
 }
 
 // findGroupBest finds the group's best class by its pod-scoped scores,
