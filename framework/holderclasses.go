@@ -34,6 +34,11 @@ type holderClasses struct {
 	members [][]int32
 	free    []int
 	groups  *holderGroups // removegroups.go; nil: the run does not choose by group
+	// keys is each slot's class; slotAt, per ordinal, the slot of the
+	// class the pod is in, plus 1 (0: none), so that a step finds the
+	// class it changes without hashing its key.
+	keys   []holderClassKey
+	slotAt []int32
 }
 
 // holderClassKey is the pod's holder class as the decision stands, and
@@ -76,10 +81,13 @@ func (r *run) maybeHolderClasses() {
 // classes.
 func (r *run) startHolderClasses() {
 	hc := &holderClasses{place: r.d.mode == Place, slot: make(map[holderClassKey]int, 64)}
-	for _, ord := range r.d.holderList() { // ascending: members stay sorted
+	list := r.d.holderList() // ascending: members stay sorted
+	hc.slotAt = make([]int32, max(list[len(list)-1]+1, 0))
+	for _, ord := range list {
 		if k, ok := r.d.holderClassKey(ord); ok {
 			s := hc.slotOf(k, 4)
 			hc.members[s] = append(hc.members[s], ord)
+			hc.setSlot(ord, int32(s)+1)
 		}
 	}
 	r.holding = hc
@@ -99,8 +107,9 @@ func (hc *holderClasses) slotOf(k holderClassKey, size int) int {
 	} else {
 		s = len(hc.members)
 		hc.members = append(hc.members, make([]int32, 0, size))
+		hc.keys = append(hc.keys, holderClassKey{})
 	}
-	hc.slot[k] = s
+	hc.slot[k], hc.keys[s] = s, k
 	if hc.groups != nil {
 		hc.groups.add(k, s)
 	}
@@ -141,30 +150,52 @@ func (r *run) removeClassCandidates() []int32 {
 	return r.cands
 }
 
-// moved moves the pod, in class was before the change, to its class now
-// (none once it is out of every class).
-func (hc *holderClasses) moved(d *Decision, ord int32, was holderClassKey, in bool) {
+// slotOfPod is the slot of the class the pod is in, plus 1 (0: none).
+func (hc *holderClasses) slotOfPod(ord int32) int32 {
+	if ord >= 0 && int(ord) < len(hc.slotAt) {
+		return hc.slotAt[ord]
+	}
+	return 0
+}
+
+// setSlot records the pod's class slot plus 1 (0: none).
+func (hc *holderClasses) setSlot(ord, s int32) {
+	if ord < 0 {
+		return
+	}
+	if int(ord) >= len(hc.slotAt) {
+		if s == 0 {
+			return
+		}
+		hc.slotAt = append(hc.slotAt, make([]int32, int(ord)+1-len(hc.slotAt))...)
+	}
+	hc.slotAt[ord] = s
+}
+
+// moved moves the pod, in the class of slot was minus 1 before the change
+// (0: none), to its class now (none once it is out of every class).
+func (hc *holderClasses) moved(d *Decision, ord int32, was int32) {
 	size := 4
-	if in {
-		if s, ok := hc.slot[was]; ok {
-			size = max(size, len(hc.members[s]))
-			if i, found := slices.BinarySearch(hc.members[s], ord); found {
-				hc.members[s] = slices.Delete(hc.members[s], i, i+1)
-			}
-			if len(hc.members[s]) == 0 {
-				delete(hc.slot, was)
-				hc.free = append(hc.free, s)
-				if hc.groups != nil {
-					hc.groups.remove(s)
-				}
+	if s := int(was) - 1; s >= 0 {
+		size = max(size, len(hc.members[s]))
+		if i, found := slices.BinarySearch(hc.members[s], ord); found {
+			hc.members[s] = slices.Delete(hc.members[s], i, i+1)
+		}
+		if len(hc.members[s]) == 0 {
+			delete(hc.slot, hc.keys[s])
+			hc.free = append(hc.free, s)
+			if hc.groups != nil {
+				hc.groups.remove(s)
 			}
 		}
+		hc.setSlot(ord, 0)
 	}
 	if k, ok := d.holderClassKey(ord); ok {
 		s := hc.slotOf(k, size)
 		if i, found := slices.BinarySearch(hc.members[s], ord); !found {
 			hc.members[s] = slices.Insert(hc.members[s], i, ord)
 		}
+		hc.setSlot(ord, int32(s)+1)
 	}
 }
 
@@ -175,9 +206,9 @@ func (r *run) apply(best, delta int32) {
 		r.d.apply(best, delta)
 		r.maybeHolderClasses()
 	} else {
-		was, in := r.d.holderClassKey(best)
+		was := r.holding.slotOfPod(best)
 		r.d.apply(best, delta)
-		r.holding.moved(r.d, best, was, in)
+		r.holding.moved(r.d, best, was)
 	}
 	if r.zoned {
 		r.placed(best)
