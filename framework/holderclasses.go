@@ -80,7 +80,7 @@ func (r *run) maybeHolderClasses() {
 // startHolderClasses sorts the holders a step may choose into their
 // classes.
 func (r *run) startHolderClasses() {
-	hc := &holderClasses{place: r.d.mode == Place, slot: make(map[holderClassKey]int, 64)}
+	hc := &holderClasses{place: r.d.mode == Place, slot: make(map[holderClassKey]int, 64), keys: make([]holderClassKey, 0, 64)}
 	list := r.d.holderList() // ascending: members stay sorted
 	hc.slotAt = make([]int32, max(list[len(list)-1]+1, 0))
 	for _, ord := range list {

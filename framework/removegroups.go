@@ -77,14 +77,15 @@ func (r *run) startGroups() {
 	// Room for as many groups as classes, and for a few classes in each
 	// from one array: a run allocates a handful of times, not per group.
 	n := len(hc.members)
+	ints := make([]int, (groupRoom+1)*n+groupRoom+len(c.kept))
 	g := &holderGroups{
 		of:      make(map[holderGroupKey]int, n),
 		list:    make([]holderGroup, 0, n),
-		groupOf: make([]int, 0, n+groupRoom),
-		block:   make([]int, groupRoom*n),
+		groupOf: ints[: 0 : n+groupRoom],
+		block:   ints[n+groupRoom : (groupRoom+1)*n+groupRoom],
 		reps:    make([]int32, 0, n),
 	}
-	g.podScores = make([]int, 0, len(c.kept))
+	g.podScores = ints[(groupRoom+1)*n+groupRoom:][:0]
 	for b, i := range c.kept {
 		if pc := &c.plugins[i]; pc.scope == ScopePod {
 			g.podScores = append(g.podScores, b)
