@@ -33,6 +33,12 @@ type holderClasses struct {
 	slot    map[holderClassKey]int
 	members [][]int32
 	free    []int
+	groups  *holderGroups // removegroups.go; nil: the run does not choose by group
+	// keys is each slot's class; slotAt, per ordinal, the slot of the
+	// class the pod is in, plus 1 (0: none), so that a step finds the
+	// class it changes without hashing its key.
+	keys   []holderClassKey
+	slotAt []int32
 }
 
 // holderClassKey is the pod's holder class as the decision stands, and
@@ -74,11 +80,14 @@ func (r *run) maybeHolderClasses() {
 // startHolderClasses sorts the holders a step may choose into their
 // classes.
 func (r *run) startHolderClasses() {
-	hc := &holderClasses{place: r.d.mode == Place, slot: make(map[holderClassKey]int, 64)}
-	for _, ord := range r.d.holderList() { // ascending: members stay sorted
+	hc := &holderClasses{place: r.d.mode == Place, slot: make(map[holderClassKey]int, 64), keys: make([]holderClassKey, 0, 64)}
+	list := r.d.holderList() // ascending: members stay sorted
+	hc.slotAt = make([]int32, max(list[len(list)-1]+1, 0))
+	for _, ord := range list {
 		if k, ok := r.d.holderClassKey(ord); ok {
 			s := hc.slotOf(k, 4)
 			hc.members[s] = append(hc.members[s], ord)
+			hc.setSlot(ord, int32(s)+1)
 		}
 	}
 	r.holding = hc
@@ -98,9 +107,22 @@ func (hc *holderClasses) slotOf(k holderClassKey, size int) int {
 	} else {
 		s = len(hc.members)
 		hc.members = append(hc.members, make([]int32, 0, size))
+		hc.keys = append(hc.keys, holderClassKey{})
 	}
-	hc.slot[k] = s
+	hc.slot[k], hc.keys[s] = s, k
+	if hc.groups != nil {
+		hc.groups.add(k, s)
+	}
 	return s
+}
+
+// rep is the representative of the class in slot s, which has members.
+func (hc *holderClasses) rep(s int) int32 {
+	m := hc.members[s]
+	if hc.place {
+		return m[0]
+	}
+	return m[len(m)-1]
 }
 
 // appendRepresentatives appends to out the first pod of every class in
@@ -118,33 +140,62 @@ func (hc *holderClasses) appendRepresentatives(out []int32) []int32 {
 	return out
 }
 
-// removeClassCandidates is one holder per class when removing.
+// removeClassCandidates is one holder per class when removing; none when
+// the run chooses by group (chooseGrouped reads the classes itself).
 func (r *run) removeClassCandidates() []int32 {
+	if r.holding.groups != nil {
+		return r.cands[:0]
+	}
 	r.cands = r.holding.appendRepresentatives(r.cands[:0])
 	return r.cands
 }
 
-// moved moves the pod, in class was before the change, to its class now
-// (none once it is out of every class).
-func (hc *holderClasses) moved(d *Decision, ord int32, was holderClassKey, in bool) {
+// slotOfPod is the slot of the class the pod is in, plus 1 (0: none).
+func (hc *holderClasses) slotOfPod(ord int32) int32 {
+	if ord >= 0 && int(ord) < len(hc.slotAt) {
+		return hc.slotAt[ord]
+	}
+	return 0
+}
+
+// setSlot records the pod's class slot plus 1 (0: none).
+func (hc *holderClasses) setSlot(ord, s int32) {
+	if ord < 0 {
+		return
+	}
+	if int(ord) >= len(hc.slotAt) {
+		if s == 0 {
+			return
+		}
+		hc.slotAt = append(hc.slotAt, make([]int32, int(ord)+1-len(hc.slotAt))...)
+	}
+	hc.slotAt[ord] = s
+}
+
+// moved moves the pod, in the class of slot was minus 1 before the change
+// (0: none), to its class now (none once it is out of every class).
+func (hc *holderClasses) moved(d *Decision, ord int32, was int32) {
 	size := 4
-	if in {
-		if s, ok := hc.slot[was]; ok {
-			size = max(size, len(hc.members[s]))
-			if i, found := slices.BinarySearch(hc.members[s], ord); found {
-				hc.members[s] = slices.Delete(hc.members[s], i, i+1)
-			}
-			if len(hc.members[s]) == 0 {
-				delete(hc.slot, was)
-				hc.free = append(hc.free, s)
+	if s := int(was) - 1; s >= 0 {
+		size = max(size, len(hc.members[s]))
+		if i, found := slices.BinarySearch(hc.members[s], ord); found {
+			hc.members[s] = slices.Delete(hc.members[s], i, i+1)
+		}
+		if len(hc.members[s]) == 0 {
+			delete(hc.slot, hc.keys[s])
+			hc.free = append(hc.free, s)
+			if hc.groups != nil {
+				hc.groups.remove(s)
 			}
 		}
+		hc.setSlot(ord, 0)
 	}
 	if k, ok := d.holderClassKey(ord); ok {
 		s := hc.slotOf(k, size)
 		if i, found := slices.BinarySearch(hc.members[s], ord); !found {
 			hc.members[s] = slices.Insert(hc.members[s], i, ord)
 		}
+		hc.setSlot(ord, int32(s)+1)
 	}
 }
 
@@ -155,9 +206,9 @@ func (r *run) apply(best, delta int32) {
 		r.d.apply(best, delta)
 		r.maybeHolderClasses()
 	} else {
-		was, in := r.d.holderClassKey(best)
+		was := r.holding.slotOfPod(best)
 		r.d.apply(best, delta)
-		r.holding.moved(r.d, best, was, in)
+		r.holding.moved(r.d, best, was)
 	}
 	if r.zoned {
 		r.placed(best)
@@ -167,5 +218,16 @@ func (r *run) apply(best, delta int32) {
 	}
 	if r.sc != nil {
 		r.sc.noteChange(r.d, best)
+	}
+}
+
+// denseForRemoval makes OnPod index a slice from the start of a removal of
+// n vreplicas or more, denseMin of them: a removing step reads every
+// representative holder's count several times (the runtime, the holder
+// classes, each remove plugin), and a source of fewer than denseMin pods
+// would otherwise hash each of those reads, removal after removal.
+func (r *run) denseForRemoval(n int32) {
+	if d := r.d; d.mode == Remove && n >= denseMin && d.onPodAt == nil && len(d.onPod) > 0 {
+		d.densify()
 	}
 }

@@ -170,10 +170,12 @@ func (p *Profile) Run(ctx context.Context, d *Decision, n int32, ex *Explanation
 		r.startFast(n)
 	}
 	r.classes = p.holderGrouped && ex == nil && (fast || p.mode == Remove)
+	r.denseForRemoval(n)
 	r.maybeHolderClasses()
 	if ex == nil {
 		r.startScoreCache(scoreCacheSize(n, classed)) // costclass.go
 		defer r.releaseScoreCache()
+		r.startGroups() // removegroups.go
 	}
 	delta := int32(1)
 	if p.mode == Remove {
@@ -435,6 +437,9 @@ func (r *run) holderCandidates(out []int32) []int32 {
 // choose filters and scores cands and returns the winner, -1 when none passes.
 func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) (int32, error) {
 	if r.sc != nil && step == nil {
+		if r.holding != nil && r.holding.groups != nil {
+			return r.chooseGrouped(ctx)
+		}
 		return r.chooseKept(ctx, cands)
 	}
 	d := r.d

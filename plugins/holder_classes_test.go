@@ -59,7 +59,9 @@ func removeProfiles(t *testing.T, rng *rand.Rand) map[string]*framework.Profile 
 // gone) and on larger ones where many holders share a class, that removing
 // by holder class (one holder per node, zone, candidacy and count) removes
 // exactly as evaluating every holder does (an explanation evaluates every
-// holder), for every in-tree descheduler policy.
+// holder), for every in-tree descheduler policy. A run that keeps scores
+// (longer scenarios) chooses by holder group, the classes of one node,
+// zone and candidacy (framework/removegroups.go), which this checks too.
 func TestRemovalClassesAreExact(t *testing.T) {
 	rng := rand.New(rand.NewSource(21))
 	profiles := removeProfiles(t, rng)

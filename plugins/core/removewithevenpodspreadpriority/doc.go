@@ -56,7 +56,8 @@
 // spread. A pod holding none of the source (never a candidate when removing)
 // scores 0.
 //
-// The plugin counts the holders once per decision (Prepare) and again after
-// each removal (Changed), keeping the count in the Decision; the plugin value
-// itself holds only its configuration.
+// The plugin reads the holders' summary the Decision keeps current change by
+// change (Decision.HolderPodStats); its Prepare and Changed do nothing and
+// remain for callers that use them. The plugin value holds only its
+// configuration.
 package removewithevenpodspreadpriority

@@ -43,47 +43,22 @@ func New(_ context.Context, args *Args) (*Plugin, error) {
 // Name implements framework.Plugin.
 func (*Plugin) Name() string { return Name }
 
-// stateKey is where the plugin keeps its count of the holders in a Decision.
-// It does not depend on the configuration, so several instances may share it.
-const stateKey framework.StateKey = Name + "/holders"
+// Prepare implements framework.PreparePlugin. The plugin keeps nothing:
+// the decision keeps the holders' summary current change by change
+// (Decision.HolderPodStats), so there is nothing to count up front. It
+// stays so that configurations and embedders that call it keep working.
+func (*Plugin) Prepare(context.Context, *framework.Decision) *framework.Status { return nil }
 
-// holders is the spread over the available holders as of the decision's
-// change count changes.
-type holders struct {
-	changes int32
-	stats   framework.DomainStats
-}
+// Changed implements framework.ChangeObserver; as Prepare, it has nothing
+// to do.
+func (*Plugin) Changed(*framework.Decision, int32, int32) {}
 
-// count summarises the source's vreplicas over its available holders, which
-// the decision keeps current change by change.
-func count(d *framework.Decision) framework.DomainStats {
-	return d.HolderPodStats()
-}
-
-// Prepare implements framework.PreparePlugin: it counts the holders once.
-func (*Plugin) Prepare(_ context.Context, d *framework.Decision) *framework.Status {
-	d.Store(stateKey, &holders{changes: d.Changed(), stats: count(d)})
-	return nil
-}
-
-// Changed implements framework.ChangeObserver: it recounts after a removal.
-func (*Plugin) Changed(d *framework.Decision, _ int32, _ int32) {
-	if v, ok := d.Load(stateKey); ok {
-		if h, ok := v.(*holders); ok {
-			h.changes, h.stats = d.Changed(), count(d)
-		}
-	}
-}
-
-// stats returns the count kept in d when it is current, and counts afresh
-// otherwise (Score called without Prepare, as in tests).
+// stats summarises the source's vreplicas over its available holders,
+// which the decision keeps current: it was kept in the decision's state
+// by Prepare and Changed, and the look-up of that state, at every score of
+// every step, cost more than the summary it saved.
 func stats(d *framework.Decision) framework.DomainStats {
-	if v, ok := d.Load(stateKey); ok {
-		if h, ok := v.(*holders); ok && h.changes == d.Changed() {
-			return h.stats
-		}
-	}
-	return count(d)
+	return d.HolderPodStats()
 }
 
 // Score implements framework.ScorePlugin.

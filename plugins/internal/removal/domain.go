@@ -5,31 +5,23 @@ import "github.com/vsched/vsched/framework"
 // Domain is what a descheduler plugin spreads the source over, nodes or
 // zones, read through the framework's per-domain views.
 type Domain struct {
-	reach   framework.Scope
-	of      func(node, zone int32) int32
-	counted func(framework.Cluster) []int32
-	stats   func(*framework.Decision) framework.DomainStats
-	on      func(*framework.Decision, int32) int32
+	reach framework.Scope // ScopeNode or ScopeZone
 }
 
 // Nodes and Zones are the domains of RemoveWithAvailabilityNodePriority and
 // RemoveWithAvailabilityZonePriority.
 var (
-	Nodes = Domain{
-		reach:   framework.ScopeNode,
-		of:      func(node, _ int32) int32 { return node },
-		counted: framework.Cluster.SchedulableNodes,
-		stats:   (*framework.Decision).NodeStats,
-		on:      (*framework.Decision).OnNode,
-	}
-	Zones = Domain{
-		reach:   framework.ScopeZone,
-		of:      func(_, zone int32) int32 { return zone },
-		counted: framework.Cluster.SchedulableZones,
-		stats:   (*framework.Decision).ZoneStats,
-		on:      (*framework.Decision).OnZone,
-	}
+	Nodes = Domain{reach: framework.ScopeNode}
+	Zones = Domain{reach: framework.ScopeZone}
 )
+
+// stats is the summary over the counted domains.
+func (dm Domain) stats(d *framework.Decision) framework.DomainStats {
+	if dm.reach == framework.ScopeNode {
+		return d.NodeStats()
+	}
+	return d.ZoneStats()
+}
 
 // Score ranks removing one vreplica from the pod with the ordinal by its
 // domain's share of the source (Score over the counted domains). A pod
@@ -37,23 +29,32 @@ var (
 // One that is no candidate, or lies outside every counted domain (a failed
 // or cordoned node or zone, no label), scores MaxScore: its vreplicas are to
 // leave first.
+//
+// It runs for every holder class the step evaluates, removal after
+// removal: it reads where the pod is once, and no domain list. A
+// candidate's node and zone are counted by definition
+// (Cluster.SchedulableNodes and SchedulableZones list the domains that
+// host a candidate pod), so only a candidate without a zone (no label) is
+// outside them.
 func (dm Domain) Score(d *framework.Decision, ordinal, maxSkew int32) int64 {
 	if d.OnPod(ordinal) <= 0 {
 		return framework.MinScore
 	}
-	// Not Cluster.Pod: this runs for every holder at every step, and a
-	// PodInfo carries names the score never reads.
-	// A candidate is bound to a node: CandidateNode is -1 for any other
-	// pod, an unknown one included.
-	if d.CandidateNode(ordinal) < 0 {
+	// Not Cluster.Pod: a PodInfo carries names the score never reads. A
+	// candidate is bound to a node; any other pod, an unknown one
+	// included, is not one.
+	node := d.CandidateNode(ordinal)
+	if node < 0 {
 		return framework.MaxScore
 	}
-	node, zone, _ := d.PodDomains(ordinal)
-	index := dm.of(node, zone)
-	if index < 0 || !Contains(dm.counted(d.Cluster()), index) {
+	if dm.reach == framework.ScopeNode {
+		return Score(d.NodeStats(), d.OnNode(node), maxSkew)
+	}
+	_, zone, _ := d.PodDomains(ordinal)
+	if zone < 0 {
 		return framework.MaxScore
 	}
-	return Score(dm.stats(d), dm.on(d, index), maxSkew)
+	return Score(d.ZoneStats(), d.OnZone(zone), maxSkew)
 }
 
 // ScoreReads is what Score reads, for framework.ScoreInputs: of the pod,

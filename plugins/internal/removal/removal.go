@@ -11,8 +11,6 @@
 package removal
 
 import (
-	"slices"
-
 	"github.com/vsched/vsched/framework"
 )
 
@@ -96,12 +94,6 @@ func Score(s framework.DomainStats, count, maxSkew int32) int64 {
 		return framework.MaxScore - (framework.MaxScore-WithinFloor)*below/int64(maxSkew)
 	}
 	return max(1, BeyondCeiling*Proportional(count, s.Max)/framework.MaxScore)
-}
-
-// Contains reports whether the ascending list of indexes holds index.
-func Contains(sorted []int32, index int32) bool {
-	_, found := slices.BinarySearch(sorted, index)
-	return found
 }
 
 // Stats accumulates counts into a framework.DomainStats, with the meaning

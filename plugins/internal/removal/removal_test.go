@@ -137,18 +137,3 @@ func TestForbiddenDegenerate(t *testing.T) {
 		t.Errorf("Forbidden for a domain holding nothing = true")
 	}
 }
-
-func TestContains(t *testing.T) {
-	list := []int32{0, 2, 5}
-	for _, tc := range []struct {
-		index int32
-		want  bool
-	}{{0, true}, {1, false}, {2, true}, {5, true}, {6, false}, {-1, false}} {
-		if got := Contains(list, tc.index); got != tc.want {
-			t.Errorf("Contains(%v, %d) = %v, want %v", list, tc.index, got, tc.want)
-		}
-	}
-	if Contains(nil, 0) {
-		t.Errorf("Contains(nil, 0) = true")
-	}
-}
