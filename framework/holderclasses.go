@@ -228,6 +228,6 @@ func (r *run) apply(best, delta int32) {
 // would otherwise hash each of those reads, removal after removal.
 func (r *run) denseForRemoval(n int32) {
 	if d := r.d; d.mode == Remove && n >= denseMin && d.onPodAt == nil && len(d.onPod) > 0 {
-		d.densify()
+		d.densify(0)
 	}
 }
