@@ -474,9 +474,7 @@ func (r *run) choose(ctx context.Context, cands []int32, step *StepExplanation) 
 		r.totals = make([]int64, len(feasible))
 	}
 	totals := r.totals[:len(feasible)]
-	for i := range totals {
-		totals[i] = 0
-	}
+	clear(totals)
 	for _, s := range r.scores {
 		// A weight-0 plugin cannot change the decision, so it is only
 		// evaluated for an explanation, and its failure is recorded there
