@@ -2,7 +2,6 @@ package statefulset
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math/rand"
 	"testing"
 
@@ -77,15 +76,7 @@ func bigSourceDigests(t *testing.T, data map[string]string) string {
 			t.Fatalf("%d vreplicas: %v", n, err)
 		}
 		commit(s, big, ps)
-		h := fnv.New64a()
-		for _, v := range vpods {
-			fmt.Fprintf(h, "%s:", v.key)
-			for _, p := range v.placements {
-				fmt.Fprintf(h, "%s=%d,", p.PodName, p.VReplicas)
-			}
-			fmt.Fprintln(h)
-		}
-		out += fmt.Sprintf(" %d:%08x", n, h.Sum64()&0xffffffff)
+		out += fmt.Sprintf(" %d:%08x", n, digestPlacements(vpods)&0xffffffff)
 	}
 	return out
 }

@@ -6,6 +6,10 @@ import (
 	"math/rand"
 	"os"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vsched/vsched"
 )
 
 // TestWeightedWorkloadDigest places the weighted workloads W1 and W2 with
@@ -52,11 +56,14 @@ func weightedDigests(t *testing.T, w workload) (placed, rescaled uint64) {
 }
 
 // digestPlacements hashes every source's key and placements, in order.
-func digestPlacements(vpods []*costVPod) uint64 {
+func digestPlacements[V interface {
+	GetKey() types.NamespacedName
+	GetPlacements() []vsched.Placement
+}](vpods []V) uint64 {
 	h := fnv.New64a()
 	for _, v := range vpods {
-		fmt.Fprintf(h, "%s:", v.key)
-		for _, p := range v.placements {
+		fmt.Fprintf(h, "%s:", v.GetKey())
+		for _, p := range v.GetPlacements() {
 			fmt.Fprintf(h, "%s=%d,", p.PodName, p.VReplicas)
 		}
 		fmt.Fprintln(h)
