@@ -75,6 +75,8 @@ func runChecked(t *testing.T, name string, p *framework.Profile, sc ft.Scenario,
 	}
 }
 
+// mustProfile is a profile of the scores, placing behind the capacity
+// filter and everyFourth, removing with no filter.
 func mustProfile(t *testing.T, mode framework.Mode, scores []framework.WeightedScore) *framework.Profile {
 	t.Helper()
 	var filters []framework.FilterPlugin

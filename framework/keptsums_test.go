@@ -94,15 +94,7 @@ func keptCheckProfiles(t *testing.T) map[string]*framework.Profile {
 	}
 	out := map[string]*framework.Profile{}
 	for _, mode := range []framework.Mode{framework.Place, framework.Remove} {
-		var filters []framework.FilterPlugin
-		if mode == framework.Place {
-			filters = []framework.FilterPlugin{ft.CapacityFilter{}, everyFourth{}}
-		}
-		p, err := framework.NewProfile(mode, filters, scores)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out["scoped/"+mode.String()] = p
+		out["scoped/"+mode.String()] = mustProfile(t, mode, scores)
 	}
 	// A score that is not kept is added at every step to the kept totals
 	// (keptTotals, winner).

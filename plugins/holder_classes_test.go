@@ -187,12 +187,26 @@ func TestPlacingHolderClassesAreExact(t *testing.T) {
 func checkClasses(t *testing.T, what string, p *framework.Profile, c framework.Cluster, sc ft.Scenario) {
 	t.Helper()
 	src := ft.NewVPod("ns", "src", 0, sc.Base...)
+	n1, n2, diff := keptAndExplained(t, p, c, src, sc.Base, sc.N)
+	if diff != "" || n1 != n2 {
+		t.Fatalf("%s (base %v, %s %d): by class %d, every candidate %d; placements (-every candidate +by class):\n%s",
+			what, sc.Base, p.Mode(), sc.N, n1, n2, diff)
+	}
+}
+
+// keptAndExplained runs p for n vreplicas of src from base twice, each on
+// a new decision: as a Run does (no explanation: holder classes, kept
+// scores and verdicts) and evaluating every candidate (an explanation
+// does). It returns what each changed and the placements' difference
+// (-every candidate +the run's).
+func keptAndExplained(t *testing.T, p *framework.Profile, c framework.Cluster, src vsched.VPod, base []vsched.Placement, n int32) (changed, every int32, diff string) {
+	t.Helper()
 	run := func(ex *framework.Explanation) (int32, string) {
-		d, err := framework.NewDecision(p.Mode(), c, src, sc.Base)
+		d, err := framework.NewDecision(p.Mode(), c, src, base)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := p.Run(context.Background(), d, sc.N, ex)
+		res, err := p.Run(context.Background(), d, n, ex)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,10 +214,7 @@ func checkClasses(t *testing.T, what string, p *framework.Profile, c framework.C
 	}
 	n1, p1 := run(nil)
 	n2, p2 := run(&framework.Explanation{})
-	if diff := cmp.Diff(p2, p1); diff != "" || n1 != n2 {
-		t.Fatalf("%s (base %v, %s %d): by class %d, every candidate %d; placements (-every candidate +by class):\n%s",
-			what, sc.Base, p.Mode(), sc.N, n1, n2, diff)
-	}
+	return n1, n2, cmp.Diff(p2, p1)
 }
 
 // longer makes every other scenario (odd i) long enough for the runtime to

@@ -1,20 +1,17 @@
 package plugins
 
 import (
-	"context"
 	"fmt"
 	"math/rand"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vsched/vsched"
-	"github.com/vsched/vsched/framework"
 	"github.com/vsched/vsched/state"
 )
 
@@ -81,20 +78,8 @@ func TestKeptStepOnState(t *testing.T) {
 				}
 				s.SetReplicas(gone)
 			}
-			run := func(ex *framework.Explanation) (int32, string) {
-				d, err := framework.NewDecision(framework.Place, s, light, base)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := p.Run(context.Background(), d, n, ex)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return res.Changed, fmt.Sprint(d.Placements())
-			}
-			n1, p1 := run(nil)
-			n2, p2 := run(&framework.Explanation{})
-			if diff := cmp.Diff(p2, p1); diff != "" || n1 != n2 {
+			n1, n2, diff := keptAndExplained(t, p, s, light, base, n)
+			if diff != "" || n1 != n2 {
 				t.Fatalf("%s, state %d (base %v, %d): kept %d, every candidate %d; placements (-every candidate +kept):\n%s", name, i, base, n, n1, n2, diff)
 			}
 		}
